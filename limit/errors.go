@@ -1,0 +1,79 @@
+package limit
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// ErrRateLimited is what every refusal matches: errors.Is(err, ErrRateLimited).
+var ErrRateLimited = errors.New("rate limited")
+
+// RateLimitedError is a limiter's refusal: a throttle that never left the
+// process. RetryAfter is when a permit is expected to be free (exact for the
+// token bucket and the sliding window), or 0 when the limiter cannot tell.
+type RateLimitedError struct {
+	Limiter    string
+	RetryAfter time.Duration
+	// Reason says why: ReasonNoPermit, ReasonQueueFull, ReasonMaxWait or
+	// ReasonDeadline.
+	Reason string
+}
+
+// The reasons a limiter refuses.
+const (
+	ReasonNoPermit  = "no_permit"  // no permit free and queueing is off
+	ReasonQueueFull = "queue_full" // the queue holds QueueLimit permits already
+	ReasonMaxWait   = "max_wait"   // the wait would be longer than allowed
+	ReasonDeadline  = "deadline"   // the context ends before a permit would be free
+)
+
+func (e *RateLimitedError) Error() string {
+	s := "limit: " + e.Limiter + ": rate limited"
+	if e.Reason != "" {
+		s += " (" + e.Reason + ")"
+	}
+	if e.RetryAfter > 0 {
+		s += "; retry after " + e.RetryAfter.String()
+	}
+	return s
+}
+
+// Is makes errors.Is(err, ErrRateLimited) hold.
+func (e *RateLimitedError) Is(target error) bool { return target == ErrRateLimited }
+
+// ErrCost is what a *CostError matches.
+var ErrCost = errors.New("cost can never be granted")
+
+// CostError refuses a request that no wait could satisfy: a negative cost,
+// or one above what the limiter can ever hold. Retrying it is pointless.
+type CostError struct {
+	Limiter  string
+	Cost     int
+	Capacity int
+}
+
+func (e *CostError) Error() string {
+	if e.Cost < 0 {
+		return fmt.Sprintf("limit: %s: cost %d is negative; ask for 0 or more permits", e.Limiter, e.Cost)
+	}
+	return fmt.Sprintf("limit: %s: cost %d is above the %d permits this limiter can ever hold; ask for at most %d, or raise its capacity", e.Limiter, e.Cost, e.Capacity, e.Capacity)
+}
+
+// Is makes errors.Is(err, ErrCost) hold.
+func (e *CostError) Is(target error) bool { return target == ErrCost }
+
+// OptionError is one problem with an Options value: which field, the value
+// it had, and what would be right. Validate joins every one it finds.
+type OptionError struct {
+	Field string // e.g. "PerWindow.Window"
+	Value any
+	Want  string // e.g. "a duration above 0"
+}
+
+func (e *OptionError) Error() string {
+	return fmt.Sprintf("limit: %s = %v: want %s", e.Field, e.Value, e.Want)
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -1,0 +1,92 @@
+package limit
+
+import "time"
+
+// Outcome is what a call taught the limiter, reported on its Lease before
+// Release. Only the limiters that learn read it: the adaptive concurrency
+// limit samples latency from Success and Dropped, the adaptive rate limiter
+// cuts on Throttled and may climb on Success.
+type Outcome uint8
+
+const (
+	// Success is the default: the call reached the dependency and was not
+	// throttled.
+	Success Outcome = iota
+	// Throttled means the dependency said "too many" (a 429, or a 503 with
+	// Retry-After); Lease.RetryAfter carries its hint, if any.
+	Throttled
+	// Dropped means the call timed out or was shed downstream: a queueing
+	// signal for the adaptive concurrency limit.
+	Dropped
+	// Ignored means the call says nothing about the dependency's capacity
+	// (a network error, a 500): no limiter learns from it.
+	Ignored
+)
+
+var outcomeNames = [...]string{"success", "throttled", "dropped", "ignored"}
+
+func (o Outcome) String() string {
+	if int(o) < len(outcomeNames) {
+		return outcomeNames[o]
+	}
+	return "outcome(" + itoa(int(o)) + ")"
+}
+
+// leaseOwner is the limiter a Lease came from. release is called at most once
+// per Lease, with the lease as the caller left it (cost, grant time, outcome).
+type leaseOwner interface {
+	release(l *Lease)
+}
+
+// A Lease is the permit a Limiter granted. It is a small value: keep it in a
+// variable and call Release when the call it guarded has ended, however it
+// ended. A second Release frees nothing, and the zero Lease is safe to
+// release.
+//
+// The lease is the measurement (DESIGN rule 3): before Release, report what
+// the call taught the limiter with Throttle, Drop or Ignore; a lease released
+// without a report counts as a Success.
+type Lease struct {
+	owner      leaseOwner
+	granted    time.Duration // on the owner's monotonic axis
+	retryAfter time.Duration
+	cost       int32
+	outcome    Outcome
+}
+
+// Release frees what the lease holds and reports its outcome to the limiter
+// that granted it. Later calls do nothing.
+func (l *Lease) Release() {
+	if o := l.owner; o != nil {
+		l.owner = nil
+		o.release(l)
+	}
+}
+
+// Throttle reports that the dependency throttled the call, with its
+// Retry-After hint (0 when it gave none).
+func (l *Lease) Throttle(retryAfter time.Duration) {
+	l.outcome, l.retryAfter = Throttled, max(retryAfter, 0)
+}
+
+// Drop reports that the call timed out or was shed downstream.
+func (l *Lease) Drop() { l.outcome = Dropped }
+
+// Ignore reports that the call says nothing about the dependency's capacity.
+func (l *Lease) Ignore() { l.outcome = Ignored }
+
+// Outcome is what has been reported so far; Success unless told otherwise.
+func (l *Lease) Outcome() Outcome { return l.outcome }
+
+// RetryAfter is the hint reported with Throttle.
+func (l *Lease) RetryAfter() time.Duration { return l.retryAfter }
+
+// Cost is the number of permits (units) the lease holds.
+func (l *Lease) Cost() int { return int(l.cost) }
+
+// Granted is when the lease was granted, as an offset on the granting
+// limiter's monotonic clock; leases of one limiter compare by it.
+func (l *Lease) Granted() time.Duration { return l.granted }
+
+// Held reports whether the lease still holds its permits.
+func (l *Lease) Held() bool { return l.owner != nil }

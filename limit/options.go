@@ -1,0 +1,153 @@
+package limit
+
+import (
+	"errors"
+
+	"go.opentelemetry.io/otel/metric"
+)
+
+// Options describes one limiter. Set exactly one shape — PermitsPerSecond,
+// PerWindow, Concurrency, Adaptive or AdaptiveRate — and New builds it. Asking
+// for two shapes is an error, never a silent pick: a section that names two
+// guards is one whose author expected one of them to win.
+//
+// Options reads from JSON with the field names below; durations are strings
+// such as "1m".
+type Options struct {
+	// PermitsPerSecond is a token bucket: this many permits a second, with
+	// Burst permits of burst. The bucket starts full.
+	PermitsPerSecond float64 `json:"permitsPerSecond,omitempty"`
+	// Burst is how many permits the token bucket holds; 0 means one second's
+	// worth (PermitsPerSecond rounded up, at least 1). PermitsPerSecond only.
+	Burst int `json:"burst,omitempty"`
+
+	// PerWindow is a sliding window: Permits in any Window.
+	PerWindow *WindowOptions `json:"perWindow,omitempty"`
+
+	// Concurrency is a bulkhead: at most this many permits held at once.
+	Concurrency int `json:"concurrency,omitempty"`
+
+	// Adaptive is a concurrency limit learned from latency. Its presence
+	// turns it on: "adaptive": {} is a complete configuration.
+	Adaptive *AdaptiveOptions `json:"adaptive,omitempty"`
+
+	// AdaptiveRate is a rate learned from throttles (AIMD or CUBIC). Its
+	// presence turns it on.
+	AdaptiveRate *AdaptiveRateOptions `json:"adaptiveRate,omitempty"`
+
+	// QueueLimit is how many permits' worth of callers may wait, in FIFO
+	// order. 0, the default, refuses at once with a RetryAfter instead: the
+	// resilience runner is already good at waiting. The adaptive rate limiter
+	// has its own queue settings and ignores this field.
+	QueueLimit int `json:"queueLimit,omitempty"`
+
+	// Name names the limiter in errors and telemetry.
+	Name string `json:"name,omitempty"`
+
+	// MeterProvider receives the limiter's metrics; nil means the global one.
+	MeterProvider metric.MeterProvider `json:"-"`
+}
+
+// WindowOptions is the sliding-window shape.
+type WindowOptions struct {
+	Permits int      `json:"permits"`
+	Window  Duration `json:"window"`
+	// Segments is how finely the window slides; 0 means 8.
+	Segments int `json:"segments,omitempty"`
+}
+
+// shapes lists the shapes o asks for, by field name.
+func (o *Options) shapes() []string {
+	var s []string
+	if o.PermitsPerSecond != 0 {
+		s = append(s, "PermitsPerSecond")
+	}
+	if o.PerWindow != nil {
+		s = append(s, "PerWindow")
+	}
+	if o.Concurrency != 0 {
+		s = append(s, "Concurrency")
+	}
+	if o.Adaptive != nil {
+		s = append(s, "Adaptive")
+	}
+	if o.AdaptiveRate != nil {
+		s = append(s, "AdaptiveRate")
+	}
+	return s
+}
+
+// Validate returns every problem with o at once, joined with errors.Join;
+// each is an *OptionError. It returns nil when New would succeed.
+func (o *Options) Validate() error {
+	var errs []error
+	add := func(field string, value any, want string) {
+		errs = append(errs, &OptionError{Field: field, Value: value, Want: want})
+	}
+	shapes := o.shapes()
+	switch len(shapes) {
+	case 0:
+		add("Options", "no shape", "exactly one of PermitsPerSecond, PerWindow, Concurrency, Adaptive or AdaptiveRate")
+	case 1:
+	default:
+		add("Options", shapes, "exactly one shape; the others would silently lose")
+	}
+	if o.PermitsPerSecond < 0 || o.PermitsPerSecond != o.PermitsPerSecond {
+		add("PermitsPerSecond", o.PermitsPerSecond, "a rate above 0")
+	}
+	if o.Burst < 0 {
+		add("Burst", o.Burst, "0 (one second's worth) or more")
+	}
+	if o.Burst != 0 && o.PermitsPerSecond == 0 {
+		add("Burst", o.Burst, "0: Burst belongs to the PermitsPerSecond shape")
+	}
+	if w := o.PerWindow; w != nil {
+		if w.Permits <= 0 {
+			add("PerWindow.Permits", w.Permits, "1 or more")
+		}
+		if w.Window <= 0 {
+			add("PerWindow.Window", w.Window, "a duration above 0, such as \"1m\"")
+		}
+		if w.Segments < 0 {
+			add("PerWindow.Segments", w.Segments, "0 (8 segments) or more")
+		}
+		if w.Segments > maxSegments {
+			add("PerWindow.Segments", w.Segments, "at most "+itoa(maxSegments))
+		}
+		if w.Window > 0 && w.Segments > 0 && w.Window < Duration(w.Segments) {
+			add("PerWindow.Segments", w.Segments, "at most one segment a nanosecond of Window")
+		}
+	}
+	if o.Concurrency < 0 {
+		add("Concurrency", o.Concurrency, "1 or more")
+	}
+	if o.Adaptive != nil {
+		errs = append(errs, o.Adaptive.validate()...)
+	}
+	if o.AdaptiveRate != nil {
+		errs = append(errs, o.AdaptiveRate.validate()...)
+	}
+	if o.QueueLimit < 0 {
+		add("QueueLimit", o.QueueLimit, "0 (refuse at once) or more")
+	}
+	return errors.Join(errs...)
+}
+
+// New builds the limiter o describes, or returns Validate's error.
+func New(o Options) (Limiter, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	switch {
+	case o.PermitsPerSecond != 0:
+		return newPerSecond(o), nil
+	case o.PerWindow != nil:
+		return newPerWindow(o), nil
+	case o.Concurrency != 0:
+		return newConcurrency(o), nil
+	case o.Adaptive != nil:
+		return newAdaptive(o), nil
+	default:
+		return newAdaptiveRate(o), nil
+	}
+}
