@@ -1,0 +1,19 @@
+module github.com/headroom-go/headroom/bench
+
+go 1.26.0
+
+replace github.com/headroom-go/headroom => ../
+
+require (
+	github.com/failsafe-go/failsafe-go v0.9.8
+	github.com/headroom-go/headroom v0.0.0-00010101000000-000000000000
+	go.uber.org/ratelimit v0.3.1
+	golang.org/x/time v0.16.0
+)
+
+require (
+	github.com/benbjohnson/clock v1.3.0 // indirect
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	go.opentelemetry.io/otel v1.47.0 // indirect
+	go.opentelemetry.io/otel/metric v1.47.0 // indirect
+)
