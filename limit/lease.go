@@ -34,8 +34,10 @@ func (o Outcome) String() string {
 
 // leaseOwner is the limiter a Lease came from. release is called at most once
 // per Lease, with the lease as the caller left it (cost, grant time, outcome).
+// It takes the lease by value: a pointer passed through an interface method
+// escapes, and would move every caller's Lease to the heap.
 type leaseOwner interface {
-	release(l *Lease)
+	release(l Lease)
 }
 
 // A Lease is the permit a Limiter granted. It is a small value: keep it in a
@@ -59,7 +61,7 @@ type Lease struct {
 func (l *Lease) Release() {
 	if o := l.owner; o != nil {
 		l.owner = nil
-		o.release(l)
+		o.release(*l)
 	}
 }
 

@@ -56,6 +56,12 @@ type WindowOptions struct {
 	Segments int `json:"segments,omitempty"`
 }
 
+// Bounds that keep every engine's arithmetic exact in int64 nanoseconds.
+const (
+	maxPermitsPerSecond = 1e9
+	maxBurst            = 1e9
+)
+
 // shapes lists the shapes o asks for, by field name.
 func (o *Options) shapes() []string {
 	var s []string
@@ -95,8 +101,11 @@ func (o *Options) Validate() error {
 	if o.PermitsPerSecond < 0 || o.PermitsPerSecond != o.PermitsPerSecond {
 		add("PermitsPerSecond", o.PermitsPerSecond, "a rate above 0")
 	}
-	if o.Burst < 0 {
-		add("Burst", o.Burst, "0 (one second's worth) or more")
+	if o.PermitsPerSecond > maxPermitsPerSecond {
+		add("PermitsPerSecond", o.PermitsPerSecond, "at most 1e9 (one permit a nanosecond)")
+	}
+	if o.Burst < 0 || o.Burst > maxBurst {
+		add("Burst", o.Burst, "0 (one second's worth) up to 1e9")
 	}
 	if o.Burst != 0 && o.PermitsPerSecond == 0 {
 		add("Burst", o.Burst, "0: Burst belongs to the PermitsPerSecond shape")

@@ -1,64 +1,307 @@
 package telemetry
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 )
 
-// Limiter holds one limiter's instruments. Its methods cost an atomic add on
-// the fast path: counts and gauges are read by observable instruments when
-// the meter collects, so nothing of OpenTelemetry sits on the limiter's
-// critical section. A nil *Limiter records nothing.
+// Limiter holds one limiter's instruments. Its fast-path methods (Acquired,
+// Denied, QueueAdd, Throttled, Cut, Paused, SetLimit) cost one atomic
+// operation: counts and gauges are read by observable instruments when the
+// meter collects, through one callback per Limiter, so nothing of
+// OpenTelemetry sits on the limiter's critical section. Waited, called only
+// by a caller that queued, records on a histogram.
+//
+// The registered callback keeps the Limiter reachable from the meter
+// provider until Close; an owner that may be dropped without being closed
+// should call CloseWhenUnreachable.
+//
+// A nil *Limiter records nothing; all methods are safe for concurrent use.
 type Limiter struct {
-	acquired                atomic.Int64
-	denied                  [len(reasons)]atomic.Int64
-	queued                  atomic.Int64
-	limit                   atomic.Uint64 // math.Float64bits
-	throttles, cuts, pauses atomic.Int64
+	// The fast path. Acquired and the no_permit denial are the hot ones;
+	// they are spread over stripes so that parallel callers do not fight
+	// over one cache line.
+	stripes   [stripes]stripe
+	denied    [len(reasons)]atomic.Int64 // [0], no_permit, lives in stripes
+	queued    atomic.Int64
+	limit     atomic.Uint64 // math.Float64bits of the limit
+	hasLimit  atomic.Bool
+	throttles atomic.Int64
+	cuts      atomic.Int64
+	pauses    atomic.Int64
+	closed    atomic.Bool
+
+	// Set by NewLimiter, read-only after.
+	adaptive  bool
+	wait      metric.Float64Histogram // nil: record nothing
+	waitOpts  []metric.RecordOption
+	leases    metric.Int64ObservableCounter
+	limitG    metric.Float64ObservableGauge
+	queueG    metric.Int64ObservableGauge
+	throttleC metric.Int64ObservableCounter
+	cutC      metric.Int64ObservableCounter
+	pauseC    metric.Int64ObservableCounter
+	base      []metric.ObserveOption
+	acqOpts   []metric.ObserveOption
+	denyOpts  [len(reasons) + 1][]metric.ObserveOption // last: unknown reason
+
+	mu       sync.Mutex // guards reg and cleanups
+	reg      metric.Registration
+	cleanups []runtime.Cleanup
 }
 
-// reasons are the values of AttrReason on denied leases; they match limit's
-// Reason constants.
-var reasons = [...]string{"no_permit", "queue_full", "max_wait", "deadline"}
+// stripes is the number of stripes of the hot counters.
+const (
+	stripeBits = 3
+	stripes    = 1 << stripeBits
+)
+
+// stripe holds a share of the hot counters, alone on its cache lines (128
+// bytes, for CPUs that fetch lines in adjacent pairs).
+type stripe struct {
+	acquired atomic.Int64
+	noPermit atomic.Int64
+	other    atomic.Int64 // denials with a reason not in reasons
+	_        [128 - 24]byte
+}
+
+// reasons are the values of AttrReason on denied leases, in the order of
+// Limiter.denied.
+var reasons = [...]string{ReasonNoPermit, ReasonQueueFull, ReasonMaxWait, ReasonDeadline}
+
+// waitBuckets are the bucket boundaries of WaitDurationName, in seconds:
+// from a millisecond to the adaptive rate limiter's longest wait.
+var waitBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120}
 
 // NewLimiter registers the instruments of the limiter called name of the
-// given kind ("per_second", "per_window", "concurrency", "adaptive",
-// "adaptive_rate") with mp; nil mp means the global meter provider.
-func NewLimiter(mp metric.MeterProvider, name, kind string) *Limiter {
-	return &Limiter{}
-}
-
-// Close unregisters the instruments' callbacks.
-func (m *Limiter) Close() {}
-
-// Acquired counts a granted lease.
-func (m *Limiter) Acquired() {
-	if m != nil {
-		m.acquired.Add(1)
+// given kind (KindPerSecond, KindPerWindow, KindConcurrency, KindAdaptive,
+// KindAdaptiveRate) with mp; nil mp means the global meter provider
+// (otel.GetMeterProvider). Every instrument carries AttrLimiter = name,
+// AttrLimiterKind = kind and the extra attributes, such as AttrHost in httpx.
+//
+// NewLimiter never fails: when an instrument cannot be created, it reports
+// the error through otel.Handle and the Limiter records nothing.
+//
+// Call Close when the limiter is done with, or CloseWhenUnreachable.
+func NewLimiter(mp metric.MeterProvider, name, kind string, extra ...attribute.KeyValue) *Limiter {
+	if mp == nil {
+		mp = otel.GetMeterProvider()
 	}
+	m := &Limiter{adaptive: kind == KindAdaptive || kind == KindAdaptiveRate}
+
+	kvs := make([]attribute.KeyValue, 0, 4+len(extra))
+	kvs = append(kvs, attribute.String(AttrLimiter, name), attribute.String(AttrLimiterKind, kind))
+	kvs = append(kvs, extra...)
+	set := func(more ...attribute.KeyValue) attribute.Set {
+		all := append(append(make([]attribute.KeyValue, 0, len(kvs)+len(more)), kvs...), more...)
+		return attribute.NewSet(all...)
+	}
+	baseSet := set()
+	m.base = []metric.ObserveOption{metric.WithAttributeSet(baseSet)}
+	m.acqOpts = []metric.ObserveOption{metric.WithAttributeSet(set(attribute.String(AttrOutcome, OutcomeAcquired)))}
+	for i, r := range reasons {
+		m.denyOpts[i] = []metric.ObserveOption{metric.WithAttributeSet(set(
+			attribute.String(AttrOutcome, OutcomeDenied), attribute.String(AttrReason, r)))}
+	}
+	m.denyOpts[len(reasons)] = []metric.ObserveOption{metric.WithAttributeSet(set(attribute.String(AttrOutcome, OutcomeDenied)))}
+
+	meter := mp.Meter(ScopeName)
+	var err, e error
+	m.leases, e = meter.Int64ObservableCounter(LeasesName, metric.WithUnit("{lease}"),
+		metric.WithDescription("Permits asked for, by outcome: acquired or denied (with the reason)."))
+	err = errors.Join(err, e)
+	m.wait, e = meter.Float64Histogram(WaitDurationName, metric.WithUnit("s"),
+		metric.WithDescription("How long a caller waited in the limiter's queue."),
+		metric.WithExplicitBucketBoundaries(waitBuckets...))
+	err = errors.Join(err, e)
+	m.limitG, e = meter.Float64ObservableGauge(LimitName, metric.WithUnit("{permit}"),
+		metric.WithDescription("The limit: a concurrency limit, or a rate in permits per minute."))
+	err = errors.Join(err, e)
+	m.queueG, e = meter.Int64ObservableGauge(QueueLengthName, metric.WithUnit("{permit}"),
+		metric.WithDescription("Permits held by callers waiting in the limiter's queue."))
+	err = errors.Join(err, e)
+	m.throttleC, e = meter.Int64ObservableCounter(ThrottlesName, metric.WithUnit("{throttle}"),
+		metric.WithDescription("Throttles reported on leases."))
+	err = errors.Join(err, e)
+	m.cutC, e = meter.Int64ObservableCounter(CutsName, metric.WithUnit("{cut}"),
+		metric.WithDescription("Cuts of an adaptive limit."))
+	err = errors.Join(err, e)
+	m.pauseC, e = meter.Int64ObservableCounter(PausesName, metric.WithUnit("{pause}"),
+		metric.WithDescription("Pauses of an adaptive rate limiter after a Retry-After."))
+	err = errors.Join(err, e)
+	if err == nil {
+		m.reg, err = meter.RegisterCallback(m.observe, m.leases, m.limitG, m.queueG, m.throttleC, m.cutC, m.pauseC)
+	}
+	if err != nil {
+		otel.Handle(fmt.Errorf("headroom/telemetry: limiter %q: %w", name, err))
+		m.wait, m.reg = nil, nil
+		m.closed.Store(true)
+		return m
+	}
+	m.waitOpts = []metric.RecordOption{metric.WithAttributeSet(baseSet)}
+	return m
 }
 
-// Denied counts a refused lease with its reason.
-func (m *Limiter) Denied(reason string) {
+// observe is the Limiter's one callback: it reads the atomics. A closing
+// Limiter observes nothing, even before its callback is unregistered.
+func (m *Limiter) observe(_ context.Context, o metric.Observer) error {
+	if m.closed.Load() {
+		return nil
+	}
+	var acquired, noPermit, other int64
+	for i := range m.stripes {
+		s := &m.stripes[i]
+		acquired += s.acquired.Load()
+		noPermit += s.noPermit.Load()
+		other += s.other.Load()
+	}
+	o.ObserveInt64(m.leases, acquired, m.acqOpts...)
+	o.ObserveInt64(m.leases, noPermit, m.denyOpts[0]...)
+	for i := 1; i < len(reasons); i++ {
+		o.ObserveInt64(m.leases, m.denied[i].Load(), m.denyOpts[i]...)
+	}
+	if other != 0 {
+		o.ObserveInt64(m.leases, other, m.denyOpts[len(reasons)]...)
+	}
+	o.ObserveInt64(m.queueG, m.queued.Load(), m.base...)
+	if m.hasLimit.Load() {
+		o.ObserveFloat64(m.limitG, math.Float64frombits(m.limit.Load()), m.base...)
+	}
+	for _, c := range [...]struct {
+		inst metric.Int64ObservableCounter
+		n    int64
+	}{{m.throttleC, m.throttles.Load()}, {m.cutC, m.cuts.Load()}, {m.pauseC, m.pauses.Load()}} {
+		if m.adaptive || c.n != 0 {
+			o.ObserveInt64(c.inst, c.n, m.base...)
+		}
+	}
+	return nil
+}
+
+// Close unregisters the instruments' callback and stops recording. It is
+// idempotent.
+func (m *Limiter) Close() {
 	if m == nil {
 		return
 	}
-	for i, r := range reasons {
-		if r == reason {
-			m.denied[i].Add(1)
-			return
+	m.closed.Store(true)
+	m.mu.Lock()
+	reg, cleanups := m.reg, m.cleanups
+	m.reg, m.cleanups = nil, nil
+	m.mu.Unlock()
+	for _, c := range cleanups {
+		c.Stop()
+	}
+	if reg != nil {
+		if err := reg.Unregister(); err != nil {
+			otel.Handle(fmt.Errorf("headroom/telemetry: unregister: %w", err))
 		}
 	}
 }
 
-// Waited records how long a caller waited in the queue.
-func (m *Limiter) Waited(d time.Duration) {}
+// CloseWhenUnreachable arranges for Close to be called once owner, a
+// pointer to the object that holds m (typically the limiter), becomes
+// unreachable. It does what an owner could write itself:
+//
+//	runtime.AddCleanup(owner, func(m *telemetry.Limiter) { m.Close() }, m)
+//
+// The meter provider keeps m reachable until Close, so m must not
+// reference owner, or owner is never collected. An owner that is not a
+// non-nil pointer, or is m itself, is reported through otel.Handle and
+// ignored. As with runtime.AddCleanup, a cleanup may never run for a
+// package-level variable or a tiny pointer-free object.
+func (m *Limiter) CloseWhenUnreachable(owner any) {
+	if m == nil {
+		return
+	}
+	v := reflect.ValueOf(owner)
+	if !v.IsValid() || v.Kind() != reflect.Pointer || v.IsNil() {
+		otel.Handle(fmt.Errorf("headroom/telemetry: CloseWhenUnreachable: owner %T is not a non-nil pointer", owner))
+		return
+	}
+	p := (*byte)(v.UnsafePointer())
+	if v.Pointer() == reflect.ValueOf(m).Pointer() {
+		otel.Handle(errors.New("headroom/telemetry: CloseWhenUnreachable: owner is the Limiter itself"))
+		return
+	}
+	c := runtime.AddCleanup(p, (*Limiter).Close, m)
+	m.mu.Lock()
+	if m.reg == nil && m.closed.Load() {
+		m.mu.Unlock()
+		c.Stop()
+		return
+	}
+	m.cleanups = append(m.cleanups, c)
+	m.mu.Unlock()
+}
 
-// SetLimit records the limit: a concurrency limit, or a rate in units per
+// stripe picks the calling goroutine's stripe from a hash of its stack
+// address: a goroutine keeps its stripe while its stack stays put, and
+// goroutines running side by side most likely land on different stripes.
+func (m *Limiter) stripe() *stripe {
+	var x byte
+	h := uint64(uintptr(unsafe.Pointer(&x))>>10) * 0x9e3779b97f4a7c15
+	return &m.stripes[h>>(64-stripeBits)]
+}
+
+// Acquired counts a granted lease.
+func (m *Limiter) Acquired() {
+	if m != nil {
+		m.stripe().acquired.Add(1)
+	}
+}
+
+// Denied counts a refused lease with its reason, one of the Reason
+// constants; another reason is counted as denied without a reason.
+func (m *Limiter) Denied(reason string) {
+	if m == nil {
+		return
+	}
+	switch reason {
+	case ReasonNoPermit:
+		m.stripe().noPermit.Add(1)
+	case ReasonQueueFull:
+		m.denied[1].Add(1)
+	case ReasonMaxWait:
+		m.denied[2].Add(1)
+	case ReasonDeadline:
+		m.denied[3].Add(1)
+	default:
+		m.stripe().other.Add(1)
+	}
+}
+
+// Waited records how long a caller waited in the queue. Only a caller that
+// queued calls it.
+func (m *Limiter) Waited(d time.Duration) {
+	if m == nil || m.wait == nil || m.closed.Load() {
+		return
+	}
+	m.wait.Record(context.Background(), max(d, 0).Seconds(), m.waitOpts...)
+}
+
+// SetLimit records the limit: a concurrency limit, or a rate in permits per
 // minute.
-func (m *Limiter) SetLimit(v float64) {}
+func (m *Limiter) SetLimit(v float64) {
+	if m != nil {
+		m.limit.Store(math.Float64bits(v))
+		if !m.hasLimit.Load() {
+			m.hasLimit.Store(true)
+		}
+	}
+}
 
 // QueueAdd changes the queue length by delta permits.
 func (m *Limiter) QueueAdd(delta int64) {
@@ -74,7 +317,7 @@ func (m *Limiter) Throttled() {
 	}
 }
 
-// Cut counts a cut of an adaptive rate.
+// Cut counts a cut of an adaptive limit.
 func (m *Limiter) Cut() {
 	if m != nil {
 		m.cuts.Add(1)

@@ -1,0 +1,282 @@
+package limit
+
+import (
+	"context"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/headroom-go/headroom/limit/adaptive"
+	"github.com/headroom-go/headroom/telemetry"
+)
+
+// AdaptiveOptions configures the latency-adaptive concurrency limit: the
+// bulkhead you do not have to size. Every field has a working default, so
+// "adaptive": {} is a complete configuration.
+type AdaptiveOptions struct {
+	// Minimum is the floor (default 4): a liveness guarantee, so a
+	// dependency that is slow for reasons unrelated to your concurrency
+	// cannot drive the limit to zero and its recovery is still sampled.
+	Minimum int `json:"minimum,omitempty"`
+	// Maximum is the ceiling (default 200), the one worth setting per
+	// dependency: it bounds the damage when the measurement is wrong.
+	Maximum int `json:"maximum,omitempty"`
+	// Initial is the limit before anything is measured (default 20). Left
+	// at 0 it is clamped into [Minimum, Maximum].
+	Initial int `json:"initial,omitempty"`
+	// Multiple is how many times the baseline latency counts as queueing
+	// (default 2.0).
+	Multiple float64 `json:"multiple,omitempty"`
+	// DecreaseFactor multiplies the limit when a round shows queueing
+	// (default 0.9).
+	DecreaseFactor float64 `json:"decreaseFactor,omitempty"`
+}
+
+func (a *AdaptiveOptions) config() adaptive.ConcurrencyConfig {
+	return adaptive.ConcurrencyConfig{
+		Minimum: a.Minimum, Maximum: a.Maximum, Initial: a.Initial,
+		Multiple: a.Multiple, DecreaseFactor: a.DecreaseFactor,
+	}
+}
+
+func (a *AdaptiveOptions) validate() []error {
+	var errs []error
+	add := func(field string, value any, want string) {
+		errs = append(errs, &OptionError{Field: "Adaptive." + field, Value: value, Want: want})
+	}
+	if a.Minimum < 0 {
+		add("Minimum", a.Minimum, "0 (4) or more")
+	}
+	if a.Maximum < 0 {
+		add("Maximum", a.Maximum, "0 (200) or more")
+	}
+	if a.Maximum > math.MaxInt32 {
+		add("Maximum", a.Maximum, "at most "+itoa(math.MaxInt32))
+	}
+	if a.Initial < 0 {
+		add("Initial", a.Initial, "0 (20) or more")
+	}
+	if a.Multiple < 0 || a.Multiple != a.Multiple || (a.Multiple > 0 && a.Multiple <= 1) || math.IsInf(a.Multiple, 0) {
+		add("Multiple", a.Multiple, "0 (2.0) or a finite number above 1")
+	}
+	if a.DecreaseFactor < 0 || a.DecreaseFactor >= 1 || a.DecreaseFactor != a.DecreaseFactor {
+		add("DecreaseFactor", a.DecreaseFactor, "0 (0.9) or a number between 0 and 1")
+	}
+	if a.Minimum >= 0 && a.Maximum >= 0 {
+		lo, hi := a.Minimum, a.Maximum
+		if lo == 0 {
+			lo = adaptive.DefaultMinimum
+		}
+		if hi == 0 {
+			hi = adaptive.DefaultMaximum
+		}
+		if lo > hi {
+			add("Minimum", a.Minimum, "at most Maximum ("+itoa(hi)+")")
+		}
+		if a.Initial > 0 && (a.Initial < lo || a.Initial > hi) {
+			add("Initial", a.Initial, "between Minimum ("+itoa(lo)+") and Maximum ("+itoa(hi)+")")
+		}
+	}
+	return errs
+}
+
+// WithAdaptive sets the knobs of an Adaptive limiter beyond its maximum:
+// Minimum, Initial, Multiple and DecreaseFactor (a zero field keeps its
+// default; a Maximum set here wins over Adaptive's argument).
+func WithAdaptive(a AdaptiveOptions) Option {
+	return func(o *Options) {
+		if o.Adaptive == nil {
+			o.Adaptive = &AdaptiveOptions{}
+		}
+		maximum := o.Adaptive.Maximum
+		*o.Adaptive = a
+		if a.Maximum == 0 {
+			o.Adaptive.Maximum = maximum
+		}
+	}
+}
+
+// Adaptive returns a concurrency limit that finds its own number between
+// Minimum (4) and maximum, read from latency: a round of calls whose
+// fastest is slower than Multiple × what this dependency normally takes
+// means a queue downstream, and the limit backs off. A maximum of 0 means
+// 200. Pass WithAdaptive for the other knobs.
+//
+// The lease is the measurement: how long it is held is the latency the
+// loop reads, so release it when the call ends, and report Drop for a
+// timeout or a 503 (a queueing signal) and Ignore for a call that says
+// nothing about capacity (see package limit/adaptive for the rules).
+func Adaptive(maximum int, opts ...Option) (*AdaptiveLimiter, error) {
+	o := Options{Adaptive: &AdaptiveOptions{Maximum: maximum}}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	return newAdaptiveLimiter(o), nil
+}
+
+// AdaptiveLimiter is the latency-adaptive concurrency limit. It implements
+// Limiter; CurrentLimit and Baseline read its state for a dashboard.
+//
+// A call is granted when the units in flight plus its cost fit under the
+// current limit. Without a queue (QueueLimit 0, the default) it is refused
+// at once otherwise, with a *RateLimitedError whose RetryAfter is 0 (when a
+// holder releases is not the limiter's to know). With a queue it waits in
+// FIFO order; when its context ends it returns ctx.Err() holding nothing.
+type AdaptiveLimiter struct {
+	name     string
+	epoch    time.Time
+	capacity int // the largest cost: Maximum
+	metrics  *telemetry.Limiter
+
+	mu     sync.Mutex
+	engine adaptive.Concurrency
+	queue  waitQueue
+}
+
+func newAdaptive(o Options) Limiter { return newAdaptiveLimiter(o) }
+
+func newAdaptiveLimiter(o Options) *AdaptiveLimiter {
+	name := o.Name
+	if name == "" {
+		name = "adaptive"
+	}
+	l := &AdaptiveLimiter{
+		name:    name,
+		epoch:   time.Now(),
+		metrics: telemetry.NewLimiter(o.MeterProvider, name, telemetry.KindAdaptive),
+		queue:   waitQueue{limit: o.QueueLimit},
+	}
+	l.engine.Init(o.Adaptive.config())
+	l.capacity = l.engine.Config().Maximum
+	l.metrics.SetLimit(float64(l.engine.Limit()))
+	l.metrics.CloseWhenUnreachable(l)
+	return l
+}
+
+// Name is the limiter's name.
+func (l *AdaptiveLimiter) Name() string { return l.name }
+
+// CurrentLimit is the limit the loop has settled on, and false until it has
+// seen enough calls to have an opinion: 100 successful calls, during which
+// it holds at Initial.
+func (l *AdaptiveLimiter) CurrentLimit() (int, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.engine.CurrentLimit()
+}
+
+// Baseline is what the limiter thinks a fast call takes (the 10th
+// percentile of the last five minutes' latencies, under a ceiling that
+// rises at most ×2 an hour), and false until 100 successful calls.
+func (l *AdaptiveLimiter) Baseline() (time.Duration, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.engine.Baseline()
+}
+
+// Acquire asks for one permit; see AcquireN.
+func (l *AdaptiveLimiter) Acquire(ctx context.Context) (Lease, error) { return l.AcquireN(ctx, 1) }
+
+// AcquireN takes cost units of the limit. A cost above Maximum, or below
+// 0, is refused with a *CostError.
+func (l *AdaptiveLimiter) AcquireN(ctx context.Context, cost int) (Lease, error) {
+	if cost < 0 || cost > l.capacity {
+		return Lease{}, &CostError{Limiter: l.name, Cost: cost, Capacity: l.capacity}
+	}
+	if cost == 0 {
+		l.metrics.Acquired()
+		return Lease{}, nil
+	}
+	now := time.Since(l.epoch)
+	l.mu.Lock()
+	if l.queue.empty() && l.engine.TryAcquire(cost) {
+		l.mu.Unlock()
+		l.metrics.Acquired()
+		return Lease{owner: l, granted: now, cost: int32(cost)}, nil
+	}
+	l.engine.Blocked()
+	if l.queue.limit == 0 || !l.queue.fits(cost) {
+		l.mu.Unlock()
+		reason := ReasonQueueFull
+		if l.queue.limit == 0 {
+			reason = ReasonNoPermit
+		}
+		l.metrics.Denied(reason)
+		return Lease{}, &RateLimitedError{Limiter: l.name, Reason: reason}
+	}
+	if err := ctx.Err(); err != nil {
+		l.mu.Unlock()
+		return Lease{}, err
+	}
+	w := l.queue.push(cost)
+	l.mu.Unlock()
+	l.metrics.QueueAdd(int64(cost))
+
+	woken := w.sleep(ctx, 0)
+	l.mu.Lock()
+	granted := w.granted
+	if !granted {
+		l.queue.remove(w)
+		l.serve() // w may have been the front holding back smaller waiters
+	}
+	l.mu.Unlock()
+	l.queue.put(w)
+	l.metrics.QueueAdd(-int64(cost))
+	at := time.Since(l.epoch)
+	if granted && woken == wokenReady {
+		l.metrics.Waited(at - now)
+		l.metrics.Acquired()
+		return Lease{owner: l, granted: at, cost: int32(cost)}, nil
+	}
+	if granted {
+		// The grant and the cancellation raced: the caller gets ctx.Err()
+		// as it asked, and the units go to the next in line.
+		l.mu.Lock()
+		l.engine.ReleaseIgnored(cost)
+		l.serve()
+		l.mu.Unlock()
+	}
+	return Lease{}, ctx.Err()
+}
+
+// serve grants the front waiters while they fit; it stops at the first
+// that does not, so a large request is not starved by smaller ones behind
+// it. Called with l.mu held.
+func (l *AdaptiveLimiter) serve() {
+	for w := l.queue.front(); w != nil; w = l.queue.front() {
+		if !l.engine.TryAcquire(w.cost) {
+			return
+		}
+		l.queue.grant(w)
+	}
+}
+
+// release frees the lease's units and reports its latency (now − granted)
+// and outcome: Success samples latency, Dropped and Throttled are queueing
+// signals, Ignored teaches nothing.
+func (l *AdaptiveLimiter) release(lease Lease) {
+	now := time.Since(l.epoch)
+	latency, n := now-lease.granted, int(lease.cost)
+	l.mu.Lock()
+	var changed bool
+	switch lease.outcome {
+	case Success:
+		changed = l.engine.Release(now, latency, n)
+	case Dropped, Throttled:
+		changed = l.engine.ReleaseDropped(now, latency, n)
+	default:
+		l.engine.ReleaseIgnored(n)
+	}
+	if !l.queue.empty() {
+		l.serve()
+	}
+	if changed {
+		// An atomic store, under the lock so that racing changes record
+		// in order.
+		l.metrics.SetLimit(float64(l.engine.Limit()))
+	}
+	l.mu.Unlock()
+}

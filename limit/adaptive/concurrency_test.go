@@ -1,0 +1,263 @@
+package adaptive
+
+import (
+	"testing"
+	"time"
+)
+
+const concMS = time.Millisecond
+
+// warm returns an engine past its warm-up with a baseline of about 10 ms,
+// nothing in flight and a fresh round, at time 1 s.
+func concWarm(t *testing.T, cfg ConcurrencyConfig) (*Concurrency, time.Duration) {
+	t.Helper()
+	c := NewConcurrency(cfg)
+	now := time.Duration(0)
+	for range latWarmup {
+		now += concMS
+		if !c.TryAcquire(1) {
+			t.Fatal("refused during warm-up with nothing in flight")
+		}
+		c.Release(now, 10*concMS, 1)
+	}
+	if b, ok := c.Baseline(); !ok || b < 9*concMS || b > 11*concMS {
+		t.Fatalf("baseline after warm-up = %v, %v; want ≈10ms", b, ok)
+	}
+	// Finish the round in progress with fast calls, unconstrained.
+	for c.roundDone != 0 {
+		now += concMS
+		c.TryAcquire(1)
+		c.Release(now, 10*concMS, 1)
+	}
+	if c.Limit() != c.cfg.Initial {
+		t.Fatalf("limit %d after an unconstrained warm-up, want Initial %d", c.Limit(), c.cfg.Initial)
+	}
+	return c, now
+}
+
+// round runs one round: the limit's worth of calls, all in flight at once
+// if full (so the limit constrains the round), each taking latency.
+func concRound(c *Concurrency, now time.Duration, full bool, latency func(i int) time.Duration) (time.Duration, bool) {
+	n := c.Limit()
+	if !full {
+		n = max(n/2, 1)
+	}
+	for range n {
+		c.TryAcquire(1)
+	}
+	changed := false
+	size := c.roundSize
+	start := now
+	for i := range size {
+		if i >= n { // the round needs more calls than are in flight
+			c.TryAcquire(1)
+		}
+		t := start + time.Duration(i+1)*time.Microsecond + latency(i)
+		now = max(now, t)
+		changed = c.Release(t, latency(i), 1) || changed
+	}
+	return now, changed
+}
+
+func concFixed(d time.Duration) func(int) time.Duration { return func(int) time.Duration { return d } }
+
+func TestConcurrencyDefaults(t *testing.T) {
+	c := NewConcurrency(ConcurrencyConfig{})
+	want := ConcurrencyConfig{Minimum: 4, Maximum: 200, Initial: 20, Multiple: 2.0, DecreaseFactor: 0.9}
+	if got := c.Config(); got != want {
+		t.Fatalf("Config() = %+v, want %+v", got, want)
+	}
+	if c.Limit() != 20 {
+		t.Fatalf("Limit() = %d, want Initial 20", c.Limit())
+	}
+	if _, ok := c.CurrentLimit(); ok {
+		t.Fatal("CurrentLimit reports a value before any call")
+	}
+	if _, ok := c.Baseline(); ok {
+		t.Fatal("Baseline reports a value before any call")
+	}
+}
+
+// Until 100 successful calls, rounds end without a decision: the limit
+// holds at Initial even when every call is slow or dropped.
+func TestConcurrencyWarmupHoldsInitial(t *testing.T) {
+	c := NewConcurrency(ConcurrencyConfig{})
+	now := time.Duration(0)
+	for i := range latWarmup - 1 {
+		for range 20 {
+			c.TryAcquire(1) // constrained
+		}
+		for j := range 20 {
+			now += concMS
+			if j == 0 && i == 0 {
+				c.ReleaseDropped(now, concMS, 1)
+				continue
+			}
+			c.Release(now, time.Duration(i+1)*concMS, 1)
+		}
+		if _, ok := c.CurrentLimit(); ok && c.base.seen < latWarmup {
+			t.Fatalf("CurrentLimit reports a value after %d calls", c.base.seen)
+		}
+		if c.base.seen >= latWarmup {
+			break
+		}
+		if c.Limit() != 20 {
+			t.Fatalf("limit %d during warm-up, want Initial 20", c.Limit())
+		}
+	}
+	if l, ok := c.CurrentLimit(); !ok || l != c.Limit() {
+		t.Fatalf("CurrentLimit() = %d, %v after warm-up, want %d, true", l, ok, c.Limit())
+	}
+}
+
+func TestConcurrencyDecreasesWhenFastestIsSlow(t *testing.T) {
+	c, now := concWarm(t, ConcurrencyConfig{})
+	// The fastest call of the round at 21 concMS > 2 × 10 concMS.
+	now, changed := concRound(c, now, false, concFixed(21*concMS))
+	if !changed || c.Limit() != 18 {
+		t.Fatalf("limit %d (changed %v) after a slow round, want 20 × 0.9 = 18", c.Limit(), changed)
+	}
+	// One fast call among slow ones is a tail, not a queue: no decrease.
+	now, _ = concRound(c, now, false, func(i int) time.Duration {
+		if i == 3 {
+			return 10 * concMS
+		}
+		return time.Second
+	})
+	if c.Limit() != 18 {
+		t.Fatalf("limit %d after a round with one fast call, want 18 kept", c.Limit())
+	}
+	// Down to Minimum, never below.
+	for range 30 {
+		now, _ = concRound(c, now, true, concFixed(time.Second))
+	}
+	if c.Limit() != 4 {
+		t.Fatalf("limit %d after many slow rounds, want Minimum 4", c.Limit())
+	}
+}
+
+func TestConcurrencyGrowsOnlyWhenConstrained(t *testing.T) {
+	c, now := concWarm(t, ConcurrencyConfig{})
+	// Under-used and fast: idle never grows.
+	for range 10 {
+		now, _ = concRound(c, now, false, concFixed(10*concMS))
+	}
+	if c.Limit() != 20 {
+		t.Fatalf("limit %d after unconstrained rounds, want 20", c.Limit())
+	}
+	// In-flight reaching the limit: +1 per round.
+	now, changed := concRound(c, now, true, concFixed(10*concMS))
+	if !changed || c.Limit() != 21 {
+		t.Fatalf("limit %d (changed %v) after a full round, want 21", c.Limit(), changed)
+	}
+	// A refusal alone constrains the round.
+	c.TryAcquire(1)
+	for c.TryAcquire(0) && c.InFlight() < 2 {
+		break
+	}
+	n := c.Limit()
+	for i := range n {
+		if i == 0 {
+			c.Blocked() // a caller queued behind others
+		}
+		now += concMS
+		c.TryAcquire(1)
+		c.Release(now, 10*concMS, 1)
+	}
+	c.Release(now, 10*concMS, 1)
+	if c.Limit() != 22 {
+		t.Fatalf("limit %d after a round with a queued caller, want 22", c.Limit())
+	}
+}
+
+func TestConcurrencyNeverAboveMaximum(t *testing.T) {
+	c, now := concWarm(t, ConcurrencyConfig{Maximum: 23})
+	for range 10 {
+		now, _ = concRound(c, now, true, concFixed(10*concMS))
+	}
+	if c.Limit() != 23 {
+		t.Fatalf("limit %d, want Maximum 23", c.Limit())
+	}
+}
+
+func TestConcurrencyRefusesAboveLimit(t *testing.T) {
+	c := NewConcurrency(ConcurrencyConfig{Initial: 5})
+	for i := range 5 {
+		if !c.TryAcquire(1) {
+			t.Fatalf("refused call %d under a limit of 5", i+1)
+		}
+	}
+	if c.TryAcquire(1) || c.Fits(1) {
+		t.Fatal("granted a sixth unit under a limit of 5")
+	}
+	if !c.TryAcquire(0) {
+		t.Fatal("refused a cost of 0")
+	}
+	c.ReleaseIgnored(2)
+	if !c.TryAcquire(2) || c.InFlight() != 5 {
+		t.Fatalf("in flight %d after freeing 2 and taking 2, want 5", c.InFlight())
+	}
+}
+
+// A dropped call forces its round to decrease, once, however many dropped;
+// its duration feeds neither the baseline nor the fastest.
+func TestConcurrencyDroppedForcesDecrease(t *testing.T) {
+	c, now := concWarm(t, ConcurrencyConfig{})
+	seen := c.base.seen
+	for range 20 {
+		c.TryAcquire(1)
+	}
+	for i := range 20 {
+		now += concMS
+		if i < 5 {
+			c.ReleaseDropped(now, time.Microsecond, 1)
+		} else {
+			c.Release(now, 10*concMS, 1)
+		}
+	}
+	if c.Limit() != 18 {
+		t.Fatalf("limit %d after a fast round with 5 drops, want one decrease to 18", c.Limit())
+	}
+	if c.base.seen != seen+15 {
+		t.Fatalf("baseline saw %d samples from 15 successes and 5 drops, want 15", c.base.seen-seen)
+	}
+}
+
+func TestConcurrencyIgnoredTeachesNothing(t *testing.T) {
+	c, now := concWarm(t, ConcurrencyConfig{})
+	seen, done := c.base.seen, c.roundDone
+	for range 100 {
+		c.TryAcquire(1)
+	}
+	for range 20 {
+		c.ReleaseIgnored(1)
+	}
+	if c.base.seen != seen || c.roundDone != done || c.Limit() != 20 || c.InFlight() != 0 {
+		t.Fatalf("ignored calls changed the engine: seen %d→%d, round %d→%d, limit %d, in flight %d",
+			seen, c.base.seen, done, c.roundDone, c.Limit(), c.InFlight())
+	}
+	_ = now
+}
+
+func TestConcurrencyZeroAllocs(t *testing.T) {
+	c := NewConcurrency(ConcurrencyConfig{})
+	now := time.Duration(0)
+	if n := testing.AllocsPerRun(10_000, func() {
+		now += 50 * time.Microsecond
+		if c.TryAcquire(1) {
+			c.Release(now, time.Duration(now%(7*concMS)), 1)
+		}
+	}); n != 0 {
+		t.Fatalf("TryAcquire+Release allocates %v times", n)
+	}
+}
+
+func BenchmarkConcurrencyAcquireRelease(b *testing.B) {
+	c := NewConcurrency(ConcurrencyConfig{})
+	var now time.Duration
+	for b.Loop() {
+		now += time.Microsecond
+		c.TryAcquire(1)
+		c.Release(now, time.Duration(now%(7*concMS)), 1)
+	}
+}

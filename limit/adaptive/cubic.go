@@ -1,0 +1,95 @@
+package adaptive
+
+import "math"
+
+// The CUBIC constants of the AWS SDK's adaptive retry mode
+// (aws/aws-sdk-go-v2 aws/retry/adaptive_ratelimit.go, newAdaptiveRateLimit;
+// botocore retries/adaptive.py CubicCalculator; aws-sdk-java-v2
+// RateLimitingTokenBucket), which are RFC 8312's: β_cubic SHOULD be 0.7
+// (§4.5) and C SHOULD be 0.4 (§5.1).
+const (
+	DefaultCubicBeta          = 0.7 // fraction of W kept on a cut (RFC convention)
+	DefaultCubicScaleConstant = 0.4 // C, units per second per second³, whole budget
+	// sendRateSmoothing is the weight of the newest half-second sample of
+	// the measured send rate (AWS: smooth = 0.8).
+	sendRateSmoothing = 0.8
+	// sendRateCap bounds a new rate by this multiple of the measured send
+	// rate (AWS: 2 × measuredTxRate).
+	sendRateCap = 2.0
+)
+
+// Cubic follows the window curve of RFC 8312 (§4.1 Eq. 1 and 2) with the
+// constants of the AWS SDK's adaptive mode, in units per second:
+//
+//	K = ∛(W·(1−β)/C), rate = C·(t−K)³ + W
+//
+// On a cut, W is the current rate, or the measured send rate when that is
+// lower (and known), and the new rate is β·W. On a success after a wait the
+// rate follows the curve, where W is the rate at the last cut (the initial
+// rate before the first), t the seconds since the last cut without the
+// Retry-After pauses after it, and C is ScaleConstant divided by the
+// instance count (so K does not depend on the count). The result is never
+// above 2× the measured send rate, never below the current rate (CUBIC
+// never lowers the rate on a success: it reports no change instead), and at
+// most MaxRate.
+//
+// Unlike the AWS SDK, the rate rises only if requests had to wait, and the
+// measured send rate counts units, not requests. There is no fast
+// convergence, TCP-friendly region or slow start (AWS has none either).
+//
+// The zero value uses the defaults; each zero field means its default.
+type Cubic struct {
+	// Beta is the fraction of W kept on a cut; in (0, 1). 0 means 0.7.
+	Beta float64 `json:"beta,omitempty"`
+	// ScaleConstant is C for the whole budget, in units per second per
+	// second³. 0 means 0.4.
+	ScaleConstant float64 `json:"scaleConstant,omitempty"`
+}
+
+func (c Cubic) beta() float64 {
+	if c.Beta == 0 {
+		return DefaultCubicBeta
+	}
+	return c.Beta
+}
+
+// OnThrottled returns β·min(Rate, MeasuredRate); an unmeasured (0) send rate
+// is left out.
+func (c Cubic) OnThrottled(s RateState) float64 {
+	w := s.Rate
+	if m := s.MeasuredRate; m > 0 && m < w {
+		w = m
+	}
+	return w * c.beta()
+}
+
+// OnSuccess returns the curve's rate when requests waited and the curve is
+// above the current rate.
+func (c Cubic) OnSuccess(s RateState) (float64, bool) {
+	if !s.Waited {
+		return 0, false
+	}
+	r := min(c.Curve(s), sendRateCap*s.MeasuredRate, s.MaxRate)
+	if !(r > s.Rate) {
+		return 0, false
+	}
+	return r, true
+}
+
+// Curve is the uncapped CUBIC rate for s, in units per minute: W and t come
+// from s as OnSuccess describes.
+func (c Cubic) Curve(s RateState) float64 {
+	w := s.RateBeforeLastDecrease
+	if m := s.SendRateAtLastDecrease; m > 0 && m < w {
+		w = m
+	}
+	sc := c.ScaleConstant
+	if sc == 0 {
+		sc = DefaultCubicScaleConstant
+	}
+	sc /= float64(max(s.InstanceCount, 1))
+	ws := w / 60 // units per second
+	k := math.Cbrt(ws * (1 - c.beta()) / sc)
+	d := (s.SinceLastDecrease - s.PausedSinceLastDecrease).Seconds() - k
+	return (sc*d*d*d + ws) * 60
+}

@@ -1,0 +1,67 @@
+// Package adaptive holds headroom's engines that learn: the latency-adaptive
+// concurrency limit (seed 002) and the throttle-driven adaptive rate limiter
+// with its RateController, AIMD and CUBIC (seeds 000 and 001).
+//
+// Both are deterministic cores (DESIGN rule 1): every method takes the
+// current time as an argument, an offset on the caller's monotonic axis, and
+// nothing reads a clock, sleeps, starts a goroutine or sets a timer. The
+// faces in package limit (limit.Adaptive and limit.AdaptiveRate) add the
+// mutex, real time, timers and context cancellation; the simulator (package
+// sim) drives the same cores on virtual time. The cores are not safe for
+// concurrent use.
+//
+// # The latency-adaptive concurrency limit
+//
+// A concurrency limit learned from the latency and the drops of the calls
+// it admits (seed 002): see the types in concurrency*.go and latency*.go.
+//
+// # The throttle-driven adaptive rate limiter
+//
+// Rate is a token bucket in units (a request costs units; 0 never waits and
+// changes nothing) with a FIFO queue of waiters, driven by the responses:
+//
+//	r, _ := adaptive.NewRate(adaptive.DefaultRateConfig(), now)
+//	if !r.Acquire(now, cost) {
+//		id, wait, why := r.Enqueue(now, cost, adaptive.NoDeadline)
+//		// ... at r.Next(now): r.Dequeue(now) until it reports nothing
+//	}
+//	// ... send; then one of:
+//	r.OnSuccess(now, sentAt, cost)
+//	r.OnThrottled(now, sentAt, cost, retryAfter)
+//	// an ignored outcome (network error, a 5xx that is not a throttle): nothing
+//
+// The names, and the seeds' names they stand for:
+//
+//	RateConfig                MinUnitsPerMinute, MaxUnitsPerMinute, InitialUnitsPerMinute,
+//	                          Burst, QueueLimit, MaxWait, DecreaseCooldown, MaxPause,
+//	                          Enabled (here Disabled), the controller and the instance count
+//	RateController            IRateController: OnThrottled(RateState) float64,
+//	                          OnSuccess(RateState) (float64, bool) (null is false)
+//	RateState                 RateControllerState, plus SendRateAtLastDecrease and
+//	                          PausedSinceLastDecrease so that CUBIC stays pure
+//	AIMD, Cubic               the built-in controllers (Aimd.*, Cubic.* options)
+//	InstanceCounter           the instance count source; StaticInstances by default
+//	Rate.SetInstances         a change of the count: the whole budget's rate is kept
+//
+// Rates are units per minute. The options' rates are for the whole budget;
+// a Rate and its controller work on this process's share (1/Instances of
+// it), and WholeRate multiplies back.
+//
+// The rules, in brief (seed 000 has them in full; each method's comment
+// says which it applies):
+//
+//   - The bucket fills at the rate and holds Burst of it, at least 1 unit.
+//     A request larger than the bucket goes when the bucket is full and
+//     drives it below zero. A rate change keeps the tokens up to the new
+//     size and keeps the queue. At most QueueLimit requests wait; a wait
+//     longer than MaxWait is refused.
+//   - On a throttle: restart the increase clock and forget that requests
+//     waited; cut on the first throttle, or after DecreaseCooldown for a
+//     request sent after the last cut (never up, never below the minimum);
+//     with a Retry-After, pause for min(Retry-After, MaxPause) and restart
+//     the bucket empty.
+//   - On a success: ask the controller, never during a pause. The built-in
+//     controllers rise only if requests waited since the last change.
+//   - Disabled admits everything and never changes the rate, but still
+//     counts units and throttles.
+package adaptive

@@ -1,0 +1,437 @@
+package adaptive
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+func sec(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// newTestRate returns a Rate at t = 0 with the defaults and c applied.
+func newTestRate(t *testing.T, edit func(*RateConfig)) *Rate {
+	t.Helper()
+	c := DefaultRateConfig()
+	c.InitialUnitsPerMinute = 1200
+	if edit != nil {
+		edit(&c)
+	}
+	r, err := NewRate(c, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func near(a, b float64) bool {
+	return math.Abs(a-b) <= 1e-9*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
+}
+
+func wantRate(t *testing.T, r *Rate, want float64) {
+	t.Helper()
+	if got := r.Rate(); !near(got, want) {
+		t.Fatalf("rate = %v units/min, want %v", got, want)
+	}
+}
+
+// A burst of 20 throttles from requests sent before a cut gives exactly one
+// cut, even when some arrive after the cooldown.
+func TestRateBurstOfThrottlesGivesOneCut(t *testing.T) {
+	r := newTestRate(t, nil)
+	for i := range 20 {
+		sent := sec(9 + float64(i)*0.05)  // all sent before the first answer
+		now := sec(10 + float64(i)*0.5) // answers from 10 s to 19.5 s
+		r.OnThrottled(now, sent, 1, 0)
+	}
+	if c := r.Counts(); c.Cuts != 1 || c.Throttles != 20 {
+		t.Fatalf("cuts = %d, throttles = %d; want 1 and 20", c.Cuts, c.Throttles)
+	}
+	wantRate(t, r, 1200*0.7)
+}
+
+// A throttle after the cooldown from a request sent after the cut gives a
+// second cut; one inside the cooldown does not.
+func TestRateSecondCutNeedsCooldownAndLaterSend(t *testing.T) {
+	r := newTestRate(t, nil)
+	if ch := r.OnThrottled(sec(10), sec(9.9), 1, 0); ch&ChangeCut == 0 {
+		t.Fatal("first throttle did not cut")
+	}
+	if ch := r.OnThrottled(sec(14.9), sec(11), 1, 0); ch&ChangeCut != 0 {
+		t.Fatal("cut inside the cooldown")
+	}
+	if ch := r.OnThrottled(sec(15), sec(10), 1, 0); ch&ChangeCut != 0 {
+		t.Fatal("cut for a request sent at the last cut, not after it")
+	}
+	if ch := r.OnThrottled(sec(15), sec(10.001), 1, 0); ch&ChangeCut == 0 {
+		t.Fatal("no second cut after the cooldown for a request sent after the cut")
+	}
+	wantRate(t, r, 1200*0.7*0.7)
+}
+
+// The limiter never raises on a throttle and never goes below the minimum,
+// whatever the controller proposes.
+func TestRateThrottleNeverRaisesNorGoesBelowMin(t *testing.T) {
+	r := newTestRate(t, func(c *RateConfig) { c.Controller = fixed{throttle: 5000} })
+	r.OnThrottled(sec(1), 0, 1, 0)
+	wantRate(t, r, 1200)
+	r = newTestRate(t, func(c *RateConfig) { c.Controller = fixed{throttle: 1} })
+	r.OnThrottled(sec(1), 0, 1, 0)
+	wantRate(t, r, DefaultMinUnitsPerMinute)
+	r = newTestRate(t, func(c *RateConfig) { c.Controller = fixed{throttle: math.NaN()} })
+	r.OnThrottled(sec(1), 0, 1, 0)
+	wantRate(t, r, 1200)
+}
+
+type fixed struct {
+	throttle, success float64
+}
+
+func (f fixed) OnThrottled(RateState) float64 { return f.throttle }
+func (f fixed) OnSuccess(s RateState) (float64, bool) {
+	return f.success, f.success != 0
+}
+
+// A Retry-After of 45 s pauses 30 s (MaxPause): nothing is admitted, no
+// increase happens, and the bucket restarts empty.
+func TestRatePauseCappedAndBucketRestartsEmpty(t *testing.T) {
+	r := newTestRate(t, nil) // 1200/min = 20 units a second, bucket 200
+	ch := r.OnThrottled(sec(10), sec(9), 1, sec(45))
+	if ch&ChangePause == 0 {
+		t.Fatal("no pause")
+	}
+	if got := r.PausedUntil(); got != sec(40) {
+		t.Fatalf("paused until %v, want 40s", got)
+	}
+	if !r.Paused(sec(39.999)) || r.Paused(sec(40)) {
+		t.Fatal("Paused wrong around 40 s")
+	}
+	if r.Acquire(sec(20), 1) {
+		t.Fatal("admitted during the pause")
+	}
+	// Waiting and successes during the pause change nothing.
+	r.Enqueue(sec(20), 1, NoDeadline)
+	if ch := r.OnSuccess(sec(39), sec(5), 1); ch != 0 {
+		t.Fatalf("success during the pause changed %v", ch)
+	}
+	if tok := r.Tokens(sec(40)); tok != 0 {
+		t.Fatalf("tokens at the end of the pause = %v, want 0 (empty)", tok)
+	}
+	// The queued request goes one unit's time after the pause (rate 840).
+	at, ok := r.Next(sec(20))
+	if want := sec(40) + durationFor(1, 840/float64(time.Minute)); !ok || at != want {
+		t.Fatalf("head leaves at %v, want %v", at, want)
+	}
+	if _, ok := r.Dequeue(at - 1); ok {
+		t.Fatal("head left early")
+	}
+	if w, ok := r.Dequeue(at); !ok || !w.Granted {
+		t.Fatal("head did not leave on time")
+	}
+	// The increase clock counts from the end of the pause.
+	if s := r.State(sec(45)); s.SinceLastIncrease != sec(5) || s.PausedSinceLastDecrease != sec(30) || s.SinceLastDecrease != sec(35) {
+		t.Fatalf("state after the pause: %+v", s)
+	}
+	// No pause with MaxPause 0.
+	r = newTestRate(t, func(c *RateConfig) { c.MaxPause = 0 })
+	if ch := r.OnThrottled(sec(10), sec(9), 1, sec(45)); ch&ChangePause != 0 || r.Paused(sec(11)) {
+		t.Fatal("paused with MaxPause 0")
+	}
+}
+
+// AIMD rises only after 10 s in which requests waited.
+func TestRateNoIncreaseWithoutWaiting(t *testing.T) {
+	r := newTestRate(t, nil)
+	for s := 1; s <= 60; s++ {
+		if !r.Acquire(sec(float64(s)), 1) {
+			t.Fatal("refused")
+		}
+		r.OnSuccess(sec(float64(s)+0.1), sec(float64(s)), 1)
+	}
+	wantRate(t, r, 1200)
+	// Now requests wait: the next success after the interval climbs 120.
+	r.Enqueue(sec(61), 5000, NoDeadline)
+	r.OnSuccess(sec(61), sec(60), 1)
+	wantRate(t, r, 1320)
+	// The rise cleared Waited, but the waiter is still queued: it still
+	// counts, and 10 s later the rate climbs again; not before.
+	r.OnSuccess(sec(70.9), sec(70), 1)
+	wantRate(t, r, 1320)
+	r.OnSuccess(sec(71), sec(70), 1)
+	wantRate(t, r, 1440)
+}
+
+// A client that never waits never climbs, under either controller.
+func TestRateQuietClientNeverClimbs(t *testing.T) {
+	for _, ctl := range []RateController{AIMD{}, Cubic{}} {
+		r := newTestRate(t, func(c *RateConfig) { c.Controller = ctl })
+		for ms := 100; ms <= 600_000; ms += 100 { // 10 units a second for 10 min
+			now := time.Duration(ms) * time.Millisecond
+			if !r.Acquire(now, 1) {
+				t.Fatalf("%T: refused at %v", ctl, now)
+			}
+			r.OnSuccess(now+time.Millisecond, now, 1)
+		}
+		wantRate(t, r, 1200)
+		if c := r.Counts(); c.Increases != 0 {
+			t.Fatalf("%T: %d increases", ctl, c.Increases)
+		}
+	}
+}
+
+// A request of cost 0 neither waits nor changes anything, even behind a
+// queue and in a pause.
+func TestRateCostZeroChangesNothing(t *testing.T) {
+	r := newTestRate(t, nil)
+	r.OnThrottled(sec(1), 0, 1, sec(10))
+	r.Enqueue(sec(2), 3, NoDeadline)
+	before, tok, counts := r.State(sec(3)), r.Tokens(sec(3)), r.Counts()
+	if !r.Acquire(sec(3), 0) {
+		t.Fatal("cost 0 waited")
+	}
+	if r.State(sec(3)) != before || r.Tokens(sec(3)) != tok || r.Counts() != counts {
+		t.Fatal("cost 0 changed the state")
+	}
+}
+
+// A request larger than the bucket goes when the bucket is full, drives it
+// below zero and so pays its full cost.
+func TestRateOversizedRequestDrivesBucketNegative(t *testing.T) {
+	r := newTestRate(t, func(c *RateConfig) { c.InitialUnitsPerMinute = 60; c.Burst = 10 * time.Second })
+	if r.BucketSize() != 10 {
+		t.Fatalf("bucket size %v, want 10", r.BucketSize())
+	}
+	if !r.Acquire(0, 1) { // 9 left
+		t.Fatal("refused")
+	}
+	if r.Acquire(0, 25) {
+		t.Fatal("oversized admitted before the bucket was full")
+	}
+	r.Enqueue(0, 25, NoDeadline)
+	at, _ := r.Next(0)
+	if at != sec(1) {
+		t.Fatalf("oversized leaves at %v, want 1s (bucket full)", at)
+	}
+	if w, ok := r.Dequeue(at); !ok || !w.Granted || w.Cost != 25 {
+		t.Fatalf("dequeue = %+v, %v", w, ok)
+	}
+	if tok := r.Tokens(at); !near(tok, -15) {
+		t.Fatalf("tokens = %v, want -15", tok)
+	}
+	// The next unit waits for the debt: 16 s.
+	r.Enqueue(at, 1, NoDeadline)
+	if next, _ := r.Next(at); next != sec(17) {
+		t.Fatalf("next unit at %v, want 17s", next)
+	}
+	// A bucket always holds at least 1 unit.
+	r = newTestRate(t, func(c *RateConfig) {
+		c.MinUnitsPerMinute, c.InitialUnitsPerMinute, c.Burst = 1, 1, time.Second
+	})
+	if r.BucketSize() != 1 {
+		t.Fatalf("bucket size %v, want 1", r.BucketSize())
+	}
+}
+
+// Waiters leave in FIFO order across a rate change, and a rate change keeps
+// the tokens up to the new size.
+func TestRateFIFOSurvivesRateChange(t *testing.T) {
+	r := newTestRate(t, func(c *RateConfig) { c.InitialUnitsPerMinute = 600; c.Burst = time.Second }) // 10/s, bucket 10
+	if !r.Acquire(0, 10) {
+		t.Fatal("refused")
+	}
+	a, _, _ := r.Enqueue(0, 8, NoDeadline)
+	b, _, _ := r.Enqueue(0, 1, NoDeadline)
+	c, _, _ := r.Enqueue(0, 3, NoDeadline)
+	r.OnThrottled(sec(0.5), 0, 1, 0) // 600 → 420: 7 a second, bucket 7
+	if r.BucketSize() != 7 || !near(r.Tokens(sec(0.5)), 5) {
+		t.Fatalf("after the cut: size %v, tokens %v; want 7 and 5", r.BucketSize(), r.Tokens(sec(0.5)))
+	}
+	var order []uint64
+	for now := sec(0.5); len(order) < 3 && now < sec(10); {
+		if w, ok := r.Dequeue(now); ok {
+			order = append(order, w.ID)
+			continue
+		}
+		now, _ = r.Next(now)
+	}
+	if len(order) != 3 || order[0] != a || order[1] != b || order[2] != c {
+		t.Fatalf("order %v, want %v", order, []uint64{a, b, c})
+	}
+	// 5 tokens at 0.5 s; a needs 7 (the bucket is full): at 0.5+2/7 s.
+}
+
+// Changing the instance count rescales the current rate exactly, and the
+// controllers' whole-budget steps are divided by the count.
+func TestRateInstanceShareRescales(t *testing.T) {
+	r := newTestRate(t, func(c *RateConfig) { c.Instances = 2 })
+	wantRate(t, r, 600)
+	if s := r.State(0); s.MinRate != 30 || s.MaxRate != 2812.5 || s.InstanceCount != 2 {
+		t.Fatalf("share: %+v", s)
+	}
+	r.OnThrottled(sec(1), 0, 1, 0) // 420 per process, 840 whole
+	r.SetInstances(sec(2), 3)
+	wantRate(t, r, 280)
+	if w := r.WholeRate(); !near(w, 840) {
+		t.Fatalf("whole rate %v, want 840", w)
+	}
+	if s := r.State(sec(2)); s.RateBeforeLastDecrease != 400 || s.MaxRate != 1875 {
+		t.Fatalf("after rescale: %+v", s)
+	}
+	// AIMD's step is 120 for the whole budget: 40 each for 3 instances.
+	r.Enqueue(sec(2), 1e6, NoDeadline)
+	r.OnSuccess(sec(12), sec(11), 1)
+	wantRate(t, r, 320)
+	r.SetInstances(sec(12), 1)
+	wantRate(t, r, 960)
+	r.SetInstances(sec(12), 0) // ignored
+	wantRate(t, r, 960)
+}
+
+// Disabled admits everything at once, never changes the rate and never
+// pauses, but records the units and the throttles.
+func TestRateDisabledAdmitsAndRecords(t *testing.T) {
+	r := newTestRate(t, func(c *RateConfig) { c.Disabled = true })
+	for i := range 1000 {
+		if !r.Acquire(sec(float64(i)/1000), 7) {
+			t.Fatal("disabled limiter held a request back")
+		}
+	}
+	for i := range 10 {
+		if ch := r.OnThrottled(sec(1+float64(i)), sec(float64(i)), 7, sec(30)); ch != 0 {
+			t.Fatalf("throttle changed %v", ch)
+		}
+		r.Enqueue(sec(1+float64(i)), 1, NoDeadline)
+		r.OnSuccess(sec(1.5+float64(i)), sec(1+float64(i)), 2)
+	}
+	wantRate(t, r, 1200)
+	c := r.Counts()
+	if c.Units != 7000 || c.Throttles != 10 || c.Cuts != 0 || c.Pauses != 0 || c.Responses != 90 {
+		t.Fatalf("counts %+v", c)
+	}
+	if r.Paused(sec(12)) || r.MeasuredRate() == 0 {
+		t.Fatal("disabled paused, or measured nothing")
+	}
+}
+
+// The queue refuses with the right reason and hint, and a waiter that has
+// waited MaxWait leaves ungranted.
+func TestRateQueueRefusals(t *testing.T) {
+	r := newTestRate(t, func(c *RateConfig) {
+		c.MinUnitsPerMinute, c.InitialUnitsPerMinute, c.QueueLimit, c.MaxWait = 6, 60, 3, 10*time.Second
+	}) // one unit a second, bucket 10
+	r.Acquire(0, 10)
+	if _, wait, why := r.Enqueue(0, 1, sec(0.5)); why != RefusedDeadline || wait != sec(1) {
+		t.Fatalf("deadline: %v %v", why, wait)
+	}
+	w1, _, _ := r.Enqueue(0, 3, NoDeadline)
+	w2, _, _ := r.Enqueue(0, 3, NoDeadline)
+	if _, wait, why := r.Enqueue(0, 5, NoDeadline); why != RefusedMaxWait || wait != sec(1) {
+		t.Fatalf("max wait: %v %v", why, wait) // 6 + 5 units: 11 s, 1 s too long
+	}
+	if _, wait, why := r.Enqueue(0, 1, NoDeadline); why != NotRefused || wait != sec(7) {
+		t.Fatalf("third waiter: %v %v", why, wait)
+	}
+	if _, wait, why := r.Enqueue(0, 1, NoDeadline); why != RefusedQueueFull || wait != sec(3) {
+		t.Fatalf("queue full: %v %v", why, wait) // the head leaves at 3 s
+	}
+	// A cut and a pause to 5.5 s: 0.7 units a second after it. The first
+	// waiter goes at 5.5 + 3/0.7 s; the others reach MaxWait at 10 s.
+	r.OnThrottled(sec(0.5), 0, 1, sec(5))
+	var got []Waiter
+	var at []time.Duration
+	for now := sec(0.5); ; {
+		if w, ok := r.Dequeue(now); ok {
+			got, at = append(got, w), append(at, now)
+			continue
+		}
+		var ok bool
+		if now, ok = r.Next(now); !ok {
+			break
+		}
+	}
+	if len(got) != 3 || got[0].ID != w1 || !got[0].Granted || got[1].ID != w2 || got[1].Granted || got[2].Granted || at[1] != sec(10) || at[2] != sec(10) {
+		t.Fatalf("left: %+v at %v", got, at)
+	}
+	if c := r.Counts(); c.Refused[RefusedMaxWait] != 3 || c.Refused[RefusedQueueFull] != 1 || c.Refused[RefusedDeadline] != 1 {
+		t.Fatalf("counts %+v", c.Refused)
+	}
+	// QueueLimit 0 refuses at once.
+	r = newTestRate(t, func(c *RateConfig) { c.InitialUnitsPerMinute, c.QueueLimit = 60, 0 })
+	for r.Acquire(0, 1) {
+	}
+	if _, wait, why := r.Enqueue(0, 1, NoDeadline); why != RefusedNoUnits || wait != sec(1) {
+		t.Fatalf("no queue: %v %v", why, wait)
+	}
+	if why := RefusedNoUnits.String(); why != "no_permit" {
+		t.Fatal(why)
+	}
+}
+
+// Cancelling a waiter takes nothing from the bucket: the one behind goes as
+// if it had never been there.
+func TestRateCancelLeavesNothing(t *testing.T) {
+	r := newTestRate(t, func(c *RateConfig) { c.InitialUnitsPerMinute, c.Burst = 60, time.Second })
+	r.Acquire(0, 1)
+	a, _, _ := r.Enqueue(0, 1, NoDeadline)
+	b, _, _ := r.Enqueue(0, 1, NoDeadline)
+	if !r.Cancel(sec(0.5), a) || r.Cancel(sec(0.5), a) {
+		t.Fatal("cancel")
+	}
+	if at, _ := r.Next(sec(0.5)); at != sec(1) {
+		t.Fatalf("b leaves at %v, want 1s", at)
+	}
+	if w, ok := r.Dequeue(sec(1)); !ok || w.ID != b || !near(r.Tokens(sec(1)), 0) {
+		t.Fatalf("dequeue %+v %v, tokens %v", w, ok, r.Tokens(sec(1)))
+	}
+	if r.Len() != 0 || r.QueuedUnits() != 0 {
+		t.Fatal("queue not empty")
+	}
+}
+
+// Success asks the controller only outside pauses, clamps to [min, max],
+// and a returned rate (even the same one) restarts the increase clock and
+// clears Waited.
+func TestRateSuccessContract(t *testing.T) {
+	r := newTestRate(t, func(c *RateConfig) { c.Controller = fixed{success: 1e9} })
+	r.waited = true
+	r.OnSuccess(sec(3), 0, 1)
+	wantRate(t, r, DefaultMaxUnitsPerMinute)
+	if s := r.State(sec(4)); s.Waited || s.SinceLastIncrease != sec(1) {
+		t.Fatalf("state %+v", s)
+	}
+	r = newTestRate(t, func(c *RateConfig) { c.Controller = fixed{success: 1200} })
+	r.OnSuccess(sec(3), 0, 1)
+	if s := r.State(sec(3)); s.SinceLastIncrease != 0 || r.Counts().Increases != 1 {
+		t.Fatalf("same rate did not restart the clock: %+v", s)
+	}
+}
+
+func TestRateConfigProblemsListsEverything(t *testing.T) {
+	c := RateConfig{
+		MinUnitsPerMinute: -1, MaxUnitsPerMinute: math.NaN(), InitialUnitsPerMinute: 0,
+		Burst: 0, QueueLimit: -3, MaxWait: -1, DecreaseCooldown: -1, MaxPause: -1, Instances: -2,
+		Controller: Cubic{Beta: 2, ScaleConstant: -1},
+	}
+	ps := c.Problems()
+	var fields []string
+	for _, p := range ps {
+		fields = append(fields, p.Field)
+	}
+	want := "MinUnitsPerMinute MaxUnitsPerMinute InitialUnitsPerMinute Burst QueueLimit MaxWait DecreaseCooldown MaxPause Instances Cubic.Beta Cubic.ScaleConstant"
+	if got := strings.Join(fields, " "); got != want {
+		t.Fatalf("fields:\n got %s\nwant %s", got, want)
+	}
+	if _, err := NewRate(c, 0); err == nil || !strings.Contains(err.Error(), "Cubic.Beta") {
+		t.Fatalf("NewRate: %v", err)
+	}
+	c = DefaultRateConfig()
+	c.MinUnitsPerMinute = 9000
+	if ps := c.Problems(); len(ps) != 1 || ps[0].Field != "MinUnitsPerMinute" {
+		t.Fatalf("min above max: %v", ps)
+	}
+	c = DefaultRateConfig()
+	c.Controller = AIMD{DecreaseFactor: 1, IncreaseStep: -1, IncreaseInterval: -1}
+	if ps := c.Problems(); len(ps) != 3 {
+		t.Fatalf("AIMD problems: %v", ps)
+	}
+}

@@ -1,0 +1,68 @@
+package limit
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+func benchAdaptiveRate(b *testing.B) *AdaptiveRateLimiter {
+	l, err := AdaptiveRate(AdaptiveRateOptions{MaxUnitsPerMinute: 1e15, InitialUnitsPerMinute: 1e15})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(l.Close)
+	return l
+}
+
+// Acquire and Release with units available and nobody queued (the release
+// records a success).
+func BenchmarkAdaptiveRateAcquireRelease(b *testing.B) {
+	l := benchAdaptiveRate(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		le, err := l.Acquire(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		le.Release()
+	}
+}
+
+// Release of a throttled lease: recording a throttle (inside the cooldown
+// after the first, as in a burst of 429s).
+func BenchmarkAdaptiveRateReleaseThrottled(b *testing.B) {
+	l := benchAdaptiveRate(b)
+	le, _ := l.Acquire(context.Background())
+	b.ReportAllocs()
+	for b.Loop() {
+		c := le
+		c.Throttle(0)
+		c.Release()
+	}
+}
+
+// Release of a successful lease: recording a success.
+func BenchmarkAdaptiveRateReleaseSuccess(b *testing.B) {
+	l := benchAdaptiveRate(b)
+	le, _ := l.Acquire(context.Background())
+	b.ReportAllocs()
+	for b.Loop() {
+		c := le
+		c.Release()
+	}
+}
+
+func BenchmarkAdaptiveRateAcquireReleaseParallel(b *testing.B) {
+	l := benchAdaptiveRate(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			le, _ := l.Acquire(ctx)
+			le.Release()
+		}
+	})
+	_ = time.Now
+}

@@ -1,0 +1,269 @@
+package limit
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+func TestAdaptiveOptionsEmptyIsComplete(t *testing.T) {
+	var o Options
+	if err := json.Unmarshal([]byte(`{"adaptive": {}}`), &o); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Validate(); err != nil {
+		t.Fatalf(`"adaptive": {} does not validate: %v`, err)
+	}
+	lim, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := lim.(*AdaptiveLimiter)
+	if got := a.engine.Config(); got.Minimum != 4 || got.Maximum != 200 || got.Initial != 20 || got.Multiple != 2 || got.DecreaseFactor != 0.9 {
+		t.Fatalf("defaults %+v", got)
+	}
+	if a.Name() != "adaptive" {
+		t.Fatalf("Name() = %q", a.Name())
+	}
+}
+
+func TestAdaptiveOptionsJSONNames(t *testing.T) {
+	var o Options
+	in := `{"adaptive": {"minimum": 2, "maximum": 50, "initial": 10, "multiple": 1.5, "decreaseFactor": 0.8}}`
+	if err := json.Unmarshal([]byte(in), &o); err != nil {
+		t.Fatal(err)
+	}
+	want := AdaptiveOptions{Minimum: 2, Maximum: 50, Initial: 10, Multiple: 1.5, DecreaseFactor: 0.8}
+	if *o.Adaptive != want {
+		t.Fatalf("read %+v, want %+v", *o.Adaptive, want)
+	}
+}
+
+func TestAdaptiveOptionsValidateListsEveryProblem(t *testing.T) {
+	o := Options{Adaptive: &AdaptiveOptions{Minimum: -1, Maximum: -2, Initial: -3, Multiple: 0.5, DecreaseFactor: 1.5}}
+	err := o.Validate()
+	fields := map[string]bool{}
+	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+		var oe *OptionError
+		if !errors.As(e, &oe) {
+			t.Fatalf("%v is not an *OptionError", e)
+		}
+		fields[oe.Field] = true
+	}
+	for _, f := range []string{"Adaptive.Minimum", "Adaptive.Maximum", "Adaptive.Initial", "Adaptive.Multiple", "Adaptive.DecreaseFactor"} {
+		if !fields[f] {
+			t.Errorf("Validate did not report %s: %v", f, err)
+		}
+	}
+	for _, a := range []AdaptiveOptions{{Minimum: 10, Maximum: 5}, {Initial: 300}, {Minimum: 30, Initial: 25}} {
+		if err := (&Options{Adaptive: &a}).Validate(); err == nil {
+			t.Errorf("%+v validates", a)
+		}
+	}
+	if _, err := Adaptive(10, WithAdaptive(AdaptiveOptions{Minimum: 2, Initial: 5})); err != nil {
+		t.Errorf("Adaptive(10, Minimum 2, Initial 5): %v", err)
+	}
+}
+
+func TestAdaptiveRefusesWhenFullAndReportsNothingUntilWarm(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l, err := Adaptive(0, WithAdaptive(AdaptiveOptions{Initial: 5}), WithName("payments"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		if _, ok := l.CurrentLimit(); ok {
+			t.Fatal("CurrentLimit reports a value before any call")
+		}
+		if _, ok := l.Baseline(); ok {
+			t.Fatal("Baseline reports a value before any call")
+		}
+		var leases []Lease
+		for range 5 {
+			lease, err := l.Acquire(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			leases = append(leases, lease)
+		}
+		_, err = l.Acquire(ctx)
+		var rl *RateLimitedError
+		if !errors.As(err, &rl) || rl.Reason != ReasonNoPermit || rl.Limiter != "payments" || !errors.Is(err, ErrRateLimited) {
+			t.Fatalf("sixth Acquire: %v, want a no_permit refusal from payments", err)
+		}
+		if _, err := l.AcquireN(ctx, 201); !errors.Is(err, ErrCost) {
+			t.Fatalf("AcquireN(201): %v, want a CostError", err)
+		}
+		if _, err := l.AcquireN(ctx, 0); err != nil {
+			t.Fatalf("AcquireN(0): %v", err)
+		}
+		for i := range leases {
+			leases[i].Release()
+			leases[i].Release() // the second frees nothing
+		}
+		// 100 calls of 10 ms: then it has an opinion.
+		for range 100 {
+			lease, err := l.Acquire(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(10 * time.Millisecond)
+			lease.Release()
+		}
+		if b, ok := l.Baseline(); !ok || b < 9*time.Millisecond || b > 11*time.Millisecond {
+			t.Fatalf("Baseline() = %v, %v after 100 calls of 10ms", b, ok)
+		}
+		if n, ok := l.CurrentLimit(); !ok || n != 5 {
+			t.Fatalf("CurrentLimit() = %d, %v; want 5 (unconstrained, it holds)", n, ok)
+		}
+	})
+}
+
+// The latency is the time the lease is held; a slow round cuts the limit,
+// and an ignored lease teaches nothing.
+func TestAdaptiveLearnsFromLeases(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l, _ := Adaptive(0)
+		ctx := context.Background()
+		call := func(d time.Duration, report func(*Lease)) {
+			lease, err := l.Acquire(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(d)
+			if report != nil {
+				report(&lease)
+			}
+			lease.Release()
+		}
+		for range 120 { // past warm-up, into a fresh round
+			call(10*time.Millisecond, nil)
+		}
+		for range 40 {
+			call(time.Second, (*Lease).Ignore)
+		}
+		if n, _ := l.CurrentLimit(); n != 20 {
+			t.Fatalf("limit %d after ignored slow calls, want 20", n)
+		}
+		for range 20 {
+			call(50*time.Millisecond, nil)
+		}
+		if n, _ := l.CurrentLimit(); n != 18 {
+			t.Fatalf("limit %d after a round of 50ms calls against a 10ms baseline, want 18", n)
+		}
+		for range 18 {
+			call(10*time.Millisecond, (*Lease).Drop)
+		}
+		if n, _ := l.CurrentLimit(); n != 16 {
+			t.Fatalf("limit %d after a round of dropped calls, want 16", n)
+		}
+	})
+}
+
+func TestAdaptiveQueueIsFIFOAndCancelLeaksNoSlot(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l, _ := Adaptive(0, WithAdaptive(AdaptiveOptions{Initial: 4, Minimum: 1}), WithQueueLimit(2))
+		ctx := context.Background()
+		var held []Lease
+		for range 4 {
+			lease, _ := l.Acquire(ctx)
+			held = append(held, lease)
+		}
+		var (
+			mu    sync.Mutex
+			order []int
+		)
+		cctx, cancel := context.WithCancel(ctx)
+		errs := make(chan error, 3)
+		for i, c := range []context.Context{ctx, cctx} {
+			go func() {
+				lease, err := l.Acquire(c)
+				errs <- err
+				if err == nil {
+					mu.Lock()
+					order = append(order, i)
+					mu.Unlock()
+					time.Sleep(time.Millisecond)
+					lease.Release()
+				}
+			}()
+			synctest.Wait()
+		}
+		// The queue holds two: a third is refused.
+		if _, err := l.Acquire(ctx); !errors.Is(err, ErrRateLimited) {
+			t.Fatalf("Acquire with a full queue: %v", err)
+		} else if rl := err.(*RateLimitedError); rl.Reason != ReasonQueueFull {
+			t.Fatalf("reason %q, want queue_full", rl.Reason)
+		}
+		cancel()
+		synctest.Wait()
+		if err := <-errs; !errors.Is(err, context.Canceled) {
+			// The first to finish is the cancelled second waiter.
+			t.Fatalf("cancelled waiter: %v", err)
+		}
+		held[0].Release()
+		synctest.Wait()
+		if err := <-errs; err != nil {
+			t.Fatalf("first waiter: %v", err)
+		}
+		for _, h := range held[1:] {
+			h.Release()
+		}
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if got := l.engine.InFlight(); got != 0 {
+			t.Fatalf("%d units in flight after everything ended, want 0", got)
+		}
+		if len(order) != 1 || order[0] != 0 {
+			t.Fatalf("granted %v, want only the first waiter", order)
+		}
+		if !l.queue.empty() {
+			t.Fatal("queue not empty")
+		}
+	})
+}
+
+// A waiter whose grant races its cancellation returns ctx.Err() and gives
+// the slot back.
+func TestAdaptiveGrantRacesCancel(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		for range 50 {
+			l, _ := Adaptive(0, WithAdaptive(AdaptiveOptions{Initial: 1, Minimum: 1}), WithQueueLimit(1))
+			held, _ := l.Acquire(context.Background())
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			var got Lease
+			var err error
+			go func() {
+				got, err = l.Acquire(ctx)
+				close(done)
+			}()
+			synctest.Wait()
+			cancel()
+			held.Release()
+			<-done
+			if err == nil {
+				got.Release()
+			}
+			if n := l.engine.InFlight(); n != 0 {
+				t.Fatalf("%d in flight after the race (err %v)", n, err)
+			}
+		}
+	})
+}
+
+// Acquire and Release with sampling allocate nothing.
+func TestAdaptiveZeroAllocs(t *testing.T) {
+	l, _ := Adaptive(0)
+	ctx := context.Background()
+	if n := testing.AllocsPerRun(1000, func() {
+		lease, _ := l.Acquire(ctx)
+		lease.Release()
+	}); n != 0 {
+		t.Fatalf("Acquire+release allocates %v times", n)
+	}
+}

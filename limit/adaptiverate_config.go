@@ -1,0 +1,98 @@
+package limit
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// AdaptiveRateConfig is a set of named adaptive rate limiters, as read from
+// JSON:
+//
+//	{"limiters": {"orders-api": {"controller": "cubic", "maxUnitsPerMinute": 2700}}}
+//
+// Each entry is an AdaptiveRateOptions; its name becomes the limiter's
+// name. Durations are strings such as "10s".
+type AdaptiveRateConfig struct {
+	Limiters map[string]AdaptiveRateOptions `json:"limiters"`
+}
+
+// ParseAdaptiveRateConfig reads an AdaptiveRateConfig from JSON and
+// validates it. Unknown fields, trailing data and bare-number durations are
+// errors; so is every problem Validate finds, all listed at once.
+func ParseAdaptiveRateConfig(data []byte) (*AdaptiveRateConfig, error) {
+	return LoadAdaptiveRateConfig(bytes.NewReader(data))
+}
+
+// LoadAdaptiveRateConfig is ParseAdaptiveRateConfig reading from r.
+func LoadAdaptiveRateConfig(r io.Reader) (*AdaptiveRateConfig, error) {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	var c AdaptiveRateConfig
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("limit: adaptive rate config: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("limit: adaptive rate config: data after the JSON object")
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// names returns the limiters' names, sorted, so that errors come in a
+// stable order.
+func (c *AdaptiveRateConfig) names() []string {
+	names := make([]string, 0, len(c.Limiters))
+	for n := range c.Limiters {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Validate returns every problem with every limiter at once, joined with
+// errors.Join; each is an *OptionError whose Field starts with
+// `limiters["name"].`.
+func (c *AdaptiveRateConfig) Validate() error {
+	var errs []error
+	if len(c.Limiters) == 0 {
+		errs = append(errs, &OptionError{Field: "limiters", Value: "none", Want: "at least one named limiter"})
+	}
+	for _, name := range c.names() {
+		o := c.Limiters[name]
+		if strings.TrimSpace(name) == "" {
+			errs = append(errs, &OptionError{Field: "limiters", Value: fmt.Sprintf("%q", name), Want: "a name that is not blank"})
+		}
+		for _, err := range o.validate() {
+			if oe, ok := err.(*OptionError); ok {
+				oe.Field = fmt.Sprintf("limiters[%q].%s", name, strings.TrimPrefix(oe.Field, "AdaptiveRate."))
+			}
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Build returns the limiters by name, each named after its entry and
+// adjusted by opts (WithMeterProvider, say), or Validate's error.
+func (c *AdaptiveRateConfig) Build(opts ...Option) (map[string]*AdaptiveRateLimiter, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	m := make(map[string]*AdaptiveRateLimiter, len(c.Limiters))
+	for _, name := range c.names() {
+		o := c.Limiters[name]
+		l, err := AdaptiveRate(o, append(append([]Option(nil), opts...), WithName(name))...)
+		if err != nil {
+			return nil, err
+		}
+		m[name] = l
+	}
+	return m, nil
+}

@@ -1,0 +1,38 @@
+package limit
+
+import (
+	"errors"
+	"testing"
+)
+
+// FuzzAdaptiveRateConfig: decoding and validating any input never panics,
+// every problem is an *OptionError, and a config that validates always
+// builds.
+func FuzzAdaptiveRateConfig(f *testing.F) {
+	f.Add([]byte(`{"limiters": {"orders-api": {"controller": "cubic", "maxUnitsPerMinute": 2700}}}`))
+	f.Add([]byte(`{"limiters": {"a": {"minUnitsPerMinute": 100, "maxUnitsPerMinute": 100, "initialUnitsPerMinute": 100}}}`))
+	f.Add([]byte(`{"limiters": {"a": {"burst": "1ms", "queueLimit": -1, "maxPause": "-1s", "decreaseCooldown": "-1s"}}}`))
+	f.Add([]byte(`{"limiters": {"a": {"aimd": {"decreaseFactor": 0.5, "increaseStep": 1e300, "increaseInterval": "1ns"}, "instances": 1000000}}}`))
+	f.Add([]byte(`{"limiters": {"a": {"controller": "cubic", "cubic": {"beta": 0.999, "scaleConstant": 1e-300}, "disabled": true}}}`))
+	f.Add([]byte(`{"limiters": {"a": {"minUnitsPerMinute": 1e-300, "maxUnitsPerMinute": 1e300}}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := ParseAdaptiveRateConfig(data)
+		if err != nil {
+			var oe *OptionError
+			if c != nil || (errors.As(err, &oe) && oe.Field == "") {
+				t.Fatalf("bad error %v with config %v", err, c)
+			}
+			return
+		}
+		ls, err := c.Build()
+		if err != nil {
+			t.Fatalf("valid config did not build: %v", err)
+		}
+		for _, l := range ls {
+			if r := l.Rate(); !(r > 0) {
+				t.Fatalf("rate %v", r)
+			}
+			l.Close()
+		}
+	})
+}

@@ -1,0 +1,170 @@
+package limit
+
+import (
+	"context"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/headroom-go/headroom/limit/concurrency"
+	"github.com/headroom-go/headroom/telemetry"
+)
+
+// bulkhead is the blocking shell around concurrency.Bulkhead.
+//
+// Its fast path is lock-free and reads no clock: a compare-and-swap to take
+// the permits and an atomic add to give them back. Its leases therefore
+// carry no grant time (Granted is 0). With a queue, released permits are
+// handed to the waiters in FIFO order by whoever releases them.
+type bulkhead struct {
+	name     string
+	engine   *concurrency.Bulkhead
+	capacity int // largest cost AcquireN accepts
+	metrics  *telemetry.Limiter
+
+	queueing bool
+	// waiting counts callers that have queued or are about to: a caller
+	// raises it before it last looks at the engine, and a releaser reads it
+	// after giving permits back, so a release can never miss a caller that
+	// found the bulkhead full. While it is above 0 nobody takes the fast
+	// path, which is what keeps the queue FIFO.
+	waiting atomic.Int64
+	epoch   time.Time  // for the wait telemetry only
+	mu      sync.Mutex // guards queue
+	queue   waitQueue
+}
+
+func newConcurrency(o Options) Limiter {
+	// Validate has checked Concurrency ≥ 1.
+	engine, _ := concurrency.New(o.Concurrency)
+	name := o.Name
+	if name == "" {
+		name = "concurrency"
+	}
+	l := &bulkhead{
+		name:     name,
+		engine:   engine,
+		capacity: min(o.Concurrency, math.MaxInt32), // a Lease holds an int32 cost
+		metrics:  telemetry.NewLimiter(o.MeterProvider, name, telemetry.KindConcurrency),
+		queueing: o.QueueLimit > 0,
+		epoch:    time.Now(),
+		queue:    waitQueue{limit: o.QueueLimit},
+	}
+	l.metrics.SetLimit(float64(o.Concurrency))
+	// The meter provider holds the instruments until closed; close them
+	// when the limiter is dropped.
+	l.metrics.CloseWhenUnreachable(l)
+	return l
+}
+
+func (l *bulkhead) Name() string { return l.name }
+
+// Acquire asks for one permit; see AcquireN.
+func (l *bulkhead) Acquire(ctx context.Context) (Lease, error) { return l.AcquireN(ctx, 1) }
+
+// AcquireN takes cost permits if at most the limit would then be held.
+// Without a queue it refuses at once with a *RateLimitedError whose
+// RetryAfter is 0: when a holder releases is not the bulkhead's to know.
+// With a queue it waits in FIFO order for released permits, unless the
+// queue is full (ReasonQueueFull). When ctx ends while it waits it returns
+// ctx.Err() holding nothing: permits handed to it at that same moment are
+// given back to the queue.
+//
+// Releasing the lease frees its permits.
+func (l *bulkhead) AcquireN(ctx context.Context, cost int) (Lease, error) {
+	if cost < 0 || cost > l.capacity {
+		return Lease{}, &CostError{Limiter: l.name, Cost: cost, Capacity: l.capacity}
+	}
+	if cost == 0 {
+		l.metrics.Acquired()
+		return Lease{}, nil
+	}
+	if (!l.queueing || l.waiting.Load() == 0) && l.engine.TryAcquire(cost) {
+		l.metrics.Acquired()
+		return Lease{owner: l, cost: int32(cost)}, nil
+	}
+	if !l.queueing {
+		return Lease{}, l.refuse(ReasonNoPermit)
+	}
+	return l.acquireQueued(ctx, cost)
+}
+
+func (l *bulkhead) acquireQueued(ctx context.Context, cost int) (Lease, error) {
+	if err := ctx.Err(); err != nil {
+		return Lease{}, err
+	}
+	l.waiting.Add(1)
+	l.mu.Lock()
+	if l.queue.empty() && l.engine.TryAcquire(cost) {
+		l.waiting.Add(-1)
+		l.mu.Unlock()
+		l.metrics.Acquired()
+		return Lease{owner: l, cost: int32(cost)}, nil
+	}
+	if !l.queue.fits(cost) {
+		l.waiting.Add(-1)
+		l.mu.Unlock()
+		return Lease{}, l.refuse(ReasonQueueFull)
+	}
+	w := l.queue.push(cost)
+	l.mu.Unlock()
+	l.metrics.QueueAdd(int64(cost))
+	start := time.Since(l.epoch)
+
+	if w.sleep(ctx, 0) == wokenReady {
+		// Only grant signals a bulkhead waiter: the permits are ours.
+		l.queue.put(w)
+		l.metrics.QueueAdd(-int64(cost))
+		l.metrics.Waited(time.Since(l.epoch) - start)
+		l.metrics.Acquired()
+		return Lease{owner: l, cost: int32(cost)}, nil
+	}
+	l.mu.Lock()
+	granted := w.granted
+	if !granted {
+		l.queue.remove(w)
+		l.waiting.Add(-1)
+		// w may have been the front holding back smaller waiters.
+		l.serve()
+	}
+	l.mu.Unlock()
+	l.queue.put(w)
+	l.metrics.QueueAdd(-int64(cost))
+	if granted {
+		// The grant and the cancellation raced: the caller gets ctx.Err()
+		// as it asked, and the permits go to the next in line.
+		l.give(cost)
+	}
+	return Lease{}, ctx.Err()
+}
+
+// serve hands permits to the front waiters while they fit; it stops at the
+// first that does not, so a large request is not starved by smaller ones
+// behind it. Called with l.mu held.
+func (l *bulkhead) serve() {
+	for w := l.queue.front(); w != nil; w = l.queue.front() {
+		if !l.engine.TryAcquire(w.cost) {
+			return
+		}
+		l.queue.grant(w)
+		l.waiting.Add(-1)
+	}
+}
+
+// give returns cost permits and serves the queue if anyone waits.
+func (l *bulkhead) give(cost int) {
+	l.engine.Release(cost)
+	if l.queueing && l.waiting.Load() > 0 {
+		l.mu.Lock()
+		l.serve()
+		l.mu.Unlock()
+	}
+}
+
+func (l *bulkhead) release(lease Lease) { l.give(int(lease.cost)) }
+
+func (l *bulkhead) refuse(reason string) error {
+	l.metrics.Denied(reason)
+	return &RateLimitedError{Limiter: l.name, Reason: reason}
+}

@@ -1,0 +1,88 @@
+package concurrency
+
+import (
+	"errors"
+	"sync/atomic"
+)
+
+// A Bulkhead lets at most Limit permits be held at once. Acquiring and
+// releasing are lock-free: a compare-and-swap on the in-flight count, and an
+// atomic add. It is safe for concurrent use.
+//
+// The limit may change while permits are held (SetLimit): lowering it below
+// the in-flight count revokes nothing, it only refuses new permits until
+// enough have been released.
+type Bulkhead struct {
+	inFlight atomic.Int64
+	limit    atomic.Int64
+}
+
+// ErrInvalid is returned by New for a limit below 0.
+var ErrInvalid = errors.New("concurrency: limit below 0")
+
+// New returns a bulkhead that lets limit permits be held at once. A limit of
+// 0 refuses every permit until SetLimit raises it.
+func New(limit int) (*Bulkhead, error) {
+	if limit < 0 {
+		return nil, ErrInvalid
+	}
+	b := &Bulkhead{}
+	b.limit.Store(int64(limit))
+	return b, nil
+}
+
+// TryAcquire takes cost permits when in-flight+cost stays within the limit,
+// and reports whether it did. A cost of 0 always succeeds and takes nothing;
+// a negative cost never does.
+func (b *Bulkhead) TryAcquire(cost int) bool {
+	c := int64(cost)
+	if c < 0 {
+		return false
+	}
+	for {
+		n := b.inFlight.Load()
+		if n+c > b.limit.Load() {
+			return false
+		}
+		if b.inFlight.CompareAndSwap(n, n+c) {
+			return true
+		}
+	}
+}
+
+// Release gives back cost permits taken by a successful TryAcquire. Every
+// permit must be released once: releasing what was never taken would let the
+// bulkhead admit more than its limit. Release never takes the in-flight
+// count below 0.
+func (b *Bulkhead) Release(cost int) {
+	c := int64(cost)
+	if c <= 0 {
+		return
+	}
+	if b.inFlight.Add(-c) >= 0 {
+		return
+	}
+	// Released more than was held: put the count back to 0 rather than
+	// let a negative count admit permits beyond the limit later.
+	for {
+		n := b.inFlight.Load()
+		if n >= 0 || b.inFlight.CompareAndSwap(n, 0) {
+			return
+		}
+	}
+}
+
+// SetLimit changes the limit; a value below 0 is taken as 0. Permits already
+// held stay held. A shell with queued callers should try to serve them after
+// raising the limit, since no release will tell it there is room.
+func (b *Bulkhead) SetLimit(limit int) { b.limit.Store(int64(max(limit, 0))) }
+
+// Limit is the current limit.
+func (b *Bulkhead) Limit() int { return int(b.limit.Load()) }
+
+// InFlight is how many permits are held now.
+func (b *Bulkhead) InFlight() int { return int(b.inFlight.Load()) }
+
+// Available is how many permits could be taken now; 0 when the in-flight
+// count is at or above a lowered limit.
+func (b *Bulkhead) Available() int { return int(max(b.limit.Load()-b.inFlight.Load(), 0)) }

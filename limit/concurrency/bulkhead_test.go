@@ -1,0 +1,128 @@
+package concurrency
+
+import (
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+func newBulkhead(t testing.TB, limit int) *Bulkhead {
+	t.Helper()
+	b, err := New(limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestBulkheadNewRejectsNegative(t *testing.T) {
+	if _, err := New(-1); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("New(-1) error %v; want ErrInvalid", err)
+	}
+}
+
+func TestBulkheadAcquireRelease(t *testing.T) {
+	b := newBulkhead(t, 3)
+	if !b.TryAcquire(2) || !b.TryAcquire(1) {
+		t.Fatal("refused within the limit")
+	}
+	if b.TryAcquire(1) {
+		t.Fatal("granted beyond the limit")
+	}
+	if !b.TryAcquire(0) {
+		t.Fatal("cost 0 refused when full")
+	}
+	if b.TryAcquire(-1) {
+		t.Fatal("negative cost granted")
+	}
+	if got := b.InFlight(); got != 3 {
+		t.Fatalf("InFlight = %d; want 3", got)
+	}
+	b.Release(2)
+	if b.TryAcquire(3) {
+		t.Fatal("granted 3 with 1 held and limit 3")
+	}
+	if !b.TryAcquire(2) {
+		t.Fatal("refused 2 with 1 held and limit 3")
+	}
+	if got := b.Available(); got != 0 {
+		t.Fatalf("Available = %d; want 0", got)
+	}
+}
+
+func TestBulkheadSetLimitRevokesNothing(t *testing.T) {
+	b := newBulkhead(t, 4)
+	if !b.TryAcquire(4) {
+		t.Fatal("refused within the limit")
+	}
+	b.SetLimit(2)
+	if b.Limit() != 2 || b.InFlight() != 4 || b.Available() != 0 {
+		t.Fatalf("after SetLimit(2): limit %d, in flight %d, available %d; want 2, 4, 0", b.Limit(), b.InFlight(), b.Available())
+	}
+	b.Release(1)
+	if b.TryAcquire(1) {
+		t.Fatal("granted with 3 held over a limit of 2")
+	}
+	b.Release(2)
+	if !b.TryAcquire(1) || b.TryAcquire(1) {
+		t.Fatal("want exactly one more permit with 1 held and limit 2")
+	}
+	b.SetLimit(-5)
+	if b.Limit() != 0 {
+		t.Fatalf("SetLimit(-5) left limit %d; want 0", b.Limit())
+	}
+}
+
+func TestBulkheadOverReleaseStopsAtZero(t *testing.T) {
+	b := newBulkhead(t, 2)
+	b.TryAcquire(1)
+	b.Release(5)
+	if got := b.InFlight(); got != 0 {
+		t.Fatalf("InFlight after over-release = %d; want 0", got)
+	}
+	if !b.TryAcquire(2) || b.TryAcquire(1) {
+		t.Fatal("over-release let the bulkhead admit more than its limit")
+	}
+}
+
+// TestBulkheadNeverAboveLimit races acquirers and checks, with a counter of
+// its own, that no more than the limit is ever held, and that all of the
+// limit is usable.
+func TestBulkheadNeverAboveLimit(t *testing.T) {
+	const limit = 5
+	b := newBulkhead(t, limit)
+	var held, peak atomic.Int64
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 20000 {
+				cost := 1 + (g+i)%3
+				if !b.TryAcquire(cost) {
+					continue
+				}
+				n := held.Add(int64(cost))
+				for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+				}
+				held.Add(-int64(cost))
+				b.Release(cost)
+			}
+		})
+	}
+	wg.Wait()
+	if p := peak.Load(); p > limit {
+		t.Fatalf("peak held %d; want at most %d", p, limit)
+	}
+	if b.InFlight() != 0 {
+		t.Fatalf("InFlight after all released = %d; want 0", b.InFlight())
+	}
+}
+
+func BenchmarkBulkheadAcquireRelease(b *testing.B) {
+	bh := newBulkhead(b, 1<<30)
+	b.ReportAllocs()
+	for b.Loop() {
+		bh.TryAcquire(1)
+		bh.Release(1)
+	}
+}

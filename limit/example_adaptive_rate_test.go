@@ -1,0 +1,37 @@
+package limit_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/headroom-go/headroom/limit"
+)
+
+// An adaptive rate limiter for an API that answers 429 when it is pushed
+// too hard: each call waits for its units, then reports how it went on the
+// lease.
+func ExampleAdaptiveRate() {
+	lim, err := limit.AdaptiveRate(limit.AdaptiveRateOptions{
+		Controller:        "cubic",
+		MaxUnitsPerMinute: 2700, // just below the API's published 3,000
+	}, limit.WithName("orders-api"))
+	if err != nil {
+		panic(err)
+	}
+	defer lim.Close()
+
+	lease, err := lim.AcquireN(context.Background(), 2) // a write costs 2 units
+	if err != nil {
+		panic(err) // *limit.RateLimitedError: refused without calling the API
+	}
+	status, retryAfter := 429, 2*time.Second // the API's answer
+	if status == 429 {
+		lease.Throttle(retryAfter)
+	}
+	lease.Release()
+
+	until, paused := lim.PausedUntil()
+	fmt.Printf("rate %.1f units/min, paused %v for %v\n", lim.Rate(), paused, time.Until(until).Round(time.Second))
+	// Output: rate 787.5 units/min, paused true for 2s
+}

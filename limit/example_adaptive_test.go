@@ -1,0 +1,34 @@
+package limit_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/headroom-go/headroom/limit"
+)
+
+// The bulkhead you do not have to size: set the ceiling it may never pass;
+// the number under it is read from how the dependency responds under load.
+func ExampleAdaptive() {
+	lim, err := limit.Adaptive(200, limit.WithName("payments"))
+	if err != nil {
+		panic(err)
+	}
+	call := func(ctx context.Context) error {
+		lease, err := lim.Acquire(ctx)
+		if err != nil {
+			return err // *limit.RateLimitedError: refused, never sent
+		}
+		// The lease is the measurement: how long it is held is the latency
+		// the loop reads. Report a timeout or a 503 with lease.Drop().
+		defer lease.Release()
+		return nil // the call itself
+	}
+	_ = call(context.Background())
+
+	// Nothing until it has seen 100 calls; then the settled limit and what
+	// it thinks a fast call takes.
+	n, ok := lim.CurrentLimit()
+	fmt.Println(n, ok)
+	// Output: 0 false
+}

@@ -1,0 +1,51 @@
+package limit
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"testing"
+)
+
+// FuzzOptions decodes any JSON into Options and validates it: nothing
+// panics, and whatever validates builds a limiter that grants a free lease.
+func FuzzOptions(f *testing.F) {
+	for _, seed := range []string{
+		`{"permitsPerSecond": 100}`,
+		`{"permitsPerSecond": 0.5, "burst": 3, "queueLimit": 2}`,
+		`{"perWindow": {"permits": 1000, "window": "1m"}}`,
+		`{"perWindow": {"permits": 10, "window": "1s", "segments": 3}, "queueLimit": 5}`,
+		`{"concurrency": 20, "name": "db"}`,
+		`{"adaptive": {}}`,
+		`{"adaptiveRate": {}}`,
+		`{"permitsPerSecond": 100, "concurrency": 20}`,
+		`{"perWindow": {"permits": -1, "window": "-1s", "segments": -1}}`,
+		`{"permitsPerSecond": 1e300}`,
+		`{}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var o Options
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		if dec.Decode(&o) != nil {
+			return
+		}
+		if o.Validate() != nil {
+			if _, err := New(o); err == nil {
+				t.Fatalf("New built what Validate refused: %s", data)
+			}
+			return
+		}
+		lim, err := New(o)
+		if err != nil {
+			t.Fatalf("Validate passed but New failed: %v (%s)", err, data)
+		}
+		lease, err := lim.AcquireN(context.Background(), 0)
+		if err != nil {
+			t.Fatalf("a free lease was refused: %v (%s)", err, data)
+		}
+		lease.Release()
+	})
+}

@@ -1,0 +1,205 @@
+package limit
+
+import (
+	"context"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/headroom-go/headroom/limit/window"
+	"github.com/headroom-go/headroom/telemetry"
+)
+
+// perSecond is the PerSecond shape: a window.TokenBucket behind a clock, a
+// FIFO queue of waiters and telemetry.
+//
+// The fast path — permits free, nobody waiting — is one monotonic clock
+// read and one CAS in the bucket; it takes no lock. The queue's lock is taken
+// only by callers that must wait, by their cancellations, and by nothing
+// else. The bucket itself keeps the fast path from overtaking the queue (see
+// window.TokenBucket.Reserve).
+//
+// A limiter measures time from its own epoch with time.Since, which reads
+// only the monotonic clock and is faked inside testing/synctest bubbles; build
+// the limiter in the bubble that uses it.
+type perSecond struct {
+	name       string
+	epoch      time.Time
+	metrics    *telemetry.Limiter
+	queueLimit int
+
+	mu    sync.Mutex
+	queue waitQueue // pending waiters, in booking (and so readyAt) order
+	// readyAt is when each waiter's reservation is due; an entry lives as
+	// long as its waiter's AcquireN, a little longer than it is in queue.
+	readyAt map[*waiter]time.Duration
+
+	bucket *window.TokenBucket // its own allocation, hot word padded
+}
+
+// newPerSecond builds the PerSecond shape of a validated o. Burst 0 means one
+// second's worth: PermitsPerSecond rounded up, at least 1.
+func newPerSecond(o Options) Limiter {
+	burst := o.Burst
+	if burst == 0 {
+		// Validate caps the rate at 1e9; the bound is for the conversion.
+		burst = int(max(min(math.Ceil(o.PermitsPerSecond), math.MaxInt32), 1))
+	}
+	name := o.Name
+	if name == "" {
+		name = "per_second"
+	}
+	l := &perSecond{
+		name:       name,
+		epoch:      time.Now(),
+		metrics:    telemetry.NewLimiter(o.MeterProvider, name, "per_second"),
+		queueLimit: o.QueueLimit,
+		queue:      waitQueue{limit: o.QueueLimit},
+		bucket:     window.NewTokenBucket(o.PermitsPerSecond, burst),
+	}
+	if o.QueueLimit > 0 {
+		l.readyAt = make(map[*waiter]time.Duration)
+	}
+	return l
+}
+
+func (l *perSecond) Name() string { return l.name }
+
+// Acquire asks for one permit; see AcquireN.
+func (l *perSecond) Acquire(ctx context.Context) (Lease, error) { return l.AcquireN(ctx, 1) }
+
+// AcquireN grants cost permits at once when they are free and nobody is
+// waiting, whatever the state of ctx. The lease's Granted is when its
+// permits became usable — the time of the call, or for a caller that waited
+// the time its reservation fell due (its goroutine resumes a little later) —
+// and its Release frees nothing. A cost of 0 is granted and takes
+// nothing. A cost below 0 or above the burst is refused with a *CostError.
+// Otherwise, with QueueLimit 0 it refuses at once with ReasonNoPermit and a
+// RetryAfter that is exact: the same call then succeeds if nobody else takes
+// permits in between. With a queue it waits its turn; see wait.
+func (l *perSecond) AcquireN(ctx context.Context, cost int) (Lease, error) {
+	now := time.Since(l.epoch)
+	ok, retryAfter := l.bucket.TryTake(now, cost)
+	if ok && cost >= 0 { // TryTake grants a negative cost; AcquireN does not
+		l.metrics.Acquired()
+		return Lease{owner: l, granted: now, cost: int32(cost)}, nil
+	}
+	if cost < 0 || cost > l.bucket.Burst() {
+		return Lease{}, &CostError{Limiter: l.name, Cost: cost, Capacity: l.bucket.Burst()}
+	}
+	if l.queueLimit == 0 {
+		return Lease{}, l.refuse(ReasonNoPermit, retryAfter)
+	}
+	return l.wait(ctx, now, cost)
+}
+
+// release frees nothing: a token bucket's permits are spent when granted.
+func (l *perSecond) release(Lease) {}
+
+func (l *perSecond) refuse(reason string, retryAfter time.Duration) error {
+	l.metrics.Denied(reason)
+	return &RateLimitedError{Limiter: l.name, RetryAfter: retryAfter, Reason: reason}
+}
+
+// wait books cost permits and sleeps until they are due, in FIFO order with
+// every other waiter. It refuses at once, without booking, when the queue
+// has no room for cost more permits (ReasonQueueFull) or when ctx's deadline
+// comes before the permits would be due (ReasonDeadline); either way
+// RetryAfter is when the permits would have been due. If ctx ends while the
+// caller waits, the permits go back to the bucket, every later waiter moves
+// up by their worth, and wait returns ctx.Err(). A waiter whose permits are
+// due when it looks takes them, even if ctx has just ended: their time has
+// passed, so giving them back would give nothing.
+func (l *perSecond) wait(ctx context.Context, arrived time.Duration, cost int) (Lease, error) {
+	if err := ctx.Err(); err != nil {
+		return Lease{}, err
+	}
+	l.mu.Lock()
+	// Read the clock under the lock, so that the bookings that wait see
+	// times in the order they book.
+	now := time.Since(l.epoch)
+	l.dropDue(now)
+	room := l.queue.fits(cost)
+	maxAhead := time.Duration(0) // no room: only a grant at once will do
+	if room {
+		maxAhead = window.Never
+		if d, ok := ctx.Deadline(); ok {
+			maxAhead = d.Sub(l.epoch) - now
+		}
+	}
+	readyAt, ok := l.bucket.Reserve(now, cost, maxAhead)
+	switch {
+	case ok && readyAt <= now:
+		l.mu.Unlock()
+		l.metrics.Acquired()
+		return Lease{owner: l, granted: now, cost: int32(cost)}, nil
+	case !ok:
+		l.mu.Unlock()
+		reason := ReasonDeadline
+		if !room {
+			reason = ReasonQueueFull
+		}
+		return Lease{}, l.refuse(reason, readyAt-now)
+	}
+	w := l.queue.push(cost)
+	l.readyAt[w] = readyAt
+	l.mu.Unlock()
+	l.metrics.QueueAdd(int64(cost))
+
+	for d := readyAt - now; ; {
+		woke := w.sleep(ctx, d)
+		l.mu.Lock()
+		now = time.Since(l.epoch)
+		readyAt := l.readyAt[w]
+		if readyAt <= now {
+			// Due (dropDue may have taken it out of the queue already).
+			l.leave(w)
+			l.mu.Unlock()
+			l.queue.put(w)
+			l.metrics.Waited(now - arrived)
+			l.metrics.Acquired()
+			return Lease{owner: l, granted: readyAt, cost: int32(cost)}, nil
+		}
+		if woke == wokenDone || ctx.Err() != nil {
+			if shift, ok := l.bucket.Cancel(now, readyAt, cost); ok {
+				for later := w.next; later != nil; later = later.next {
+					l.readyAt[later] -= shift
+					l.queue.wake(later) // to sleep again, for less
+				}
+			}
+			l.leave(w)
+			l.mu.Unlock()
+			l.queue.put(w)
+			return Lease{}, ctx.Err()
+		}
+		// Woken by a shift, or (a timer is never early on the monotonic
+		// clock, but reading it is not free of skew) a hair early.
+		d = max(readyAt-now, 1)
+		l.mu.Unlock()
+	}
+}
+
+// dropDue takes out of the queue the waiters whose permits are due by now,
+// so that they no longer count against QueueLimit; their goroutines will
+// find themselves due and take their lease. l.mu must be held.
+func (l *perSecond) dropDue(now time.Duration) {
+	for w := l.queue.front(); w != nil && l.readyAt[w] <= now; w = l.queue.front() {
+		l.unlink(w)
+	}
+}
+
+// unlink takes w out of the queue, if it is still there, keeping its
+// readyAt for its goroutine. l.mu must be held.
+func (l *perSecond) unlink(w *waiter) {
+	if w.linked {
+		l.queue.remove(w)
+		l.metrics.QueueAdd(-int64(w.cost))
+	}
+}
+
+// leave is w's goroutine leaving for good: out of the queue and out of
+// readyAt. l.mu must be held.
+func (l *perSecond) leave(w *waiter) {
+	l.unlink(w)
+	delete(l.readyAt, w)
+}

@@ -1,0 +1,143 @@
+package limit
+
+import (
+	"context"
+	"os"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/headroom-go/headroom/limit/window"
+)
+
+// benchPerSecond is a limiter that always has permits: a billion a second
+// with a billion of burst, so every call takes the fast path.
+func benchPerSecond(b *testing.B) Limiter {
+	l, err := PerSecond(1e9, WithBurst(1e9))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return l
+}
+
+func BenchmarkPerSecondAcquireRelease(b *testing.B) {
+	l, ctx := benchPerSecond(b), context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		lease, err := l.Acquire(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		lease.Release()
+	}
+}
+
+func BenchmarkPerSecondAcquireReleaseParallel(b *testing.B) {
+	l, ctx := benchPerSecond(b), context.Background()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			lease, err := l.Acquire(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			lease.Release()
+		}
+	})
+}
+
+// BenchmarkPerSecondRefused is the cost of a refusal with QueueLimit 0: it
+// allocates the *RateLimitedError.
+func BenchmarkPerSecondRefused(b *testing.B) {
+	l, _ := PerSecond(1e-3, WithBurst(1))
+	ctx := context.Background()
+	l.Acquire(ctx)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := l.Acquire(ctx); err == nil {
+			b.Fatal("granted")
+		}
+	}
+}
+
+// BenchmarkTokenBucketTryTake is the core alone, on a fixed time.
+func BenchmarkTokenBucketTryTake(b *testing.B) {
+	tb := window.NewTokenBucket(1e9, 1e9)
+	var now time.Duration
+	for b.Loop() {
+		now++
+		tb.TryTake(now, 1)
+	}
+}
+
+// TestPerSecondWaitAccuracy measures waiting in real time, so it runs only
+// when asked: HEADROOM_WAIT_ACCURACY=1 go test ./limit -run WaitAccuracy -v.
+// PerSecond(1000) with burst 1 serves 4 goroutines that wait for every
+// permit for 2 s; it must achieve at least 99.9% of the rate. It reports the
+// p50/p99 lateness of the waiters (when they resumed minus when their permit
+// fell due) beside that of plain time.Sleep(1ms) on the same machine.
+func TestPerSecondWaitAccuracy(t *testing.T) {
+	if os.Getenv("HEADROOM_WAIT_ACCURACY") == "" {
+		t.Skip("real-time measurement; set HEADROOM_WAIT_ACCURACY=1 to run it")
+	}
+	const rate, run, goroutines = 1000, 2 * time.Second, 4
+	l, err := PerSecond(rate, WithBurst(1), WithQueueLimit(goroutines))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := l.(*perSecond)
+	ctx := context.Background()
+	var mu sync.Mutex
+	var late []time.Duration // per grant: resumed minus due (Granted)
+	start := time.Since(ps.epoch)
+	var wg sync.WaitGroup
+	for range goroutines {
+		wg.Go(func() {
+			for {
+				lease, err := l.Acquire(ctx)
+				resumed := time.Since(ps.epoch)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if lease.Granted()-start > run {
+					return
+				}
+				mu.Lock()
+				late = append(late, resumed-lease.Granted())
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+
+	achieved := float64(len(late)) / (rate*run.Seconds() + 1)
+	sleep := sleepLateness(500, time.Millisecond)
+	t.Logf("PerSecond(%d) burst 1, %d waiting goroutines, %v: %d permits, %.4f of the rate", rate, goroutines, run, len(late), achieved)
+	t.Logf("lateness of grants:      p50 %v  p99 %v  max %v", pct(late, 50), pct(late, 99), pct(late, 100))
+	t.Logf("lateness of Sleep(1ms):  p50 %v  p99 %v  max %v", pct(sleep, 50), pct(sleep, 99), pct(sleep, 100))
+	if achieved < 0.999 {
+		t.Errorf("achieved %.4f of the configured rate, want at least 0.999", achieved)
+	}
+}
+
+// sleepLateness is how much later than asked n calls of time.Sleep(d) return.
+func sleepLateness(n int, d time.Duration) []time.Duration {
+	late := make([]time.Duration, n)
+	for i := range late {
+		t0 := time.Now()
+		time.Sleep(d)
+		late[i] = time.Since(t0) - d
+	}
+	return late
+}
+
+// pct is the p-th percentile of ds (100 is the maximum); it sorts ds.
+func pct(ds []time.Duration, p int) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	slices.Sort(ds)
+	return ds[min(len(ds)*p/100, len(ds)-1)]
+}

@@ -1,0 +1,193 @@
+package limit
+
+import (
+	"context"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/headroom-go/headroom/limit/window"
+	"github.com/headroom-go/headroom/telemetry"
+)
+
+// maxSegments bounds WindowOptions.Segments: the engine keeps one slot per
+// segment, and finer steps than 1/1024 of the window buy nothing.
+const maxSegments = 1024
+
+// defaultSegments is how many steps a window slides in unless told.
+const defaultSegments = 8
+
+// perWindow is the blocking shell around window.SlidingWindow.
+//
+// Without a queue, AcquireN is one clock read and one TryTake. With one, a
+// caller that finds the queue empty still takes at once; otherwise it queues
+// (head-of-line: only the front waiter takes permits, after sleeping exactly
+// until the engine says they fit, then it wakes the next).
+type perWindow struct {
+	name     string
+	epoch    time.Time
+	engine   *window.SlidingWindow
+	capacity int // largest cost AcquireN accepts
+	metrics  *telemetry.Limiter
+
+	queueing bool
+	// waiting counts callers that have queued or are about to; while it is
+	// 0 a caller may take permits without l.mu, since there is nobody to
+	// barge past. A caller raises it before it looks at the engine under
+	// l.mu, so one that finds it 0 arrived before anyone queued.
+	waiting atomic.Int64
+	mu      sync.Mutex // guards queue
+	queue   waitQueue
+}
+
+func newPerWindow(o Options) Limiter {
+	w := o.PerWindow
+	segments := w.Segments
+	if segments == 0 {
+		segments = defaultSegments
+	}
+	// Validate has checked every setting NewSlidingWindow checks.
+	engine, _ := window.NewSlidingWindow(w.Permits, time.Duration(w.Window), segments)
+	name := o.Name
+	if name == "" {
+		name = "per_window"
+	}
+	l := &perWindow{
+		name:     name,
+		epoch:    time.Now(),
+		engine:   engine,
+		capacity: min(w.Permits, math.MaxInt32), // a Lease holds an int32 cost
+		metrics:  telemetry.NewLimiter(o.MeterProvider, name, telemetry.KindPerWindow),
+		queueing: o.QueueLimit > 0,
+		queue:    waitQueue{limit: o.QueueLimit},
+	}
+	// The meter provider holds the instruments until closed; close them
+	// when the limiter is dropped.
+	l.metrics.CloseWhenUnreachable(l)
+	return l
+}
+
+func (l *perWindow) Name() string { return l.name }
+
+// Acquire asks for one permit; see AcquireN.
+func (l *perWindow) Acquire(ctx context.Context) (Lease, error) { return l.AcquireN(ctx, 1) }
+
+// AcquireN takes cost permits if the window has room for them. Without a
+// queue it refuses at once with a *RateLimitedError whose RetryAfter is
+// exact: the time until enough earlier permits leave the window. With a
+// queue it waits in FIFO order, unless the queue is full (ReasonQueueFull)
+// or ctx's deadline comes before the window could have room for this caller
+// and those queued ahead of it (ReasonDeadline). When ctx ends while it
+// waits it returns ctx.Err() having taken nothing.
+//
+// Releasing a window lease frees nothing: a permit stays counted for Window
+// after it was granted.
+func (l *perWindow) AcquireN(ctx context.Context, cost int) (Lease, error) {
+	if cost < 0 || cost > l.capacity {
+		return Lease{}, &CostError{Limiter: l.name, Cost: cost, Capacity: l.capacity}
+	}
+	now := time.Since(l.epoch)
+	if cost == 0 {
+		l.metrics.Acquired()
+		return Lease{granted: now}, nil
+	}
+	if !l.queueing || l.waiting.Load() == 0 {
+		ok, at, retryAfter := l.engine.TryTake(now, cost)
+		if ok {
+			l.metrics.Acquired()
+			return Lease{owner: l, granted: at, cost: int32(cost)}, nil
+		}
+		if !l.queueing {
+			return Lease{}, l.refuse(ReasonNoPermit, retryAfter)
+		}
+	}
+	return l.acquireQueued(ctx, now, cost)
+}
+
+func (l *perWindow) acquireQueued(ctx context.Context, now time.Duration, cost int) (Lease, error) {
+	if err := ctx.Err(); err != nil {
+		return Lease{}, err
+	}
+	l.waiting.Add(1)
+	l.mu.Lock()
+	if l.queue.empty() {
+		if ok, at, _ := l.engine.TryTake(now, cost); ok {
+			l.waiting.Add(-1)
+			l.mu.Unlock()
+			l.metrics.Acquired()
+			return Lease{owner: l, granted: at, cost: int32(cost)}, nil
+		}
+	}
+	// The earliest this caller could be served: when the window has room
+	// for everything queued ahead plus its own cost. Beyond one window's
+	// worth it is a lower bound, which is still safe for refusing.
+	ready := l.engine.RetryAfter(now, min(l.queue.queued+cost, l.capacity))
+	if !l.queue.fits(cost) {
+		l.waiting.Add(-1)
+		l.mu.Unlock()
+		return Lease{}, l.refuse(ReasonQueueFull, ready)
+	}
+	if deadline, ok := ctx.Deadline(); ok && deadline.Sub(l.epoch) <= now+ready {
+		l.waiting.Add(-1)
+		l.mu.Unlock()
+		return Lease{}, l.refuse(ReasonDeadline, ready)
+	}
+	w := l.queue.push(cost)
+	d := time.Duration(0) // not the front: sleep until woken
+	if l.queue.front() == w {
+		d = max(ready, 1)
+	}
+	l.mu.Unlock()
+	l.metrics.QueueAdd(int64(cost))
+	start := now
+
+	for {
+		woke := w.sleep(ctx, d)
+		l.mu.Lock()
+		if woke == wokenDone || ctx.Err() != nil {
+			// Checked after every wake, so a caller whose context has
+			// ended never takes permits, even when its timer fired too.
+			l.leave(w)
+			l.mu.Unlock()
+			l.queue.put(w)
+			l.metrics.QueueAdd(-int64(cost))
+			return Lease{}, ctx.Err()
+		}
+		d = 0
+		if l.queue.front() == w {
+			now = time.Since(l.epoch)
+			ok, at, retryAfter := l.engine.TryTake(now, cost)
+			if ok {
+				l.leave(w)
+				l.mu.Unlock()
+				l.queue.put(w)
+				l.metrics.QueueAdd(-int64(cost))
+				l.metrics.Waited(at - start)
+				l.metrics.Acquired()
+				return Lease{owner: l, granted: at, cost: int32(cost)}, nil
+			}
+			d = max(retryAfter, 1)
+		}
+		l.mu.Unlock()
+	}
+}
+
+// leave takes w out of the queue and, if that makes a new front, wakes it
+// so it starts its own timer. Called with l.mu held.
+func (l *perWindow) leave(w *waiter) {
+	wasFront := l.queue.front() == w
+	l.queue.remove(w)
+	l.waiting.Add(-1)
+	if f := l.queue.front(); wasFront && f != nil {
+		l.queue.wake(f)
+	}
+}
+
+func (l *perWindow) refuse(reason string, retryAfter time.Duration) error {
+	l.metrics.Denied(reason)
+	return &RateLimitedError{Limiter: l.name, RetryAfter: max(retryAfter, 0), Reason: reason}
+}
+
+// release does nothing: a window permit is spent when it is granted.
+func (l *perWindow) release(Lease) {}

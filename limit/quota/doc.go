@@ -1,0 +1,69 @@
+// Package quota is headroom's quota guard: it reads the rate limits a
+// service publishes in its response headers, keeps them per key, and turns
+// an attempt away — or holds it — while the key's remaining allowance is
+// inside the reserve and the reset is ahead (seeds 002 and 003).
+//
+// # Parsing
+//
+// Parse reads every common dialect (research Part 1,
+// shared/research/headers-and-distributed.md) into one normalised Quota —
+// Limit, Remaining, Reset as an instant, Window, Policy, Unit and a Key hint
+// — and returns the most restrictive of the buckets a response publishes;
+// ParseAll returns them all. The dialects:
+//
+//   - IETF draft-ietf-httpapi-ratelimit-headers -08 to -10: RateLimit and
+//     RateLimit-Policy Structured-Field Lists with named policies (Cloudflare).
+//   - draft -07: the RateLimit Dictionary, limit=100, remaining=50, reset=5.
+//   - drafts ≤ -06: RateLimit-Limit, -Remaining, -Reset, with -03's policies
+//     inside RateLimit-Limit (SharePoint) and -04..-06's RateLimit-Policy.
+//   - X-RateLimit-Limit, -Remaining, -Reset, the reset in epoch seconds,
+//     epoch milliseconds or delta seconds (ParseReset says how they are told
+//     apart); GitHub's -Used and -Resource; Discord's -Reset-After and
+//     -Bucket.
+//   - x-rate-limit-* (X/Twitter) with its 24-hour caps.
+//   - OpenAI's x-ratelimit-*-requests and -tokens, resets as Go durations.
+//   - Anthropic's anthropic-ratelimit-*, resets in RFC 3339.
+//   - Shopify's X-Shopify-Shop-Api-Call-Limit, used/size.
+//
+// ParseRetryAfter reads Retry-After (delay seconds, fractional too, or an
+// HTTP-date in its three forms) and retry-after-ms. Every wait is capped at
+// MaxRetryAfter (DefaultMaxRetryAfter, 5 minutes, unless configured) and is
+// never negative. Malformed fields are ignored; nothing panics. Parsing a
+// typical response takes well under a microsecond and allocates nothing.
+//
+// # The guard
+//
+// A Guard keeps per key (the host by default; Options.Key can use a token,
+// an endpoint or a route; Options.Share lets keys share a state through a
+// hint such as the Discord bucket) the remaining allowance, limit, reset and
+// the instant the key is blocked until, for Options.TTL after the last
+// response that said anything.
+//
+//	g, err := quota.New(quota.Options{})
+//	// before each attempt:
+//	if err := g.Check(key, time.Now()); err != nil {
+//		return err // *limit.RateLimitedError{RetryAfter: until the reset}
+//	}
+//	// after it:
+//	g.Observe(key, resp.StatusCode, resp.Header, time.Now())
+//
+// Check refuses while remaining ≤ reserve (the larger of ReserveUnits and
+// ReserveFraction × limit) with the reset ahead, or while a Retry-After or a
+// backoff blocks the key; it admits otherwise and takes one unit off the
+// key's remaining at once, so concurrent callers cannot all spend the last
+// units (state.go says how responses then correct the count). Wait holds the
+// caller instead of refusing. After a 429 or 503 that names neither a
+// Retry-After nor an exhausted quota with a reset, the key backs off
+// exponentially with jitter (github.com/cenkalti/backoff/v4); a success
+// resets it. Acquire and AcquireWait cap the requests in flight per key
+// (Options.MaxInFlight). Enter puts the pre-attempt steps together for an
+// HTTP layer.
+//
+// # Time
+//
+// The core — Parse, ParseAll, ParseRetryAfter, ParseReset, Admit, Check,
+// Observe, State — takes the current time as an argument and neither reads
+// a clock nor sleeps. Wait, AcquireWait, Enter and ObserveResponse are the
+// thin shell that reads time.Now and blocks on timers and contexts; their
+// tests run in testing/synctest bubbles.
+package quota

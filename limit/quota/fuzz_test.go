@@ -1,0 +1,160 @@
+package quota
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/headroom-go/headroom/limit"
+)
+
+// The fuzz targets check, for any input: no panic; every Quota with
+// non-negative counts and window, a reset that is zero or within
+// [now, now + horizon]; every wait within [0, the cap]. Seed corpora are in
+// testdata/fuzz/<FuzzName>/.
+
+// fuzzKeys are the header keys FuzzParse and FuzzObserve may set.
+var fuzzKeys = []string{
+	"Ratelimit", "Ratelimit-Policy", "Ratelimit-Limit", "Ratelimit-Remaining", "Ratelimit-Reset",
+	"X-Ratelimit-Limit", "X-Ratelimit-Remaining", "X-Ratelimit-Reset", "X-Ratelimit-Reset-After",
+	"X-Ratelimit-Bucket", "X-Ratelimit-Resource", "X-Ratelimit-Used",
+	"X-Rate-Limit-Limit", "X-Rate-Limit-Remaining", "X-Rate-Limit-Reset",
+	"X-App-Limit-24hour-Remaining", "X-App-Limit-24hour-Reset",
+	"X-Ratelimit-Limit-Requests", "X-Ratelimit-Remaining-Requests", "X-Ratelimit-Reset-Requests",
+	"X-Ratelimit-Limit-Tokens", "X-Ratelimit-Remaining-Tokens", "X-Ratelimit-Reset-Tokens",
+	"Anthropic-Ratelimit-Requests-Limit", "Anthropic-Ratelimit-Requests-Remaining", "Anthropic-Ratelimit-Requests-Reset",
+	"Anthropic-Ratelimit-Input-Tokens-Remaining", "Anthropic-Ratelimit-Input-Tokens-Reset",
+	"X-Shopify-Shop-Api-Call-Limit", "Retry-After", "Retry-After-Ms", "X-Ms-Retry-After-Ms", "Date", "Age",
+}
+
+func fuzzHeader(k1 uint8, v1 string, k2 uint8, v2 string, k3 uint8, v3 string) http.Header {
+	h := http.Header{}
+	h[fuzzKeys[int(k1)%len(fuzzKeys)]] = append(h[fuzzKeys[int(k1)%len(fuzzKeys)]], v1)
+	h[fuzzKeys[int(k2)%len(fuzzKeys)]] = append(h[fuzzKeys[int(k2)%len(fuzzKeys)]], v2)
+	h[fuzzKeys[int(k3)%len(fuzzKeys)]] = append(h[fuzzKeys[int(k3)%len(fuzzKeys)]], v3)
+	return h
+}
+
+func checkQuotas(t *testing.T, qs []Quota, now time.Time) {
+	t.Helper()
+	for _, q := range qs {
+		if q.Remaining < 0 || q.Limit < 0 || q.Window < 0 {
+			t.Fatalf("negative figure: %+v", q)
+		}
+		checkInstant(t, q.Reset, now)
+	}
+}
+
+func checkInstant(t *testing.T, r, now time.Time) {
+	t.Helper()
+	if r.IsZero() {
+		return
+	}
+	if r.Before(now) || r.After(now.Add(horizon)) {
+		t.Fatalf("instant %v outside [now, now+horizon] (now %v)", r, now)
+	}
+}
+
+func checkWait(t *testing.T, d, maxWait time.Duration) {
+	t.Helper()
+	if d < 0 || d > maxWait {
+		t.Fatalf("wait %v outside [0, %v]", d, maxWait)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add(uint8(6), "4999", uint8(5), "5000", uint8(7), "1756212000")
+	f.Fuzz(func(t *testing.T, k1 uint8, v1 string, k2 uint8, v2 string, k3 uint8, v3 string) {
+		h := fuzzHeader(k1, v1, k2, v2, k3, v3)
+		checkQuotas(t, ParseAll(h, t0, nil), t0)
+		if q, ok := Parse(h, t0); ok {
+			checkQuotas(t, []Quota{q}, t0)
+		}
+	})
+}
+
+func FuzzParseRetryAfter(f *testing.F) {
+	f.Add("120", "", "")
+	f.Fuzz(func(t *testing.T, ra, ms, date string) {
+		h := http.Header{"Retry-After": {ra}}
+		if ms != "" {
+			h["Retry-After-Ms"] = []string{ms}
+		}
+		if date != "" {
+			h["Date"] = []string{date}
+		}
+		d, ok := ParseRetryAfter(h, t0)
+		if !ok && d != 0 {
+			t.Fatalf("not ok but %v", d)
+		}
+		checkWait(t, d, DefaultMaxRetryAfter)
+	})
+}
+
+func FuzzIETF(f *testing.F) {
+	f.Add(`"burst";r=50;t=30`, `"burst";q=100;w=60`)
+	f.Fuzz(func(t *testing.T, rl, policy string) {
+		h := http.Header{"Ratelimit": {rl}, "Ratelimit-Policy": {policy}}
+		checkQuotas(t, ParseAll(h, t0, nil), t0)
+	})
+}
+
+func FuzzIETF06(f *testing.F) {
+	f.Add("10, 10;w=1, 50;w=60", "5", "7", "10;w=1")
+	f.Fuzz(func(t *testing.T, lim, rem, reset, policy string) {
+		h := http.Header{"Ratelimit-Limit": {lim}, "Ratelimit-Remaining": {rem}, "Ratelimit-Reset": {reset}, "Ratelimit-Policy": {policy}}
+		checkQuotas(t, ParseAll(h, t0, nil), t0)
+	})
+}
+
+func FuzzSF(f *testing.F) {
+	f.Add(`"a";r=1, b;q=2;pk=:AAE=:, (1 2);x`, false)
+	f.Fuzz(func(t *testing.T, v string, dict bool) {
+		var buf [maxPolicies]sfMember
+		ms, _ := sfParse([]string{v}, dict, buf[:0])
+		if len(ms) > maxPolicies {
+			t.Fatal("overflow")
+		}
+		sfItem(v)
+		sfLooksLikeDict(v)
+	})
+}
+
+func FuzzReset(f *testing.F) {
+	f.Add("1470173023.123", int64(1470173000))
+	f.Fuzz(func(t *testing.T, v string, nowSec int64) {
+		now := time.Unix(nowSec%(1<<40), 0)
+		r, ok := ParseReset(v, now)
+		if !ok && !r.IsZero() {
+			t.Fatal("not ok but an instant")
+		}
+		checkInstant(t, r, now)
+		p := parser{h: http.Header{}, now: now}
+		if r, ok := p.goDuration(v); ok {
+			checkInstant(t, r, now)
+		}
+		if r, ok := p.rfc3339(v); ok {
+			checkInstant(t, r, now)
+		}
+		parseHTTPDate(v)
+	})
+}
+
+// FuzzObserve drives the guard with arbitrary responses: every wait it asks
+// for stays within [0, MaxRetryAfter].
+func FuzzObserve(f *testing.F) {
+	f.Add(uint16(429), uint8(6), "0", uint8(7), "30", uint8(29), "86400", int64(5))
+	f.Fuzz(func(t *testing.T, status uint16, k1 uint8, v1 string, k2 uint8, v2 string, k3 uint8, v3 string, step int64) {
+		g, err := New(Options{MaxRetryAfter: limit.Duration(30 * time.Second)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := t0
+		for i := range 3 {
+			g.Observe("k", int(status), fuzzHeader(k1, v1, k2, v2, k3, v3), now)
+			checkWait(t, g.Admit("k", now), 30*time.Second)
+			now = now.Add(time.Duration(step%int64(time.Hour)) * time.Duration(i+1))
+			checkWait(t, g.Admit("k", now), 30*time.Second)
+		}
+	})
+}

@@ -1,0 +1,364 @@
+package quota
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/headroom-go/headroom/limit"
+)
+
+// Guard keeps the published quota of each key and turns attempts away while
+// a key's remaining allowance is inside the reserve and its reset is ahead,
+// or while the key is blocked by a Retry-After or a backoff. It is safe for
+// concurrent use.
+//
+// The core methods take the time as an argument (Admit, Check, Observe,
+// State); the shell methods read time.Now and block (Wait, AcquireWait,
+// Enter, ObserveResponse). Keys have state only once a response has
+// published something about them or a slot is taken for them: a key the
+// guard knows nothing about is always admitted.
+type Guard struct {
+	c         config
+	m         sync.Map // string → *entry
+	lastSweep atomic.Int64
+}
+
+// New returns a Guard, or Validate's error.
+func New(o Options) (*Guard, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	return &Guard{c: o.config()}, nil
+}
+
+// Name is the name the guard gives its refusals.
+func (g *Guard) Name() string { return g.c.name }
+
+// Key is the key of a request under Options.Key (the host by default).
+func (g *Guard) Key(r *http.Request) string { return g.c.key(r) }
+
+// lookup returns the state a key reads: its own, or the one it shares.
+func (g *Guard) lookup(key string) *entry {
+	v, ok := g.m.Load(key)
+	if !ok {
+		return nil
+	}
+	e := v.(*entry)
+	if s := e.shared.Load(); s != nil {
+		return s
+	}
+	return e
+}
+
+// own returns the key's own entry, creating it.
+func (g *Guard) own(key string) *entry {
+	if v, ok := g.m.Load(key); ok {
+		return v.(*entry)
+	}
+	e := &entry{}
+	if g.c.maxInFlight > 0 {
+		e.sem = make(chan struct{}, g.c.maxInFlight)
+	}
+	v, _ := g.m.LoadOrStore(key, e)
+	return v.(*entry)
+}
+
+// Admit decides an attempt for key at now. It returns 0 when the attempt
+// may go, and counts it against the key's remaining allowance; otherwise how
+// long until it may, within (0, MaxRetryAfter]. It does not allocate.
+func (g *Guard) Admit(key string, now time.Time) time.Duration {
+	e := g.lookup(key)
+	if e == nil {
+		return 0
+	}
+	n := now.UnixNano()
+	e.mu.Lock()
+	d := e.admit(n, &g.c)
+	e.mu.Unlock()
+	return d
+}
+
+// Check is Admit as an error: nil when the attempt may go, or a
+// *limit.RateLimitedError with Reason limit.ReasonNoPermit and RetryAfter
+// until the key is free (the reset, the end of a Retry-After or backoff).
+func (g *Guard) Check(key string, now time.Time) error {
+	if d := g.Admit(key, now); d > 0 {
+		return g.refuse(d, limit.ReasonNoPermit)
+	}
+	return nil
+}
+
+func (g *Guard) refuse(d time.Duration, reason string) error {
+	return &limit.RateLimitedError{Limiter: g.c.name, RetryAfter: d, Reason: reason}
+}
+
+// Wait holds the caller until key admits an attempt, and takes it. It
+// returns ctx.Err() if the context ends first; a *limit.RateLimitedError
+// at once, without waiting, when the wait would outlast the context's
+// deadline (ReasonDeadline) or MaxWait (ReasonMaxWait).
+func (g *Guard) Wait(ctx context.Context, key string) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		now := time.Now()
+		d := g.Admit(key, now)
+		if d == 0 {
+			return nil
+		}
+		if d > g.c.maxWait {
+			return g.refuse(d, limit.ReasonMaxWait)
+		}
+		if dl, ok := ctx.Deadline(); ok && now.Add(d).After(dl) {
+			return g.refuse(d, limit.ReasonDeadline)
+		}
+		t := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// Observe takes what a response for key published: its quota headers, its
+// Retry-After, its status. now is when it was read.
+//
+//   - The bucket binding under the reserve (see ParseAll and pick) updates
+//     the key's remaining, limit and reset.
+//   - A Retry-After, on any status, blocks the key until now + Retry-After
+//     (capped), and replaces a later reset: Retry-After wins over reset
+//     (IETF draft, research §1.1).
+//   - A 429 or 503 with no Retry-After, whose quota does not already
+//     explain it (remaining inside the reserve and a reset ahead), blocks
+//     the key for its next backoff interval. GitHub's secondary limits are
+//     such throttles: they come with quota headers that show allowance left.
+//   - A 2xx or 3xx resets the backoff.
+//
+// Responses that publish nothing and throttle nothing leave no state.
+func (g *Guard) Observe(key string, status int, h http.Header, now time.Time) {
+	var buf [maxQuotas]Quota
+	qs := ParseAll(h, now, buf[:0])
+	ra, hasRA := parseRetryAfter(h, now, g.c.maxRetryAfter)
+	throttled := status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable
+	success := status >= 200 && status < 400
+	informative := len(qs) > 0 || hasRA || throttled
+	if !informative {
+		if !success {
+			return
+		}
+		if _, ok := g.m.Load(key); !ok {
+			return // nothing to reset
+		}
+	}
+	n := now.UnixNano()
+	e := g.own(key)
+	if informative {
+		e.touched.Store(n)
+	}
+	var q *Quota
+	if len(qs) > 0 {
+		q = &qs[pick(qs, g.c.reserve)]
+		if g.c.share != nil && q.Key != "" {
+			if sk := g.c.share(key, q.Key); sk != "" && sk != key {
+				s := g.own(sk)
+				e.shared.Store(s)
+			}
+		}
+	}
+	if s := e.shared.Load(); s != nil {
+		e = s
+		if informative {
+			e.touched.Store(n)
+		}
+	}
+
+	e.mu.Lock()
+	if q != nil {
+		e.update(q, n)
+	}
+	if hasRA {
+		until := n + int64(ra)
+		e.blocked = max(e.blocked, until)
+		switch {
+		case !e.known:
+		case e.reset == 0 || e.assumed:
+			// No published reset: after the wait, one probe (see admit).
+			e.reset, e.assumed = until, true
+		case e.reset > until:
+			e.reset = until
+		}
+	}
+	switch {
+	case throttled && !hasRA && !(e.known && e.reset > n && e.remaining <= g.c.reserve.of(e.limit)):
+		e.blocked = max(e.blocked, n+int64(e.nextBackoff(&g.c)))
+	case success && e.bo != nil:
+		e.bo.Reset()
+	}
+	e.mu.Unlock()
+	g.sweep(n)
+}
+
+// ObserveResponse is Observe at time.Now for an *http.Response.
+func (g *Guard) ObserveResponse(key string, resp *http.Response) {
+	g.Observe(key, resp.StatusCode, resp.Header, time.Now())
+}
+
+// RetryAfter is ParseRetryAfter capped by the guard's MaxRetryAfter.
+func (g *Guard) RetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+	return parseRetryAfter(h, now, g.c.maxRetryAfter)
+}
+
+// State returns a snapshot of key at now, false when the guard holds nothing
+// for it.
+func (g *Guard) State(key string, now time.Time) (State, bool) {
+	e := g.lookup(key)
+	if e == nil {
+		return State{}, false
+	}
+	own := g.own(key)
+	n := now.UnixNano()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s := State{
+		Known:     e.known && n-e.touched.Load() <= int64(g.c.ttl),
+		Remaining: e.remaining,
+		Limit:     e.limit,
+		Reset:     unixTime(e.reset),
+		Updated:   unixTime(e.touched.Load()),
+		InFlight:  len(own.sem),
+	}
+	if e.blocked > n {
+		s.BlockedUntil = unixTime(e.blocked)
+	}
+	return s, true
+}
+
+// sweep drops the entries idle for longer than the TTL, at most once a TTL.
+func (g *Guard) sweep(n int64) {
+	last := g.lastSweep.Load()
+	if last == 0 {
+		g.lastSweep.CompareAndSwap(0, n)
+		return
+	}
+	if n-last < int64(g.c.ttl) || !g.lastSweep.CompareAndSwap(last, n) {
+		return
+	}
+	g.m.Range(func(k, v any) bool {
+		e := v.(*entry)
+		if n-e.touched.Load() <= int64(g.c.ttl) || len(e.sem) > 0 {
+			return true
+		}
+		e.mu.Lock()
+		idle := e.blocked <= n
+		e.mu.Unlock()
+		if idle {
+			g.m.CompareAndDelete(k, e)
+		}
+		return true
+	})
+}
+
+// size is how many keys the guard holds (tests).
+func (g *Guard) size() int {
+	n := 0
+	g.m.Range(func(any, any) bool { n++; return true })
+	return n
+}
+
+// A Slot is one request in flight for a key, taken by Acquire, AcquireWait
+// or Enter. Release it once, when the response has been received or the
+// attempt has failed (seed 003 §3.4). The zero Slot is valid and releases
+// nothing.
+type Slot struct{ e *entry }
+
+// Release gives the slot back. Releasing a slot twice, or one never taken,
+// does nothing harmful: it never blocks.
+func (s Slot) Release() {
+	if s.e == nil || s.e.sem == nil {
+		return
+	}
+	select {
+	case <-s.e.sem:
+	default:
+	}
+}
+
+// Acquire takes an in-flight slot for key, or refuses with
+// limit.ReasonNoPermit when MaxInFlight are out. Without a cap it returns
+// the zero Slot at once.
+func (g *Guard) Acquire(key string) (Slot, error) {
+	if g.c.maxInFlight == 0 {
+		return Slot{}, nil
+	}
+	e := g.own(key)
+	select {
+	case e.sem <- struct{}{}:
+		return Slot{e}, nil
+	default:
+		return Slot{}, g.refuse(0, limit.ReasonNoPermit)
+	}
+}
+
+// AcquireWait takes an in-flight slot for key, waiting in FIFO order for
+// one to be released; it returns ctx.Err() if the context ends first.
+func (g *Guard) AcquireWait(ctx context.Context, key string) (Slot, error) {
+	if g.c.maxInFlight == 0 {
+		return Slot{}, nil
+	}
+	e := g.own(key)
+	select {
+	case e.sem <- struct{}{}:
+		return Slot{e}, nil
+	default:
+	}
+	select {
+	case e.sem <- struct{}{}:
+		return Slot{e}, nil
+	case <-ctx.Done():
+		return Slot{}, ctx.Err()
+	}
+}
+
+// Enter is the pre-attempt step of an HTTP layer: it takes an in-flight
+// slot (when MaxInFlight caps them), then admits the attempt against the
+// key's quota — waiting for both when Options.Queue is set, refusing
+// otherwise. On error no slot is held. The caller sends the request, calls
+// ObserveResponse (or Observe) with what came back, and releases the slot:
+//
+//	key := g.Key(req)
+//	slot, err := g.Enter(req.Context(), key)
+//	if err != nil {
+//		return nil, err // *limit.RateLimitedError, or ctx.Err()
+//	}
+//	defer slot.Release()
+//	resp, err := next.RoundTrip(req)
+//	if err == nil {
+//		g.ObserveResponse(key, resp)
+//	}
+func (g *Guard) Enter(ctx context.Context, key string) (Slot, error) {
+	var s Slot
+	var err error
+	if g.c.queue {
+		s, err = g.AcquireWait(ctx, key)
+	} else {
+		s, err = g.Acquire(key)
+	}
+	if err != nil {
+		return Slot{}, err
+	}
+	if g.c.queue {
+		err = g.Wait(ctx, key)
+	} else {
+		err = g.Check(key, time.Now())
+	}
+	if err != nil {
+		s.Release()
+		return Slot{}, err
+	}
+	return s, nil
+}

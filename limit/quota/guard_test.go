@@ -1,0 +1,514 @@
+package quota
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/headroom-go/headroom/limit"
+)
+
+func newGuard(t *testing.T, o Options) *Guard {
+	t.Helper()
+	g, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// xh builds X-RateLimit headers: remaining of limit, reset after d.
+func xh(remaining, limit int, d time.Duration) http.Header {
+	h := http.Header{}
+	h.Set("X-RateLimit-Limit", strconv.Itoa(limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(remaining))
+	if d > 0 {
+		h.Set("X-RateLimit-Reset", strconv.FormatFloat(d.Seconds(), 'f', -1, 64))
+	}
+	return h
+}
+
+func TestReserveRule(t *testing.T) {
+	g := newGuard(t, Options{Name: "api"})
+	g.Observe("h", 200, xh(5, 100, time.Minute), t0)
+	// Reserve: max(1, 0.02 × 100) = 2. Three attempts go (5 → 2), the fourth waits.
+	for i := range 3 {
+		if err := g.Check("h", t0); err != nil {
+			t.Fatalf("attempt %d: %v", i, err)
+		}
+	}
+	err := g.Check("h", t0.Add(10*time.Second))
+	var rl *limit.RateLimitedError
+	if !errors.As(err, &rl) || !errors.Is(err, limit.ErrRateLimited) {
+		t.Fatalf("err = %v", err)
+	}
+	want := &limit.RateLimitedError{Limiter: "api", RetryAfter: 50 * time.Second, Reason: limit.ReasonNoPermit}
+	if diff := cmp.Diff(want, rl); diff != "" {
+		t.Fatal(diff)
+	}
+	// At the reset the window is over: back to the limit.
+	if err := g.Check("h", t0.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := g.State("h", t0.Add(time.Minute)); s.Remaining != 99 {
+		t.Fatalf("remaining after reset = %d, want 99", s.Remaining)
+	}
+}
+
+func TestReserveOptions(t *testing.T) {
+	tests := []struct {
+		name      string
+		units     *int64
+		fraction  *float64
+		remaining int
+		limit     int
+		admitted  int
+	}{
+		{"defaults, small limit", nil, nil, 5, 10, 4},       // reserve 1
+		{"defaults, large limit", nil, nil, 300, 5000, 200}, // reserve 100
+		{"units win", new(int64(7)), new(0.01), 10, 100, 3},
+		{"fraction wins", new(int64(1)), new(0.5), 60, 100, 10},
+		{"none", new(int64(0)), new(0.0), 3, 100, 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newGuard(t, Options{ReserveUnits: tc.units, ReserveFraction: tc.fraction})
+			g.Observe("h", 200, xh(tc.remaining, tc.limit, time.Minute), t0)
+			n := 0
+			for g.Admit("h", t0) == 0 {
+				n++
+				if n > tc.remaining {
+					t.Fatal("admitted beyond remaining")
+				}
+			}
+			if n != tc.admitted {
+				t.Fatalf("admitted %d, want %d", n, tc.admitted)
+			}
+		})
+	}
+}
+
+func TestUnknownKeyAdmitted(t *testing.T) {
+	g := newGuard(t, Options{})
+	if d := g.Admit("never-seen", t0); d != 0 {
+		t.Fatal(d)
+	}
+	g.Observe("quiet", 200, http.Header{"Content-Type": {"x"}}, t0)
+	if g.size() != 0 {
+		t.Fatal("a response that publishes nothing left state")
+	}
+}
+
+func TestCapOnWaits(t *testing.T) {
+	g := newGuard(t, Options{MaxRetryAfter: limit.Duration(time.Minute)})
+	g.Observe("h", 200, xh(0, 5000, 40*time.Minute), t0)
+	if d := g.Admit("h", t0); d != time.Minute {
+		t.Fatalf("wait = %v, want the 1m cap", d)
+	}
+	h := http.Header{"Retry-After": {"86400"}}
+	g.Observe("r", 429, h, t0)
+	if d := g.Admit("r", t0); d != time.Minute {
+		t.Fatalf("Retry-After wait = %v, want the 1m cap", d)
+	}
+	if d, _ := g.RetryAfter(h, t0); d != time.Minute {
+		t.Fatalf("RetryAfter = %v", d)
+	}
+}
+
+func TestTTL(t *testing.T) {
+	g := newGuard(t, Options{TTL: limit.Duration(time.Hour), MaxRetryAfter: limit.Duration(3 * time.Hour)})
+	g.Observe("h", 200, xh(0, 100, 2*time.Hour), t0)
+	if d := g.Admit("h", t0.Add(59*time.Minute)); d != 61*time.Minute {
+		t.Fatalf("before the TTL: wait %v", d)
+	}
+	if d := g.Admit("h", t0.Add(61*time.Minute)); d != 0 {
+		t.Fatalf("after the TTL the state is stale and the key is admitted; wait %v", d)
+	}
+	if s, ok := g.State("h", t0.Add(61*time.Minute)); !ok || s.Known {
+		t.Fatalf("state %+v %v", s, ok)
+	}
+	// Observing another key a TTL later sweeps the idle entry.
+	g.Observe("other", 200, xh(10, 100, time.Minute), t0.Add(2*time.Hour))
+	g.Observe("other", 200, xh(9, 100, time.Minute), t0.Add(3*time.Hour+time.Second))
+	if _, ok := g.State("h", t0.Add(3*time.Hour)); ok {
+		t.Fatal("idle entry not swept")
+	}
+	if g.size() != 1 {
+		t.Fatalf("size %d", g.size())
+	}
+}
+
+func TestBackoffWithoutHints(t *testing.T) {
+	g := newGuard(t, Options{})
+	now := t0
+	within := func(d, centre time.Duration) bool {
+		return d >= centre*8/10 && d <= centre*12/10
+	}
+	for i, centre := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second} {
+		g.Observe("h", 429, nil, now)
+		d := g.Admit("h", now)
+		if !within(d, centre) {
+			t.Fatalf("throttle %d: wait %v, want %v ± 20%%", i+1, d, centre)
+		}
+		now = now.Add(d)
+		if d := g.Admit("h", now); d != 0 {
+			t.Fatalf("throttle %d: still blocked after the wait (%v)", i+1, d)
+		}
+	}
+	g.Observe("h", 200, nil, now) // a success resets the curve
+	g.Observe("h", 503, nil, now)
+	if d := g.Admit("h", now); !within(d, time.Second) {
+		t.Fatalf("after a success: wait %v, want 1s ± 20%%", d)
+	}
+	// Other keys have their own curve.
+	g.Observe("k", 429, nil, now)
+	if d := g.Admit("k", now); !within(d, time.Second) {
+		t.Fatalf("other key: %v", d)
+	}
+}
+
+func TestBackoffCappedAtMax(t *testing.T) {
+	g := newGuard(t, Options{Backoff: BackoffOptions{Initial: limit.Duration(time.Second), Max: limit.Duration(4 * time.Second), Jitter: 0.0001}})
+	var d time.Duration
+	for range 10 {
+		g.Observe("h", 429, nil, t0)
+		d = g.Admit("h", t0)
+	}
+	if d < 3900*time.Millisecond || d > 4100*time.Millisecond {
+		t.Fatalf("wait %v, want about the 4s max", d)
+	}
+}
+
+func TestThrottleExplainedByQuota(t *testing.T) {
+	g := newGuard(t, Options{})
+	// GitHub primary limit: 403/429 with remaining 0 and a reset: wait for
+	// the reset, no backoff on top.
+	g.Observe("h", 429, xh(0, 60, 30*time.Second), t0)
+	if d := g.Admit("h", t0); d != 30*time.Second {
+		t.Fatalf("wait %v", d)
+	}
+	if d := g.Admit("h", t0.Add(30*time.Second)); d != 0 {
+		t.Fatalf("after reset: %v", d)
+	}
+	// Secondary limit: 429 with allowance left and no Retry-After → backoff.
+	g.Observe("s", 429, xh(4000, 5000, 30*time.Minute), t0)
+	if d := g.Admit("s", t0); d < 800*time.Millisecond || d > 1200*time.Millisecond {
+		t.Fatalf("secondary limit wait %v", d)
+	}
+}
+
+func TestRetryAfterWinsOverReset(t *testing.T) {
+	g := newGuard(t, Options{})
+	h := xh(0, 100, time.Minute)
+	h.Set("Retry-After", "10")
+	g.Observe("h", 429, h, t0)
+	if d := g.Admit("h", t0); d != 10*time.Second {
+		t.Fatalf("wait %v, want the Retry-After", d)
+	}
+	if d := g.Admit("h", t0.Add(10*time.Second)); d != 0 {
+		t.Fatalf("after Retry-After: %v", d)
+	}
+	// A Retry-After alone (no quota headers) blocks too, and then lets go.
+	g.Observe("r", 503, http.Header{"Retry-After": {"3"}}, t0)
+	if d := g.Admit("r", t0.Add(time.Second)); d != 2*time.Second {
+		t.Fatalf("wait %v", d)
+	}
+	if d := g.Admit("r", t0.Add(3*time.Second)); d != 0 {
+		t.Fatalf("after: %v", d)
+	}
+}
+
+func TestResponseCorrections(t *testing.T) {
+	g := newGuard(t, Options{ReserveUnits: new(int64(0)), ReserveFraction: new(0.0)})
+	g.Observe("h", 200, xh(10, 100, time.Minute), t0)
+	for range 4 {
+		g.Admit("h", t0) // 10 → 6
+	}
+	remaining := func() int64 { s, _ := g.State("h", t0); return s.Remaining }
+	// A late response from the same window says 8: the guard's 6 stands.
+	g.Observe("h", 200, xh(8, 100, time.Minute), t0)
+	if r := remaining(); r != 6 {
+		t.Fatalf("same window, higher figure: %d", r)
+	}
+	// Someone else spends: the server says 3.
+	g.Observe("h", 200, xh(3, 100, time.Minute), t0)
+	if r := remaining(); r != 3 {
+		t.Fatalf("same window, lower figure: %d", r)
+	}
+	// A new window.
+	g.Observe("h", 200, xh(99, 100, 2*time.Minute), t0)
+	if r := remaining(); r != 99 {
+		t.Fatalf("new window: %d", r)
+	}
+	// A straggler from the old window is ignored.
+	g.Observe("h", 200, xh(1, 100, time.Minute), t0)
+	if r := remaining(); r != 99 {
+		t.Fatalf("old window: %d", r)
+	}
+}
+
+// TestOptimisticDecrement: callers racing for the last units cannot all
+// spend them.
+func TestOptimisticDecrement(t *testing.T) {
+	g := newGuard(t, Options{})
+	g.Observe("h", 200, xh(52, 100, time.Minute), t0) // reserve 2: 50 to spend
+	var admitted atomic.Int64
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 100 {
+				if g.Check("h", t0) == nil {
+					admitted.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if n := admitted.Load(); n != 50 {
+		t.Fatalf("admitted %d, want 50", n)
+	}
+}
+
+func TestShopifyAssumedReset(t *testing.T) {
+	g := newGuard(t, Options{})
+	h := http.Header{"X-Shopify-Shop-Api-Call-Limit": {"39/40"}} // reserve max(1, 0.8) = 1
+	g.Observe("s", 200, h, t0)
+	if d := g.Admit("s", t0); d != time.Second {
+		t.Fatalf("no published reset: hold %v, want AssumedReset", d)
+	}
+	// After it, one probe.
+	now := t0.Add(time.Second)
+	if d := g.Admit("s", now); d != 0 {
+		t.Fatalf("probe refused: %v", d)
+	}
+	if d := g.Admit("s", now); d != time.Second {
+		t.Fatalf("second after the probe: %v", d)
+	}
+	// The probe's response says the bucket drained.
+	g.Observe("s", 200, http.Header{"X-Shopify-Shop-Api-Call-Limit": {"30/40"}}, now)
+	if d := g.Admit("s", now); d != 0 {
+		t.Fatalf("after drain: %v", d)
+	}
+	// A 429 with Retry-After 2.0 holds, then probes.
+	h429 := http.Header{"X-Shopify-Shop-Api-Call-Limit": {"40/40"}, "Retry-After": {"2.0"}}
+	g.Observe("s", 429, h429, now)
+	if d := g.Admit("s", now); d != 2*time.Second {
+		t.Fatalf("429: %v", d)
+	}
+	now = now.Add(2 * time.Second)
+	if d := g.Admit("s", now); d != 0 {
+		t.Fatalf("probe after Retry-After: %v", d)
+	}
+	if d := g.Admit("s", now); d == 0 {
+		t.Fatal("more than one probe")
+	}
+}
+
+func TestShareByHint(t *testing.T) {
+	g := newGuard(t, Options{Share: ShareByHint})
+	h := http.Header{}
+	h.Set("X-RateLimit-Limit", "5")
+	h.Set("X-RateLimit-Remaining", "2")
+	h.Set("X-RateLimit-Reset-After", "3.5")
+	h.Set("X-RateLimit-Bucket", "abcd1234")
+	g.Observe("POST /channels/1/messages", 200, h, t0)
+	g.Observe("PATCH /channels/1/messages", 200, h, t0)
+	// Both routes spend one bucket: 2 left, reserve 1 → one attempt.
+	if d := g.Admit("POST /channels/1/messages", t0); d != 0 {
+		t.Fatal(d)
+	}
+	if d := g.Admit("PATCH /channels/1/messages", t0); d != 3500*time.Millisecond {
+		t.Fatalf("shared bucket: %v", d)
+	}
+}
+
+func TestInFlightCap(t *testing.T) {
+	g := newGuard(t, Options{MaxInFlight: 2})
+	a, err := g.Acquire("h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := g.Acquire("h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Acquire("h"); !errors.Is(err, limit.ErrRateLimited) {
+		t.Fatalf("third: %v", err)
+	}
+	if _, err := g.Acquire("other"); err != nil {
+		t.Fatalf("other key: %v", err)
+	}
+	if s, _ := g.State("h", t0); s.InFlight != 2 {
+		t.Fatalf("in flight %d", s.InFlight)
+	}
+	a.Release()
+	a.Release() // harmless
+	if _, err := g.Acquire("h"); err != nil {
+		t.Fatal(err)
+	}
+	b.Release()
+	Slot{}.Release()
+	// Without a cap, slots are free.
+	free := newGuard(t, Options{})
+	for range 1000 {
+		if _, err := free.Acquire("h"); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestWait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := newGuard(t, Options{})
+		start := time.Now()
+		g.Observe("h", 200, xh(0, 10, 30*time.Second), start)
+		if err := g.Wait(t.Context(), "h"); err != nil {
+			t.Fatal(err)
+		}
+		if got := time.Since(start); got != 30*time.Second {
+			t.Fatalf("waited %v, want 30s", got)
+		}
+	})
+}
+
+func TestWaitRefusals(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := newGuard(t, Options{MaxWait: limit.Duration(20 * time.Second)})
+		now := time.Now()
+		g.Observe("h", 200, xh(0, 10, 15*time.Second), now)
+		g.Observe("long", 200, xh(0, 10, time.Minute), now)
+
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		defer cancel()
+		var rl *limit.RateLimitedError
+		if err := g.Wait(ctx, "h"); !errors.As(err, &rl) || rl.Reason != limit.ReasonDeadline {
+			t.Fatalf("deadline: %v", err)
+		}
+		if err := g.Wait(t.Context(), "long"); !errors.As(err, &rl) || rl.Reason != limit.ReasonMaxWait || rl.RetryAfter != time.Minute {
+			t.Fatalf("max wait: %v", err)
+		}
+		if time.Since(now) != 0 {
+			t.Fatal("a refusal waited")
+		}
+		// Cancelled mid-wait: ctx.Err().
+		ctx2, cancel2 := context.WithCancel(t.Context())
+		go func() {
+			time.Sleep(5 * time.Second)
+			cancel2()
+		}()
+		if err := g.Wait(ctx2, "h"); !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancel: %v", err)
+		}
+		if time.Since(now) != 5*time.Second {
+			t.Fatalf("cancelled after %v", time.Since(now))
+		}
+	})
+}
+
+func TestAcquireWaitAndEnter(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := newGuard(t, Options{MaxInFlight: 1, Queue: true})
+		s1, err := g.Enter(t.Context(), "h")
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan time.Duration)
+		start := time.Now()
+		go func() {
+			s2, err := g.Enter(t.Context(), "h")
+			if err != nil {
+				t.Error(err)
+			}
+			s2.Release()
+			done <- time.Since(start)
+		}()
+		time.Sleep(2 * time.Second)
+		// The first response publishes an exhausted quota for 3 s more.
+		g.Observe("h", 200, xh(0, 10, 3*time.Second), time.Now())
+		s1.Release()
+		if got := <-done; got != 5*time.Second {
+			t.Fatalf("second attempt went after %v, want 5s (slot at 2s, reset at 5s)", got)
+		}
+		// Cancelled while waiting for a slot: ctx.Err(), no slot held.
+		s3, _ := g.Acquire("h")
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		if _, err := g.AcquireWait(ctx, "h"); !errors.Is(err, context.Canceled) {
+			t.Fatal(err)
+		}
+		s3.Release()
+	})
+}
+
+func TestEnterRefuses(t *testing.T) {
+	g := newGuard(t, Options{MaxInFlight: 1})
+	g.Observe("h", 200, xh(0, 10, time.Hour), time.Now())
+	if _, err := g.Enter(context.Background(), "h"); !errors.Is(err, limit.ErrRateLimited) {
+		t.Fatal(err)
+	}
+	// The refused attempt released its slot.
+	if s, _ := g.State("h", time.Now()); s.InFlight != 0 {
+		t.Fatalf("slot leaked: %d", s.InFlight)
+	}
+}
+
+func TestObserveResponseAndKey(t *testing.T) {
+	g := newGuard(t, Options{})
+	req, _ := http.NewRequest("GET", "https://api.github.com:443/repos", nil)
+	if k := g.Key(req); k != "api.github.com:443" {
+		t.Fatal(k)
+	}
+	g.ObserveResponse("k", &http.Response{StatusCode: 429, Header: http.Header{"Retry-After": {"60"}}})
+	if d := g.Admit("k", time.Now()); d < 59*time.Second {
+		t.Fatal(d)
+	}
+	if g.Name() != "quota" {
+		t.Fatal(g.Name())
+	}
+	custom := newGuard(t, Options{Key: func(r *http.Request) string { return r.URL.Path }})
+	if k := custom.Key(req); k != "/repos" {
+		t.Fatal(k)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	o := Options{
+		ReserveUnits:    new(int64(-1)),
+		ReserveFraction: new(1.5),
+		MaxRetryAfter:   -1,
+		MaxWait:         -1,
+		TTL:             -1,
+		AssumedReset:    -1,
+		Backoff:         BackoffOptions{Initial: limit.Duration(time.Minute), Max: limit.Duration(time.Second), Multiplier: 0.5, Jitter: 2},
+		MaxInFlight:     -3,
+	}
+	err := o.Validate()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	var fields []string
+	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+		var oe *limit.OptionError
+		if !errors.As(e, &oe) {
+			t.Fatalf("%T is not an OptionError", e)
+		}
+		fields = append(fields, oe.Field)
+	}
+	want := []string{"ReserveUnits", "ReserveFraction", "MaxRetryAfter", "MaxWait", "TTL", "AssumedReset", "Backoff.Max", "Backoff.Multiplier", "Backoff.Jitter", "MaxInFlight"}
+	if diff := cmp.Diff(want, fields); diff != "" {
+		t.Fatalf("fields (-want +got):\n%s", diff)
+	}
+	if _, err := New(o); err == nil {
+		t.Fatal("New accepted invalid options")
+	}
+	if err := (&Options{}).Validate(); err != nil {
+		t.Fatal(err)
+	}
+}

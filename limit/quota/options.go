@@ -1,0 +1,237 @@
+package quota
+
+import (
+	"errors"
+	"math"
+	"net/http"
+	"time"
+
+	"github.com/headroom-go/headroom/limit"
+)
+
+// Options configures a Guard. The zero value is a complete configuration:
+// every field has a working default, given beside it with its reason.
+type Options struct {
+	// Name names the guard in its refusals (RateLimitedError.Limiter).
+	// Default "quota".
+	Name string `json:"name,omitempty"`
+
+	// ReserveUnits and ReserveFraction make the reserve: an attempt is
+	// refused while a key's remaining allowance is at or below the larger
+	// of ReserveUnits and ReserveFraction × its limit, and the reset is
+	// ahead (seed 003 §3.1, §4). nil means the default.
+	//
+	// ReserveUnits defaults to 1: one unit kept back for what the guard
+	// cannot see — another process on the same quota, a request the server
+	// counts twice — so the last permit is never the one that meets a 429.
+	// ReserveFraction defaults to 0.02. Seed 003's examples (5 requests,
+	// 10 %) are for a client that does not count its own requests; this
+	// guard decrements its copy of the remaining allowance as each attempt
+	// goes out, so its own concurrency is already covered and the reserve
+	// only has to absorb others' traffic. 2 % keeps 98 % of a quota usable
+	// (issue 6 asks for at least 95 %) while still leaving 20 of GitHub's
+	// 1 000-point windows or 100 of its 5 000 an hour unspent. Set
+	// new(int64(0)) and new(0.0) to spend down to zero.
+	ReserveUnits    *int64   `json:"reserveUnits,omitempty"`
+	ReserveFraction *float64 `json:"reserveFraction,omitempty"`
+
+	// MaxRetryAfter caps every wait the guard asks for or honours:
+	// Retry-After, a reset, a backoff. Default DefaultMaxRetryAfter (5 min);
+	// see there for why. A server asking for more is held for the cap and
+	// then asked again.
+	MaxRetryAfter limit.Duration `json:"maxRetryAfter,omitempty"`
+
+	// MaxWait is the longest Wait holds a caller; a longer wait is refused
+	// at once with ReasonMaxWait. Default: MaxRetryAfter, so Wait only ever
+	// refuses for the context's deadline.
+	MaxWait limit.Duration `json:"maxWait,omitempty"`
+
+	// Queue makes Enter hold an attempt (Wait, AcquireWait) rather than
+	// refuse it (Check, Acquire). Off by default, like the limit shapes: the
+	// resilience runner already waits on a refusal's RetryAfter.
+	Queue bool `json:"queue,omitempty"`
+
+	// TTL is how long a key's published state is trusted without a fresh
+	// response; after it the key is treated as reset and its entry is
+	// dropped. Default 1 h (seed 003 §4, rate_limit_state_ttl_seconds 3600),
+	// the longest common window (GitHub's hourly quota).
+	TTL limit.Duration `json:"ttl,omitempty"`
+
+	// AssumedReset is how long a key inside its reserve is held when the
+	// server publishes no reset (Shopify's used/size, IETF without t); after
+	// it one probe goes out and its response tells the truth. Default 1 s:
+	// Shopify's bucket leaks 2 requests a second on its Standard plan, so a
+	// second frees the probe and one more. Seed 003 §3.2 asks for "a default
+	// window duration" here.
+	AssumedReset limit.Duration `json:"assumedReset,omitempty"`
+
+	// Backoff is the per-key exponential backoff after a 429 or 503 that
+	// carries neither Retry-After nor an exhausted quota with a reset
+	// (seed 003 §3.2).
+	Backoff BackoffOptions `json:"backoff,omitzero"`
+
+	// MaxInFlight caps the requests in flight per key (seed 003 §3.4). 0,
+	// the default, sets no cap: the issue makes it optional, and the limit
+	// shapes already offer Concurrency. Seed 003 §4 suggests 5 when on.
+	MaxInFlight int `json:"maxInFlight,omitempty"`
+
+	// Key maps a request to its key; nil means HostKey. Use it for a token,
+	// an endpoint (GitHub's search and core quotas differ on one host), or
+	// a route.
+	Key func(*http.Request) string `json:"-"`
+
+	// Share, when set, lets keys share one state through the hint a
+	// response carries (Quota.Key: the Discord bucket, the GitHub resource):
+	// it returns the key of the shared state for a key and a hint, or "" to
+	// keep the key's own. ShareByHint is one such function.
+	Share func(key, hint string) string `json:"-"`
+}
+
+// BackoffOptions shape the backoff without hints. It is
+// github.com/cenkalti/backoff/v4's ExponentialBackOff, one per key, reset by
+// a success; the defaults are seed 003 §4's.
+type BackoffOptions struct {
+	// Initial is the first wait. Default 1 s (minimum_backoff_seconds).
+	Initial limit.Duration `json:"initial,omitempty"`
+	// Max is the longest wait before jitter. Default 300 s
+	// (maximum_backoff_seconds); MaxRetryAfter caps it further.
+	Max limit.Duration `json:"max,omitempty"`
+	// Multiplier grows the wait on each throttle in a row. Default 2
+	// (backoff_multiplier).
+	Multiplier float64 `json:"multiplier,omitempty"`
+	// Jitter is the randomization factor: each wait is drawn from
+	// [1−Jitter, 1+Jitter] × the current interval, so clients throttled
+	// together do not return together. Default 0.2
+	// (backoff_jitter_percentage).
+	Jitter float64 `json:"jitter,omitempty"`
+}
+
+// HostKey is the default key: the request's host (with port, when given).
+func HostKey(r *http.Request) string {
+	if r.URL != nil && r.URL.Host != "" {
+		return r.URL.Host
+	}
+	return r.Host
+}
+
+// ShareByHint makes every key that a response names with the same hint share
+// one state, keyed "hint:" + hint. Use it with a Key function that names
+// routes (for Discord, a route with its major parameter), never with
+// HostKey: on one host GitHub's core and search quotas are different
+// resources.
+func ShareByHint(key, hint string) string { return "hint:" + hint }
+
+// config is Options with the defaults applied.
+type config struct {
+	name          string
+	reserve       Reserve
+	maxRetryAfter time.Duration
+	maxWait       time.Duration
+	queue         bool
+	ttl           time.Duration
+	assumedReset  time.Duration
+	boInitial     time.Duration
+	boMax         time.Duration
+	boMultiplier  float64
+	boJitter      float64
+	maxInFlight   int
+	key           func(*http.Request) string
+	share         func(key, hint string) string
+}
+
+// Validate returns every problem with o at once, joined with errors.Join;
+// each is a *limit.OptionError naming the field. It returns nil when New
+// would succeed.
+func (o *Options) Validate() error {
+	var errs []error
+	add := func(field string, value any, want string) {
+		errs = append(errs, &limit.OptionError{Field: field, Value: value, Want: want})
+	}
+	if o.ReserveUnits != nil && *o.ReserveUnits < 0 {
+		add("ReserveUnits", *o.ReserveUnits, "0 or more units")
+	}
+	if f := o.ReserveFraction; f != nil && (math.IsNaN(*f) || *f < 0 || *f >= 1) {
+		add("ReserveFraction", *f, "a fraction in [0, 1), such as 0.02")
+	}
+	durs := []struct {
+		field string
+		v     limit.Duration
+	}{
+		{"MaxRetryAfter", o.MaxRetryAfter}, {"MaxWait", o.MaxWait}, {"TTL", o.TTL},
+		{"AssumedReset", o.AssumedReset}, {"Backoff.Initial", o.Backoff.Initial}, {"Backoff.Max", o.Backoff.Max},
+	}
+	for _, d := range durs {
+		if d.v < 0 {
+			add(d.field, d.v, "0 (the default) or a duration above 0, such as \"1m\"")
+		}
+	}
+	if o.Backoff.Initial > 0 && o.Backoff.Max > 0 && o.Backoff.Max < o.Backoff.Initial {
+		add("Backoff.Max", o.Backoff.Max, "at least Backoff.Initial ("+o.Backoff.Initial.String()+")")
+	}
+	if m := o.Backoff.Multiplier; math.IsNaN(m) || m != 0 && m < 1 || math.IsInf(m, 0) {
+		add("Backoff.Multiplier", m, "0 (the default, 2) or a finite factor of 1 or more")
+	}
+	if j := o.Backoff.Jitter; math.IsNaN(j) || j < 0 || j > 1 {
+		add("Backoff.Jitter", j, "0 (the default, 0.2) or a fraction up to 1")
+	}
+	if o.MaxInFlight < 0 {
+		add("MaxInFlight", o.MaxInFlight, "0 (no cap) or more")
+	}
+	return errors.Join(errs...)
+}
+
+func (o *Options) config() config {
+	c := config{
+		name:          o.Name,
+		reserve:       Reserve{Units: 1, Fraction: 0.02},
+		maxRetryAfter: time.Duration(o.MaxRetryAfter),
+		maxWait:       time.Duration(o.MaxWait),
+		queue:         o.Queue,
+		ttl:           time.Duration(o.TTL),
+		assumedReset:  time.Duration(o.AssumedReset),
+		boInitial:     time.Duration(o.Backoff.Initial),
+		boMax:         time.Duration(o.Backoff.Max),
+		boMultiplier:  o.Backoff.Multiplier,
+		boJitter:      o.Backoff.Jitter,
+		maxInFlight:   o.MaxInFlight,
+		key:           o.Key,
+		share:         o.Share,
+	}
+	if c.name == "" {
+		c.name = "quota"
+	}
+	if o.ReserveUnits != nil {
+		c.reserve.Units = *o.ReserveUnits
+	}
+	if o.ReserveFraction != nil {
+		c.reserve.Fraction = *o.ReserveFraction
+	}
+	if c.maxRetryAfter == 0 {
+		c.maxRetryAfter = DefaultMaxRetryAfter
+	}
+	if c.maxWait == 0 {
+		c.maxWait = c.maxRetryAfter
+	}
+	if c.ttl == 0 {
+		c.ttl = time.Hour
+	}
+	if c.assumedReset == 0 {
+		c.assumedReset = time.Second
+	}
+	if c.boInitial == 0 {
+		c.boInitial = time.Second
+	}
+	if c.boMax == 0 {
+		c.boMax = max(300*time.Second, c.boInitial)
+	}
+	if c.boMultiplier == 0 {
+		c.boMultiplier = 2
+	}
+	if c.boJitter == 0 {
+		c.boJitter = 0.2
+	}
+	if c.key == nil {
+		c.key = HostKey
+	}
+	return c
+}

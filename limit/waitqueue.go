@@ -1,0 +1,187 @@
+package limit
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// waitQueue is the FIFO of callers waiting for permits, shared by every
+// blocking shell in this package. It is intrusive (waiters link themselves)
+// and holds no lock: its owner guards push, front, remove, grant and wake
+// with its own mutex, the one that also guards the decision to queue, so a
+// permit can never be granted to a waiter the owner has not seen.
+//
+// The rules every owner follows:
+//
+//   - No barging: a new caller takes permits at once only when the queue is
+//     empty; otherwise it queues behind the others (fits says whether it may).
+//   - Capacity is counted in permits: a queue with limit L holds waiters
+//     whose costs add up to at most L.
+//   - A waiter leaves the queue exactly once, by grant or by remove, both
+//     under the owner's mutex; after that nothing sends on its channel and
+//     the owner may recycle it with put.
+//
+// Two ways to serve it:
+//
+//   - Hand-off (the bulkhead): whoever frees permits calls grant on the
+//     front waiters while they fit; a waiter woken from sleep with
+//     w.granted set owns its permits.
+//   - Head-of-line (the sliding window): only the front waiter takes
+//     permits, itself; it sleeps until the engine says they fit, and after
+//     taking them removes itself and wakes the new front with wake.
+//
+// A waiter whose context ends takes the owner's mutex and looks at
+// w.granted: if a grant raced the cancellation it gives the permits back
+// (and the owner serves the next waiters); otherwise it removes itself. Either
+// way it returns ctx.Err() holding nothing. A head-of-line waiter checks ctx
+// before it takes permits, so for it the race cannot arise.
+//
+// A typical waiting caller, with mu the owner's mutex:
+//
+//	mu.Lock()
+//	if q.empty() && tryTake(cost) { mu.Unlock(); return granted }
+//	if !q.fits(cost) { mu.Unlock(); return queue full }
+//	w := q.push(cost)
+//	mu.Unlock()
+//	woke := w.sleep(ctx, 0) // or until the engine's readyAt, for a head-of-line waiter
+//	... under mu: granted, or remove and serve ...
+//	q.put(w)
+type waitQueue struct {
+	head, tail *waiter
+	queued     int // sum of the queued waiters' costs
+	limit      int // most permits' worth that may wait
+	pool       sync.Pool
+}
+
+// A waiter is one queued caller. Its fields other than ready and timer are
+// guarded by the owner's mutex.
+type waiter struct {
+	prev, next *waiter
+	cost       int
+	linked     bool
+	granted    bool          // set by grant: the owner handed over the permits
+	ready      chan struct{} // capacity 1: grant or wake
+	timer      *time.Timer   // sleep's timer, kept across reuses
+}
+
+// The results of sleep.
+const (
+	wokenReady = iota // grant or wake signalled the waiter
+	wokenTimer        // the sleep's duration passed
+	wokenDone         // the context ended
+)
+
+// fits reports whether a caller of cost may queue: the queued permits plus
+// cost stay within the limit.
+func (q *waitQueue) fits(cost int) bool { return q.queued+cost <= q.limit }
+
+// empty reports whether nobody waits.
+func (q *waitQueue) empty() bool { return q.head == nil }
+
+// front is the oldest waiter, or nil.
+func (q *waitQueue) front() *waiter { return q.head }
+
+// push appends a waiter of cost at the back and returns it.
+//
+// The waiter comes from the queue's own pool: its channel and timer belong to
+// the goroutine group (synctest bubble) that created the queue's limiter, so
+// they must never cross into another limiter's pool.
+func (q *waitQueue) push(cost int) *waiter {
+	w, _ := q.pool.Get().(*waiter)
+	if w == nil {
+		w = &waiter{ready: make(chan struct{}, 1)}
+	}
+	w.cost, w.granted, w.linked = cost, false, true
+	w.prev, w.next = q.tail, nil
+	if q.tail != nil {
+		q.tail.next = w
+	} else {
+		q.head = w
+	}
+	q.tail = w
+	q.queued += cost
+	return w
+}
+
+// remove takes w out of the queue without granting it. It does nothing if w
+// has already left. The owner decides what the new front needs (a wake, or a
+// grant now that a blocking head is gone).
+func (q *waitQueue) remove(w *waiter) {
+	if !w.linked {
+		return
+	}
+	if w.prev != nil {
+		w.prev.next = w.next
+	} else {
+		q.head = w.next
+	}
+	if w.next != nil {
+		w.next.prev = w.prev
+	} else {
+		q.tail = w.prev
+	}
+	w.prev, w.next, w.linked = nil, nil, false
+	q.queued -= w.cost
+}
+
+// grant takes w out of the queue, marks it granted and signals it. The owner
+// has already taken w.cost permits on w's behalf.
+func (q *waitQueue) grant(w *waiter) {
+	q.remove(w)
+	w.granted = true
+	w.signal()
+}
+
+// wake signals w without granting it: "look again" (for the head-of-line
+// waiter, "you are the front now").
+func (q *waitQueue) wake(w *waiter) { w.signal() }
+
+// signal leaves one pending signal on w.ready; more would say nothing new.
+func (w *waiter) signal() {
+	select {
+	case w.ready <- struct{}{}:
+	default:
+	}
+}
+
+// put recycles w. The owner calls it once w has left the queue and its
+// goroutine is done with it; nothing signals an unlinked waiter, so draining
+// the one possible pending signal leaves the channel empty for the next use.
+func (q *waitQueue) put(w *waiter) {
+	select {
+	case <-w.ready:
+	default:
+	}
+	w.granted = false
+	q.pool.Put(w)
+}
+
+// sleep blocks until w is signalled, d has passed, or ctx ends, and says
+// which. A d of 0 or less sets no timer: only a signal or ctx wakes it. Call
+// it without holding the owner's mutex.
+func (w *waiter) sleep(ctx context.Context, d time.Duration) int {
+	if d <= 0 {
+		select {
+		case <-w.ready:
+			return wokenReady
+		case <-ctx.Done():
+			return wokenDone
+		}
+	}
+	if w.timer == nil {
+		w.timer = time.NewTimer(d)
+	} else {
+		w.timer.Reset(d)
+	}
+	select {
+	case <-w.ready:
+		w.timer.Stop()
+		return wokenReady
+	case <-w.timer.C:
+		return wokenTimer
+	case <-ctx.Done():
+		w.timer.Stop()
+		return wokenDone
+	}
+}

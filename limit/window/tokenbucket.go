@@ -1,0 +1,234 @@
+package window
+
+import (
+	"math"
+	"sync/atomic"
+	"time"
+)
+
+// Never is the retryAfter (and readyAt offset) of a request that no wait can
+// satisfy: one whose cost is above the bucket's burst.
+const Never = time.Duration(math.MaxInt64)
+
+// Bounds that keep every sum of times below 2^63 ns, so that no arithmetic on
+// the hot path needs an overflow check: a full bucket spans at most maxSpan,
+// a reservation may be booked at most maxSpan ahead, and callers' times stay
+// below 2^61 ns (73 years after their epoch).
+const (
+	maxSpan  = int64(1) << 60 // about 36.5 years
+	maxBurst = math.MaxInt32  // a Lease holds its cost in an int32
+)
+
+// cacheLine is what keeps the hot word alone: 128 bytes covers the pair of
+// lines that x86's adjacent-line prefetcher fetches together.
+const cacheLine = 128
+
+// A TokenBucket grants permits at a steady rate with a burst: it holds at
+// most Burst permits, starts full, and refills one permit every Interval.
+//
+// It is a GCRA ("generic cell rate algorithm") bucket: its whole state is one
+// atomic word, the theoretical arrival time (TAT) — the time at which the
+// bucket would be full again if nothing more were taken. Taking cost permits
+// at now moves TAT to max(TAT, now) + cost·Interval, and is allowed when the
+// result is at most now + Burst·Interval. So over any interval of length d,
+// the permits granted (counted at the times they became usable) never exceed
+// d/Interval + Burst, whatever the order in which concurrent callers' times
+// arrive.
+//
+// Times are time.Duration offsets on the caller's monotonic axis, at or
+// after 0 and below 2^61 ns. The bucket reads no clock.
+//
+// The zero TokenBucket is not usable; call NewTokenBucket. A TokenBucket is
+// safe for concurrent use.
+type TokenBucket struct {
+	interval int64 // nanoseconds per permit; 0 means no limit
+	span     int64 // burst·interval: how far TAT may run ahead of now
+	burst    int
+
+	// The configuration above is read on every call; keep TAT's writes from
+	// invalidating it in other cores' caches.
+	_   [cacheLine - 24]byte
+	tat atomic.Int64
+	_   [cacheLine - 8]byte
+}
+
+// NewTokenBucket returns a full bucket that refills rate permits a second
+// (rate may be below 1) and holds burst permits.
+//
+// The interval between permits is 1/rate rounded up to a whole nanosecond,
+// so the bucket never grants faster than rate; the rounding is exact when
+// rate divides 10^9 and loses less than rate/10^9 of the rate otherwise. A
+// rate of +Inf means no limit (every TryTake of at most burst succeeds); a
+// rate above 10^9 is 10^9. A rate of 0, below 0 or NaN, or one so low that a
+// full bucket would take over 36 years to refill, refills once every
+// 36 years / burst: the bucket grants its burst and then, in practice,
+// nothing. A burst below 1 is 1, and one above 2^31-1 is 2^31-1.
+func NewTokenBucket(rate float64, burst int) *TokenBucket {
+	b := &TokenBucket{burst: min(max(burst, 1), maxBurst)}
+	b.interval = min(intervalOf(rate), maxSpan/int64(b.burst))
+	b.span = b.interval * int64(b.burst)
+	return b
+}
+
+// intervalOf is 1/rate in whole nanoseconds, rounded up, so that the bucket
+// errs on the side of granting less. Division in floating point can land a
+// hair above an exact integer (1e9/(1e9/7) is 7.000000000000001); those are
+// rounded to the integer rather than up past it.
+func intervalOf(rate float64) int64 {
+	switch {
+	case math.IsInf(rate, 1):
+		return 0
+	case !(rate > 0):
+		return maxSpan
+	}
+	ns := 1e9 / rate
+	if ns >= float64(maxSpan) {
+		return maxSpan
+	}
+	if r := math.Round(ns); math.Abs(ns-r) <= ns*1e-12 {
+		return max(int64(r), 1)
+	}
+	return max(int64(math.Ceil(ns)), 1)
+}
+
+// Interval is the time it takes to refill one permit; 0 means no limit.
+func (b *TokenBucket) Interval() time.Duration { return time.Duration(b.interval) }
+
+// Burst is the number of permits the bucket holds when full: the largest
+// cost it can ever grant.
+func (b *TokenBucket) Burst() int { return b.burst }
+
+// Rate is the number of permits the bucket refills a second: 10^9/Interval,
+// or +Inf when there is no limit.
+func (b *TokenBucket) Rate() float64 {
+	if b.interval == 0 {
+		return math.Inf(1)
+	}
+	return 1e9 / float64(b.interval)
+}
+
+// TryTake takes cost permits at now if they are all free, and reports whether
+// it did. A cost of 0 (or less) always succeeds and changes nothing.
+//
+// On refusal it changes nothing, and retryAfter is exact: the same TryTake at
+// now+retryAfter succeeds if nothing else is taken in between, and at any
+// earlier time it would not. A cost above Burst is refused with retryAfter
+// Never.
+//
+// TryTake never succeeds while a reservation made by Reserve is pending (see
+// Reserve), so it cannot jump ahead of queued callers.
+func (b *TokenBucket) TryTake(now time.Duration, cost int) (ok bool, retryAfter time.Duration) {
+	if cost > b.burst {
+		return false, Never
+	}
+	if cost <= 0 || b.interval == 0 {
+		return true, 0
+	}
+	need, t := int64(cost)*b.interval, int64(now)
+	for {
+		tat := b.tat.Load()
+		next := max(tat, t) + need
+		if wait := next - b.span - t; wait > 0 {
+			return false, time.Duration(wait)
+		}
+		if b.tat.CompareAndSwap(tat, next) {
+			return true, 0
+		}
+	}
+}
+
+// Reserve books cost permits at the earliest time they are free, readyAt, if
+// readyAt is at most maxAhead after now; ok reports whether it booked them.
+// readyAt is never before now: readyAt == now means the permits are free at
+// once (Reserve then acts as TryTake). A caller whose readyAt is after now
+// must wait until readyAt before it uses the permits; until then the
+// reservation is pending, and the caller may give the permits back with
+// Cancel. A cost of 0 (or less) books nothing and is ready at now.
+//
+// When ok is false nothing is booked and readyAt is when the permits would
+// have been ready; a cost above Burst is refused with readyAt now+Never
+// (saturated). maxAhead is treated as at most 36 years; below 0 it is 0.
+//
+// Reservations are FIFO by construction. Booking moves TAT forward by
+// cost·Interval and readyAt is TAT-Burst·Interval, so each booking's readyAt
+// is later than every booking before it that still waits. A pending
+// reservation r has TAT ≥ readyAt(r)+Burst·Interval: TAT only grows, except
+// by Cancel, which lowers it by exactly what it removes (the cancelled
+// reservation's own booking, with the later ones shifted down by the same
+// amount). So while r is pending, that is at any now < readyAt(r), a TryTake
+// of cost c needs TAT+c·Interval-Burst·Interval ≤ now, while the left side is
+// at least readyAt(r)+c·Interval > now: it fails. A later Reserve gets a
+// readyAt of at least readyAt(r)+c·Interval: it queues behind r.
+func (b *TokenBucket) Reserve(now time.Duration, cost int, maxAhead time.Duration) (readyAt time.Duration, ok bool) {
+	if cost <= 0 {
+		return now, true
+	}
+	if cost > b.burst {
+		return sat(now, Never), false
+	}
+	if b.interval == 0 {
+		return now, true
+	}
+	ahead := min(max(int64(maxAhead), 0), maxSpan)
+	need, t := int64(cost)*b.interval, int64(now)
+	for {
+		tat := b.tat.Load()
+		next := max(tat, t) + need
+		ready := max(next-b.span, t)
+		if ready-t > ahead {
+			return time.Duration(ready), false
+		}
+		if b.tat.CompareAndSwap(tat, next) {
+			return time.Duration(ready), true
+		}
+	}
+}
+
+// Cancel gives back the cost permits of a reservation that is still pending
+// at now, and reports whether it did. readyAt is the reservation's current
+// readyAt: the one Reserve returned, moved earlier by every shift since.
+//
+// Giving permits back to the bucket is what keeps a cancelled wait from
+// leaking capacity. But it also means that every reservation booked after
+// the cancelled one would now be ready shift earlier, and those callers must
+// be told: the caller of Cancel moves the readyAt of each reservation booked
+// after the cancelled one and still pending earlier by shift (shift is
+// cost·Interval). Reservations booked before it are unchanged. Done this way
+// the queue keeps its order and its gaps, and nobody arriving later can jump
+// ahead of the waiters, because TAT stays at or after the last waiter's
+// readyAt+Burst·Interval (see Reserve).
+//
+// Why a refund cannot let more through than the rate: count each waiter's
+// permits as still in the bucket until they are due. Then booking a wait
+// changes that count by nothing, the waiter's grant at readyAt takes its
+// cost, and Cancel (a refund, and a waiter gone) changes it by nothing; the
+// count refills at the rate and, while anyone waits, stays below Burst. It
+// is an ordinary token bucket from which permits leave only when they are
+// used, so TokenBucket's bound holds with cancellations too.
+//
+// A reservation that is due (readyAt ≤ now) cannot be cancelled: its time
+// has passed and so have its permits, which belong to the caller. Cancel
+// then changes nothing and returns false, as it does for a cost of 0.
+//
+// Cancel trusts its arguments: cancelling a reservation twice, or one that
+// was never booked, gives away permits. Callers serialize their bookings that
+// wait, their cancellations and the shifts of their waiters under one lock;
+// TryTake needs no lock.
+func (b *TokenBucket) Cancel(now, readyAt time.Duration, cost int) (shift time.Duration, ok bool) {
+	if cost <= 0 || readyAt <= now || cost > b.burst {
+		return 0, false
+	}
+	// readyAt > now implies TAT-cost·Interval > now: the bucket is still in
+	// debt after the refund, so the subtraction needs no clamp.
+	shift = time.Duration(int64(cost) * b.interval)
+	b.tat.Add(-int64(shift))
+	return shift, true
+}
+
+// sat is a+b, saturated at Never.
+func sat(a, b time.Duration) time.Duration {
+	if s := a + b; s >= a {
+		return s
+	}
+	return Never
+}

@@ -1,0 +1,291 @@
+package window
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+const tbMs = time.Millisecond
+
+func TestTokenBucketStartsFullThenRefusesWithExactRetryAfter(t *testing.T) {
+	b := NewTokenBucket(10, 3) // a permit every 100ms
+	for i := range 3 {
+		if ok, _ := b.TryTake(0, 1); !ok {
+			t.Fatalf("take %d of a full bucket of 3 refused", i+1)
+		}
+	}
+	ok, retry := b.TryTake(0, 1)
+	if ok || retry != 100*tbMs {
+		t.Fatalf("TryTake on an empty bucket = %v, %v; want false, 100ms", ok, retry)
+	}
+	// Exact: one nanosecond early is still too early, on time succeeds.
+	if ok, retry := b.TryTake(100*tbMs-1, 1); ok || retry != 1 {
+		t.Fatalf("TryTake 1ns before the refill = %v, %v; want false, 1ns", ok, retry)
+	}
+	if ok, _ := b.TryTake(100*tbMs, 1); !ok {
+		t.Fatal("TryTake at the promised time refused")
+	}
+}
+
+func TestTokenBucketRetryAfterScalesWithCostAndDebt(t *testing.T) {
+	b := NewTokenBucket(10, 3)
+	b.TryTake(0, 3)
+	if ok, retry := b.TryTake(0, 2); ok || retry != 200*tbMs {
+		t.Fatalf("cost 2 on an empty bucket = %v, %v; want false, 200ms", ok, retry)
+	}
+	// 150ms later one permit and a half have come back: 50ms more for two.
+	if ok, retry := b.TryTake(150*tbMs, 2); ok || retry != 50*tbMs {
+		t.Fatalf("cost 2 at 150ms = %v, %v; want false, 50ms", ok, retry)
+	}
+	if ok, _ := b.TryTake(200*tbMs, 2); !ok {
+		t.Fatal("cost 2 at 200ms refused")
+	}
+}
+
+func TestTokenBucketRefillStopsAtBurst(t *testing.T) {
+	b := NewTokenBucket(10, 2)
+	b.TryTake(0, 2)
+	now := time.Hour // idle for an hour: full, not 36000 permits
+	for i := range 2 {
+		if ok, _ := b.TryTake(now, 1); !ok {
+			t.Fatalf("take %d after idling refused", i+1)
+		}
+	}
+	if ok, retry := b.TryTake(now, 1); ok || retry != 100*tbMs {
+		t.Fatalf("third take after idling = %v, %v; want false, 100ms", ok, retry)
+	}
+}
+
+func TestTokenBucketRefusalWritesNothing(t *testing.T) {
+	b := NewTokenBucket(10, 1)
+	b.TryTake(0, 1)
+	before := b.tat.Load()
+	for range 5 {
+		b.TryTake(10*tbMs, 1)
+		b.Reserve(10*tbMs, 1, 50*tbMs) // would be ready at 100ms: beyond maxAhead
+	}
+	if after := b.tat.Load(); after != before {
+		t.Fatalf("refusals moved TAT from %d to %d", before, after)
+	}
+}
+
+func TestTokenBucketCostZeroAlwaysSucceedsAndTakesNothing(t *testing.T) {
+	b := NewTokenBucket(1, 1)
+	b.TryTake(0, 1)
+	before := b.tat.Load()
+	if ok, retry := b.TryTake(0, 0); !ok || retry != 0 {
+		t.Fatalf("TryTake(cost 0) on an empty bucket = %v, %v; want true, 0", ok, retry)
+	}
+	if at, ok := b.Reserve(5, 0, 0); !ok || at != 5 {
+		t.Fatalf("Reserve(cost 0) = %v, %v; want 5ns, true", at, ok)
+	}
+	if b.tat.Load() != before {
+		t.Fatal("cost 0 moved TAT")
+	}
+}
+
+func TestTokenBucketCostAboveBurstNeverFits(t *testing.T) {
+	b := NewTokenBucket(10, 3)
+	if ok, retry := b.TryTake(0, 4); ok || retry != Never {
+		t.Fatalf("TryTake(4) with burst 3 = %v, %v; want false, Never", ok, retry)
+	}
+	if at, ok := b.Reserve(time.Second, 4, Never); ok || at != Never {
+		t.Fatalf("Reserve(4) with burst 3 = %v, %v; want Never, false", at, ok)
+	}
+	if ok, _ := b.TryTake(0, 3); !ok {
+		t.Fatal("refusing cost 4 took something")
+	}
+}
+
+func TestTokenBucketFractionalRates(t *testing.T) {
+	for _, c := range []struct {
+		rate     float64
+		interval time.Duration
+	}{
+		{0.5, 2 * time.Second},
+		{0.1, 10 * time.Second},
+		{3, 333333334},   // 1/3 s rounded up: never faster than asked
+		{1e9 / 7, 7},     // 7.000000000000001 in float: not rounded up to 8
+		{1000, tbMs},     // exact
+		{2e9, 1},         // above 10^9: 10^9
+		{math.Inf(1), 0}, // no limit
+	} {
+		b := NewTokenBucket(c.rate, 1)
+		if b.Interval() != c.interval {
+			t.Errorf("rate %v: interval %v, want %v", c.rate, b.Interval(), c.interval)
+		}
+		if c.interval == 0 {
+			continue
+		}
+		b.TryTake(0, 1)
+		if ok, retry := b.TryTake(0, 1); ok || retry != c.interval {
+			t.Errorf("rate %v: second take = %v, %v; want false, %v", c.rate, ok, retry, c.interval)
+		}
+	}
+}
+
+func TestTokenBucketUnlimitedGrantsEverythingUpToBurst(t *testing.T) {
+	b := NewTokenBucket(math.Inf(1), 5)
+	for i := range 1000 {
+		if ok, _ := b.TryTake(0, 5); !ok {
+			t.Fatalf("take %d refused without a limit", i)
+		}
+	}
+	if ok, retry := b.TryTake(0, 6); ok || retry != Never {
+		t.Fatalf("cost above burst without a limit = %v, %v; want false, Never", ok, retry)
+	}
+}
+
+func TestTokenBucketDegenerateSettingsDoNotOverflow(t *testing.T) {
+	for _, c := range []struct {
+		rate  float64
+		burst int
+	}{{0, 1}, {-1, 1}, {math.NaN(), 3}, {1e-30, 1}, {1e-9, math.MaxInt}, {1e18, math.MaxInt}, {1, -5}} {
+		b := NewTokenBucket(c.rate, c.burst)
+		if b.Burst() < 1 || b.Burst() > maxBurst || b.Interval() < 0 || int64(b.Interval())*int64(b.Burst()) > maxSpan {
+			t.Errorf("NewTokenBucket(%v, %v): burst %d interval %v out of bounds", c.rate, c.burst, b.Burst(), b.Interval())
+			continue
+		}
+		if ok, _ := b.TryTake(0, b.Burst()); !ok {
+			t.Errorf("NewTokenBucket(%v, %v): a full bucket refused its burst", c.rate, c.burst)
+		}
+		if at, ok := b.Reserve(0, 1, Never); at < 0 || (ok && at-0 > time.Duration(maxSpan)) {
+			t.Errorf("NewTokenBucket(%v, %v): Reserve = %v, %v", c.rate, c.burst, at, ok)
+		}
+	}
+}
+
+func TestTokenBucketReservationsAreFIFO(t *testing.T) {
+	b := NewTokenBucket(10, 1)
+	b.TryTake(0, 1)
+	var last time.Duration
+	for i, cost := range []int{1, 1, 1} {
+		at, ok := b.Reserve(time.Duration(i)*tbMs, cost, time.Second)
+		if !ok {
+			t.Fatalf("reservation %d refused", i)
+		}
+		if want := time.Duration(i+1) * 100 * tbMs; at != want {
+			t.Fatalf("reservation %d ready at %v, want %v", i, at, want)
+		}
+		if at <= last {
+			t.Fatalf("reservation %d ready at %v, not after the one before (%v)", i, at, last)
+		}
+		last = at
+	}
+	// maxAhead bounds the wait: the next would be ready at 400ms.
+	if at, ok := b.Reserve(0, 1, 399*tbMs); ok || at != 400*tbMs {
+		t.Fatalf("Reserve beyond maxAhead = %v, %v; want 400ms, false", at, ok)
+	}
+	if at, ok := b.Reserve(0, 1, 400*tbMs); !ok || at != 400*tbMs {
+		t.Fatalf("Reserve at exactly maxAhead = %v, %v; want 400ms, true", at, ok)
+	}
+}
+
+func TestTokenBucketNoTryTakeWhileAReservationPends(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 200 {
+		b := NewTokenBucket(float64(1+rng.IntN(100)), 1+rng.IntN(5))
+		now := time.Duration(rng.Int64N(int64(time.Second)))
+		var lastReady time.Duration
+		for range 1 + rng.IntN(6) {
+			if at, ok := b.Reserve(now, 1+rng.IntN(b.Burst()), time.Hour); ok {
+				lastReady = max(lastReady, at)
+			}
+		}
+		if lastReady <= now {
+			continue
+		}
+		// Every moment before the last reservation is due: no cost fits.
+		for range 50 {
+			at := now + time.Duration(rng.Int64N(int64(lastReady-now)))
+			cost := 1 + rng.IntN(b.Burst())
+			if ok, retry := b.TryTake(at, cost); ok || at+retry < lastReady {
+				t.Fatalf("round %d: TryTake(%v, %d) = %v, retry %v while a reservation pends until %v", round, at, cost, ok, retry, lastReady)
+			}
+			if ready, _ := b.Reserve(at, cost, 0); ready < lastReady+time.Duration(cost)*b.Interval() {
+				t.Fatalf("round %d: a later Reserve would be ready at %v, before the pending %v", round, ready, lastReady)
+			}
+		}
+	}
+}
+
+func TestTokenBucketCancelShiftsLaterWaitersAndLeaksNothing(t *testing.T) {
+	b := NewTokenBucket(10, 1)
+	b.TryTake(0, 1)
+	r1, _ := b.Reserve(0, 1, time.Second) // 100ms
+	r2, _ := b.Reserve(0, 2, time.Second) // wait: burst 1 cannot hold 2
+	if r2 != Never {
+		t.Fatalf("cost 2 with burst 1 reserved at %v", r2)
+	}
+	r2, _ = b.Reserve(0, 1, time.Second)  // 200ms
+	r3, _ := b.Reserve(0, 1, time.Second) // 300ms
+	if r1 != 100*tbMs || r2 != 200*tbMs || r3 != 300*tbMs {
+		t.Fatalf("ready at %v, %v, %v; want 100ms, 200ms, 300ms", r1, r2, r3)
+	}
+
+	shift, ok := b.Cancel(50*tbMs, r2, 1)
+	if !ok || shift != 100*tbMs {
+		t.Fatalf("Cancel of a pending reservation = %v, %v; want 100ms, true", shift, ok)
+	}
+	r3 -= shift // the caller's duty: r3 is now due at 200ms
+
+	// r3 still pends until 200ms: nobody may take before it.
+	if ok, retry := b.TryTake(150*tbMs, 1); ok || 150*tbMs+retry != r3+b.Interval() {
+		t.Fatalf("TryTake at 150ms = %v, %v; want false, free at 300ms (after r3 at %v)", ok, retry, r3)
+	}
+	// The cancelled slot is not lost: the next reservation takes r3's old time.
+	if at, ok := b.Reserve(60*tbMs, 1, time.Second); !ok || at != 300*tbMs {
+		t.Fatalf("Reserve after Cancel = %v, %v; want 300ms, true", at, ok)
+	}
+	// Cancelling the tail gives its slot to the next booking.
+	if shift, ok := b.Cancel(70*tbMs, 300*tbMs, 1); !ok || shift != 100*tbMs {
+		t.Fatalf("Cancel of the tail = %v, %v", shift, ok)
+	}
+	if at, _ := b.Reserve(80*tbMs, 1, time.Second); at != 300*tbMs {
+		t.Fatalf("Reserve after cancelling the tail ready at %v, want 300ms", at)
+	}
+}
+
+func TestTokenBucketCancelOfADueReservationChangesNothing(t *testing.T) {
+	b := NewTokenBucket(10, 1)
+	b.TryTake(0, 1)
+	at, _ := b.Reserve(0, 1, time.Second)
+	before := b.tat.Load()
+	for _, now := range []time.Duration{at, at + tbMs} {
+		if shift, ok := b.Cancel(now, at, 1); ok || shift != 0 {
+			t.Fatalf("Cancel at %v of a reservation due at %v = %v, %v; want 0, false", now, at, shift, ok)
+		}
+	}
+	if _, ok := b.Cancel(0, at, 0); ok {
+		t.Fatal("Cancel of cost 0 reported a refund")
+	}
+	if b.tat.Load() != before {
+		t.Fatal("a refused Cancel moved TAT")
+	}
+}
+
+func TestTokenBucketConcurrentTakersNeverOverAdmit(t *testing.T) {
+	// All goroutines at one instant: exactly the burst is granted.
+	b := NewTokenBucket(1, 100)
+	granted := make(chan int, 8)
+	for range 8 {
+		go func() {
+			n := 0
+			for range 50 {
+				if ok, _ := b.TryTake(0, 1); ok {
+					n++
+				}
+			}
+			granted <- n
+		}()
+	}
+	total := 0
+	for range 8 {
+		total += <-granted
+	}
+	if total != 100 {
+		t.Fatalf("granted %d at one instant from a burst of 100", total)
+	}
+}

@@ -1,0 +1,64 @@
+package resilience
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+var sink int
+
+//go:noinline
+func work(ctx context.Context) (int, error) { return 1, nil }
+
+// BenchmarkDirect is the baseline: fn called directly.
+func BenchmarkDirect(b *testing.B) {
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		v, _ := work(ctx)
+		sink += v
+	}
+}
+
+// benchRun measures Run whose first attempt succeeds.
+func benchRun(b *testing.B, p *Policy, ctx context.Context) {
+	if p.Err() != nil {
+		b.Fatal(p.Err())
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		v, _ := Run(ctx, p, work)
+		sink += v
+	}
+}
+
+// BenchmarkRun/retry: retries only (the shape of failsafe-go's retry policy).
+// BenchmarkRun/default: Default(), with breaker and budget.
+// BenchmarkRun/http: HTTP(), with timeouts, breaker and budget.
+// BenchmarkRun/http_deadline: HTTP() under a caller deadline that already
+// bounds the attempt, so no attempt context is needed.
+func BenchmarkRun(b *testing.B) {
+	retry, _ := New(Options{Retries: 3, Backoff: DefaultBackoff, ThrottledBackoff: ThrottledBackoff})
+	b.Run("retry", func(b *testing.B) { benchRun(b, retry, context.Background()) })
+	b.Run("default", func(b *testing.B) { benchRun(b, Default(), context.Background()) })
+	b.Run("http", func(b *testing.B) { benchRun(b, HTTP(), context.Background()) })
+	b.Run("http_deadline", func(b *testing.B) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		benchRun(b, HTTP(), ctx)
+	})
+}
+
+// BenchmarkRunParallel is Default() under parallel callers: the breaker and
+// the budget are shared.
+func BenchmarkRunParallel(b *testing.B) {
+	p := Default()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		ctx := context.Background()
+		for pb.Next() {
+			_, _ = Run(ctx, p, work)
+		}
+	})
+}

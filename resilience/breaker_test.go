@@ -1,0 +1,168 @@
+package resilience
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+type transition struct{ From, To State }
+
+func TestBreakerOpensAndHalfOpens(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		var changes []transition
+		br, err := NewBreaker(BreakerOptions{Name: "api", ConsecutiveFailures: 3, BreakDuration: 5 * time.Second,
+			OnStateChange: func(from, to State) { mu.Lock(); changes = append(changes, transition{from, to}); mu.Unlock() }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _ := New(Options{Breaker: br})
+		fail := func(ctx context.Context) (int, error) { return 0, errors.New("503") }
+		for range 3 {
+			_, _ = Run(t.Context(), p, fail)
+		}
+		if br.State() != Open {
+			t.Fatalf("after 3 failures: %v; want open", br.State())
+		}
+		time.Sleep(2 * time.Second)
+		calls := 0
+		r := Try(t.Context(), p, func(ctx context.Context) (int, error) { calls++; return 1, nil })
+		var open *BreakerOpenError
+		if r.Stop != StopBreakerOpen || calls != 0 || !errors.As(r.Err, &open) || open.RetryAfter != 3*time.Second ||
+			!errors.Is(r.Err, ErrBreakerOpen) || open.Breaker != "api" {
+			t.Fatalf("while open: stop %v, %d calls, err %v; want breaker_open, no call, retry after 3s", r.Stop, calls, r.Err)
+		}
+		time.Sleep(3 * time.Second)
+		// Half-open: the probe fails, the breaker opens again.
+		_, _ = Run(t.Context(), p, fail)
+		if br.State() != Open {
+			t.Fatalf("after a failed probe: %v; want open", br.State())
+		}
+		time.Sleep(5 * time.Second)
+		if v, err := Run(t.Context(), p, func(ctx context.Context) (int, error) { return 7, nil }); v != 7 || err != nil {
+			t.Fatalf("probe: %v, %v", v, err)
+		}
+		want := []transition{{Closed, Open}, {Open, HalfOpen}, {HalfOpen, Open}, {Open, HalfOpen}, {HalfOpen, Closed}}
+		if d := cmp.Diff(want, changes); d != "" {
+			t.Errorf("state changes (-want +got):\n%s", d)
+		}
+	})
+}
+
+func TestBreakerOneProbeAtATime(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	br, _ := NewBreaker(BreakerOptions{ConsecutiveFailures: 1, BreakDuration: time.Second})
+	br.Record(t0, false, Transient, 0)
+	t1 := t0.Add(time.Second)
+	probe, err := br.Allow(t1)
+	if !probe || err != nil {
+		t.Fatalf("first call after the break: probe %v, %v", probe, err)
+	}
+	var open *BreakerOpenError
+	if _, err := br.Allow(t1); !errors.As(err, &open) || open.RetryAfter != 0 {
+		t.Fatalf("second call while probing: %v; want refused, retry after 0", err)
+	}
+	// A throttled probe proves nothing and frees the slot.
+	br.Record(t1, true, Throttled, 0)
+	if br.State() != HalfOpen {
+		t.Fatalf("after a throttled probe: %v; want half-open", br.State())
+	}
+	if probe, err := br.Allow(t1); !probe || err != nil {
+		t.Fatalf("after a throttled probe: probe %v, %v; want a new probe", probe, err)
+	}
+	// A stale (non-probe) success does not close it.
+	br.Record(t1, false, Success, 0)
+	if br.State() != HalfOpen {
+		t.Fatalf("after a stale success: %v", br.State())
+	}
+	br.Record(t1, true, Permanent, 0) // the dependency answered
+	if br.State() != Closed {
+		t.Fatalf("after a permanent probe: %v; want closed", br.State())
+	}
+}
+
+func TestBreakerRatio(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	br, err := NewBreaker(BreakerOptions{FailureRatio: 0.5, MinimumThroughput: 4, SamplingDuration: 10 * time.Second, BreakDuration: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	br.Record(t0, false, Transient, 0)
+	br.Record(t0, false, Transient, 0)
+	br.Record(t0, false, Transient, 0) // 3 of 3, under the minimum throughput
+	if br.State() != Closed {
+		t.Fatal("opened under the minimum throughput")
+	}
+	// Ten seconds on, the failures have left the window.
+	t1 := t0.Add(10 * time.Second)
+	br.Record(t1, false, Success, 0)
+	br.Record(t1, false, Success, 0)
+	br.Record(t1, false, Success, 0)
+	br.Record(t1, false, Transient, 0) // 1 of 4
+	if br.State() != Closed {
+		t.Fatal("opened at 25 %")
+	}
+	for range 100 {
+		br.Record(t1, false, Throttled, 0) // no evidence
+	}
+	br.Record(t1.Add(time.Second), false, Transient, 0) // 2 of 5: 40 %
+	if br.State() != Closed {
+		t.Fatal("opened at 40 %")
+	}
+	br.Record(t1.Add(2*time.Second), false, Transient, 0) // 3 of 6: 50 %
+	if br.State() != Open {
+		t.Fatalf("%v at 50 %%; want open", br.State())
+	}
+}
+
+func TestBreakerSlowCalls(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	br, _ := NewBreaker(BreakerOptions{ConsecutiveFailures: 2, BreakDuration: time.Second, SlowCallThreshold: time.Second})
+	br.Record(t0, false, Success, 2*time.Second)
+	br.Record(t0, false, Throttled, 5*time.Second) // throttled: nothing, slow or not
+	br.Record(t0, false, Success, 1500*time.Millisecond)
+	if br.State() != Open {
+		t.Fatalf("%v after two slow calls; want open", br.State())
+	}
+}
+
+func TestBreakerConcurrent(t *testing.T) {
+	br, _ := NewBreaker(BreakerOptions{FailureRatio: 0.5, MinimumThroughput: 10, SamplingDuration: time.Second, BreakDuration: time.Millisecond})
+	p, _ := New(Options{Breaker: br})
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 500 {
+				_, _ = Run(context.Background(), p, func(ctx context.Context) (int, error) {
+					if (i+g)%2 == 0 {
+						return 0, errors.New("x")
+					}
+					return 1, nil
+				})
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func TestBreakerOptionsValidate(t *testing.T) {
+	err := BreakerOptions{ConsecutiveFailures: 3, FailureRatio: 2, MinimumThroughput: 1, SlowCallThreshold: -1}.Validate()
+	got := fields(err)
+	want := []string{"Breaker.ConsecutiveFailures", "Breaker.FailureRatio", "Breaker.MinimumThroughput",
+		"Breaker.SamplingDuration", "Breaker.BreakDuration", "Breaker.SlowCallThreshold"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("problems (-want +got):\n%s", d)
+	}
+	if _, err := NewBreaker(BreakerOptions{}); err == nil {
+		t.Error("no mode: no error")
+	}
+	if _, err := NewBreaker(BreakerOptions{ConsecutiveFailures: 1, SamplingDuration: time.Second, BreakDuration: time.Second}); err == nil {
+		t.Error("a ratio-mode field in consecutive mode: no error")
+	}
+}

@@ -1,0 +1,484 @@
+package resilience
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/headroom-go/headroom/limit"
+)
+
+// refuser is a stand-in limiter: it refuses the first n acquisitions with a
+// *limit.RateLimitedError, then grants. held counts permits not released.
+type refuser struct {
+	n          int
+	retryAfter func(i int) time.Duration
+	calls      int
+	held       int
+}
+
+func (r *refuser) acquire() (release func(), err error) {
+	i := r.calls
+	r.calls++
+	if i < r.n {
+		return nil, &limit.RateLimitedError{Limiter: "payments", RetryAfter: r.retryAfter(i), Reason: limit.ReasonNoPermit}
+	}
+	r.held++
+	return func() { r.held-- }, nil
+}
+
+// attemptView is what the tests compare of an Attempt.
+type attemptView struct {
+	Kind        Kind
+	SelfImposed bool
+	RetryAfter  time.Duration
+	Delay       time.Duration
+}
+
+func views(as []Attempt) []attemptView {
+	out := make([]attemptView, len(as))
+	for i, a := range as {
+		out[i] = attemptView{a.Verdict.Kind, a.Verdict.SelfImposed, a.Verdict.RetryAfter, a.Delay}
+	}
+	return out
+}
+
+// budgetTokens is the sum of the budget's slices: deposits minus
+// withdrawals still in the window.
+func budgetTokens(b *Budget) int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var s int64
+	for _, v := range b.slices {
+		s += v
+	}
+	return s
+}
+
+// breakerCounts is what the breaker's window holds.
+func breakerCounts(b *Breaker) (ok, fail int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, c := range b.buckets {
+		if c.n > b.cur-b.nsub {
+			ok, fail = ok+c.success, fail+c.fail
+		}
+	}
+	return ok, fail
+}
+
+func TestRefusedThreeTimesThenAdmitted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := HTTP()
+		lim := &refuser{n: 3, retryAfter: func(int) time.Duration { return 250 * time.Millisecond }}
+		start := time.Now()
+		r := Try(t.Context(), p, func(ctx context.Context) (string, error) {
+			release, err := lim.acquire()
+			if err != nil {
+				return "", err
+			}
+			defer release()
+			return "ok", nil
+		})
+		if r.Err != nil || r.Value != "ok" || r.Stop != StopSucceeded {
+			t.Fatalf("Try = %q, %v, %v; want ok, nil, succeeded", r.Value, r.Err, r.Stop)
+		}
+		throttled := attemptView{Kind: Throttled, SelfImposed: true, RetryAfter: 250 * time.Millisecond, Delay: 250 * time.Millisecond}
+		want := []attemptView{throttled, throttled, throttled, {Kind: Success}}
+		if d := cmp.Diff(want, views(r.Attempts)); d != "" {
+			t.Errorf("attempts (-want +got):\n%s", d)
+		}
+		if got := time.Since(start); got != 750*time.Millisecond {
+			t.Errorf("took %v; want 750ms (the limiter's hint, three times)", got)
+		}
+		// The budget took the one deposit of the call that reached the
+		// dependency, and paid for no retry.
+		if got := budgetTokens(p.Budget()); got != budgetScale {
+			t.Errorf("budget tokens = %d; want %d (one deposit, no withdrawal)", got, budgetScale)
+		}
+		if s := p.Breaker().State(); s != Closed {
+			t.Errorf("breaker %v; want closed", s)
+		}
+		if ok, fail := breakerCounts(p.Breaker()); ok != 1 || fail != 0 {
+			t.Errorf("breaker saw %d successes, %d failures; want 1, 0", ok, fail)
+		}
+		if lim.held != 0 {
+			t.Errorf("%d permits held after the run", lim.held)
+		}
+	})
+}
+
+func TestEveryAttemptRefused(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := HTTP()
+		lim := &refuser{n: 100, retryAfter: func(i int) time.Duration { return time.Duration(i+1) * 100 * time.Millisecond }}
+		r := Try(t.Context(), p, func(ctx context.Context) (int, error) {
+			release, err := lim.acquire()
+			if err != nil {
+				return 0, err
+			}
+			defer release()
+			return 1, nil
+		})
+		if r.Stop != StopAttemptsExhausted || len(r.Attempts) != 1+HTTPRetries {
+			t.Fatalf("stop %v after %d attempts; want attempts_exhausted after %d", r.Stop, len(r.Attempts), 1+HTTPRetries)
+		}
+		var rl *limit.RateLimitedError
+		if !errors.As(r.Err, &rl) || rl.RetryAfter != 400*time.Millisecond || rl.Limiter != "payments" {
+			t.Fatalf("err = %v; want the last *limit.RateLimitedError (retry after 400ms)", r.Err)
+		}
+		if !errors.Is(r.Err, limit.ErrRateLimited) {
+			t.Errorf("errors.Is(err, limit.ErrRateLimited) = false")
+		}
+		if got := budgetTokens(p.Budget()); got != 0 {
+			t.Errorf("budget tokens = %d; want 0: refusals neither deposit nor withdraw", got)
+		}
+		if ok, fail := breakerCounts(p.Breaker()); ok != 0 || fail != 0 {
+			t.Errorf("breaker saw %d successes, %d failures; want nothing", ok, fail)
+		}
+		// Run says the same.
+		lim.calls = 0
+		_, err := Run(t.Context(), p, func(ctx context.Context) (int, error) {
+			_, err := lim.acquire()
+			return 0, err
+		})
+		if !errors.As(err, &rl) {
+			t.Errorf("Run err = %v; want a *limit.RateLimitedError", err)
+		}
+	})
+}
+
+func TestServerRetryAfterWinsOverCurve(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var at []time.Time
+		r := Try(t.Context(), HTTP(), func(ctx context.Context) (int, error) {
+			at = append(at, time.Now())
+			if len(at) == 1 {
+				return 0, &ThrottledError{Err: errors.New("429 Too Many Requests"), RetryAfter: 7 * time.Second}
+			}
+			return 2, nil
+		})
+		if r.Err != nil || r.Value != 2 || len(at) != 2 {
+			t.Fatalf("Try = %v, %v after %d attempts", r.Value, r.Err, len(at))
+		}
+		if got := at[1].Sub(at[0]); got != 7*time.Second {
+			t.Errorf("second attempt %v after the first; want exactly 7s", got)
+		}
+		want := []attemptView{{Kind: Throttled, RetryAfter: 7 * time.Second, Delay: 7 * time.Second}, {Kind: Success}}
+		if d := cmp.Diff(want, views(r.Attempts)); d != "" {
+			t.Errorf("attempts (-want +got):\n%s", d)
+		}
+	})
+}
+
+func TestMaximumDelayCapsHint(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p, _ := New(Options{Retries: 1, MaximumDelay: 2 * time.Second})
+		r := Try(t.Context(), p, func(ctx context.Context) (int, error) {
+			return 0, &ThrottledError{RetryAfter: time.Minute}
+		})
+		if got := r.Attempts[0].Delay; got != 2*time.Second {
+			t.Errorf("delay %v; want MaximumDelay, 2s", got)
+		}
+	})
+}
+
+func TestDeadlineShorterThanDelay(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := HTTP(WithTimeout(5*time.Second), WithAttemptTimeout(time.Second))
+		start := time.Now()
+		r := Try(t.Context(), p, func(ctx context.Context) (int, error) {
+			return 0, &ThrottledError{RetryAfter: 7 * time.Second}
+		})
+		if r.Stop != StopDeadline || len(r.Attempts) != 1 {
+			t.Fatalf("stop %v after %d attempts; want deadline after 1", r.Stop, len(r.Attempts))
+		}
+		if got := time.Since(start); got != 0 {
+			t.Errorf("slept %v; want no sleep", got)
+		}
+		var te *ThrottledError
+		if !errors.As(r.Err, &te) {
+			t.Errorf("err = %v; want the last attempt's", r.Err)
+		}
+
+		// The caller's deadline counts the same way.
+		ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
+		defer cancel()
+		r = Try(ctx, Default(), func(ctx context.Context) (int, error) {
+			return 0, &ThrottledError{RetryAfter: 3 * time.Second}
+		})
+		if r.Stop != StopDeadline || time.Since(start) != 0 {
+			t.Errorf("stop %v after %v; want deadline, no sleep", r.Stop, time.Since(start))
+		}
+	})
+}
+
+func TestPermanentStopsAtOnce(t *testing.T) {
+	for _, e := range []error{
+		&PermanentError{Err: errors.New("404")},
+		&limit.CostError{Limiter: "x", Cost: 10, Capacity: 5},
+	} {
+		synctest.Test(t, func(t *testing.T) {
+			calls := 0
+			r := Try(t.Context(), HTTP(), func(ctx context.Context) (int, error) {
+				calls++
+				return 0, e
+			})
+			if r.Stop != StopPermanent || calls != 1 || !errors.Is(r.Err, e) {
+				t.Errorf("%T: stop %v after %d calls, err %v; want permanent after 1", e, r.Stop, calls, r.Err)
+			}
+		})
+	}
+}
+
+func TestTransientCurve(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p, _ := New(Options{Retries: 3, Backoff: Backoff{Initial: time.Second, Multiplier: 2}})
+		r := Try(t.Context(), p, func(ctx context.Context) (int, error) { return 0, errors.New("reset") })
+		want := []attemptView{
+			{Kind: Transient, Delay: time.Second},
+			{Kind: Transient, Delay: 2 * time.Second},
+			{Kind: Transient, Delay: 4 * time.Second},
+			{Kind: Transient},
+		}
+		if d := cmp.Diff(want, views(r.Attempts)); d != "" {
+			t.Errorf("attempts (-want +got):\n%s", d)
+		}
+		if r.Stop != StopAttemptsExhausted {
+			t.Errorf("stop %v", r.Stop)
+		}
+	})
+}
+
+func TestJitterStaysOnCurve(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := HTTP(WithBudget(nil), WithBreaker(nil), WithTimeout(0), WithAttemptTimeout(0), WithRetries(2))
+		for range 20 {
+			r := Try(t.Context(), p, func(ctx context.Context) (int, error) { return 0, &ThrottledError{} })
+			for i, lo := range []time.Duration{3200 * time.Millisecond, 6400 * time.Millisecond} {
+				if d := r.Attempts[i].Delay; d < lo || d > lo*12/8+time.Millisecond {
+					t.Fatalf("throttled delay %d = %v; want %v ± 20%% of %v", i, d, lo, lo*10/8)
+				}
+			}
+		}
+	})
+}
+
+func TestAttemptTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p, _ := New(Options{Retries: 5, Timeout: 2500 * time.Millisecond, AttemptTimeout: time.Second})
+		start := time.Now()
+		var deadlines []time.Duration
+		r := Try(t.Context(), p, func(ctx context.Context) (int, error) {
+			d, _ := ctx.Deadline()
+			deadlines = append(deadlines, d.Sub(start))
+			<-ctx.Done()
+			return 0, ctx.Err()
+		})
+		// Attempts at 0 s and 1 s run out their own timeout (Transient);
+		// the third is cut to the 0.5 s left on the overall deadline.
+		if d := cmp.Diff([]time.Duration{time.Second, 2 * time.Second, 2500 * time.Millisecond}, deadlines); d != "" {
+			t.Errorf("attempt deadlines (-want +got):\n%s", d)
+		}
+		if r.Stop != StopDeadline || len(r.Attempts) != 3 {
+			t.Fatalf("stop %v after %d attempts; want deadline after 3", r.Stop, len(r.Attempts))
+		}
+		var te *TimeoutError
+		if !errors.As(r.Attempts[0].Err, &te) || te.Timeout != time.Second || r.Attempts[0].Verdict.Kind != Transient {
+			t.Errorf("attempt 0: %v, %v; want a Transient *TimeoutError", r.Attempts[0].Verdict, r.Attempts[0].Err)
+		}
+		if !errors.Is(r.Err, context.DeadlineExceeded) {
+			t.Errorf("err = %v; want context.DeadlineExceeded", r.Err)
+		}
+		if got := time.Since(start); got != 2500*time.Millisecond {
+			t.Errorf("took %v; want 2.5s", got)
+		}
+	})
+}
+
+func TestAttemptContextLinkedWithCaller(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		p, _ := New(Options{Retries: 3, AttemptTimeout: time.Minute})
+		go func() {
+			time.Sleep(time.Second)
+			cancel()
+		}()
+		start := time.Now()
+		r := Try(ctx, p, func(ctx context.Context) (int, error) {
+			<-ctx.Done()
+			return 0, context.Cause(ctx)
+		})
+		if r.Stop != StopCancelled || len(r.Attempts) != 1 || !errors.Is(r.Err, context.Canceled) {
+			t.Errorf("stop %v after %d attempts, err %v; want cancelled after 1", r.Stop, len(r.Attempts), r.Err)
+		}
+		if got := time.Since(start); got != time.Second {
+			t.Errorf("took %v; want 1s", got)
+		}
+	})
+}
+
+func TestCancelledDuringDelay(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		p, _ := New(Options{Retries: 3, Backoff: Backoff{Initial: time.Minute}})
+		time.AfterFunc(time.Second, cancel)
+		start := time.Now()
+		_, err := Run(ctx, p, func(ctx context.Context) (int, error) { return 0, errors.New("boom") })
+		if !errors.Is(err, context.Canceled) || time.Since(start) != time.Second {
+			t.Errorf("err %v after %v; want context.Canceled after 1s", err, time.Since(start))
+		}
+	})
+}
+
+func TestLazyAttemptContext(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		parent, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		c := &attemptCtx{parent: parent, deadline: time.Now().Add(time.Second)}
+		if c.Err() != nil {
+			t.Fatal("fresh context has an error")
+		}
+		time.Sleep(time.Second)
+		if c.Err() != context.DeadlineExceeded {
+			t.Fatalf("Err = %v after the deadline; want DeadlineExceeded", c.Err())
+		}
+		<-c.Done() // built late: already done
+		if context.Cause(c) != context.DeadlineExceeded {
+			t.Errorf("Cause = %v", context.Cause(c))
+		}
+		c.end()
+
+		c = &attemptCtx{parent: parent, deadline: time.Now().Add(time.Second)}
+		c.end()
+		if c.Err() != context.Canceled {
+			t.Errorf("Err after end = %v; want Canceled", c.Err())
+		}
+		select {
+		case <-c.Done():
+		default:
+			t.Error("Done not closed after end")
+		}
+		if c.Value(struct{}{}) != nil {
+			t.Error("Value of a missing key")
+		}
+	})
+}
+
+func TestPanicPropagates(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		br, _ := NewBreaker(BreakerOptions{ConsecutiveFailures: 1, BreakDuration: time.Second})
+		p := HTTP(WithBreaker(br), WithRetries(0))
+		_, _ = Run(t.Context(), p, func(ctx context.Context) (int, error) { return 0, errors.New("x") })
+		time.Sleep(time.Second) // the next call is the half-open probe
+		lim := &refuser{}
+		boom := errors.New("boom")
+		func() {
+			defer func() {
+				if r := recover(); r != boom {
+					t.Errorf("recovered %v; want the panic value", r)
+				}
+			}()
+			_, _ = Run(t.Context(), p, func(ctx context.Context) (int, error) {
+				release, _ := lim.acquire()
+				defer release()
+				<-time.After(10 * time.Millisecond)
+				_ = ctx.Done() // build the attempt's real context and timer
+				panic(boom)
+			})
+			t.Error("Run returned")
+		}()
+		if lim.held != 0 {
+			t.Errorf("%d permits held after the panic", lim.held)
+		}
+		// The probe slot was freed: the next call is let through as a probe.
+		if v, err := Run(t.Context(), p, func(ctx context.Context) (int, error) { return 3, nil }); v != 3 || err != nil {
+			t.Errorf("after the panic: %v, %v; want the probe to pass", v, err)
+		}
+		if br.State() != Closed {
+			t.Errorf("breaker %v; want closed by the probe", br.State())
+		}
+		synctest.Wait() // no goroutine left behind (goleak checks the rest)
+	})
+}
+
+func TestInvalidPolicy(t *testing.T) {
+	p := HTTP(WithRetries(-1), WithAttemptTimeout(time.Minute))
+	calls := 0
+	r := Try(t.Context(), p, func(ctx context.Context) (int, error) { calls++; return 0, nil })
+	var oe *OptionError
+	if r.Stop != StopInvalid || calls != 0 || !errors.As(r.Err, &oe) || r.Err != p.Err() {
+		t.Errorf("stop %v, %d calls, err %v; want invalid, no call, the validation error", r.Stop, calls, r.Err)
+	}
+	if _, err := Run[int](t.Context(), nil, nil); err != ErrNilPolicy {
+		t.Errorf("nil policy: %v", err)
+	}
+}
+
+func TestEveryStopReason(t *testing.T) {
+	seen := map[StopReason]bool{}
+	fail := func(ctx context.Context) (int, error) { return 0, errors.New("x") }
+	synctest.Test(t, func(t *testing.T) {
+		quick := Backoff{Initial: time.Millisecond}
+		p, _ := New(Options{Retries: 1, Backoff: quick})
+		seen[Try(t.Context(), p, func(ctx context.Context) (int, error) { return 1, nil }).Stop] = true
+		seen[Try(t.Context(), p, fail).Stop] = true
+		seen[Try(t.Context(), p, func(ctx context.Context) (int, error) { return 0, &PermanentError{} }).Stop] = true
+		pd, _ := New(Options{Retries: 1, Timeout: time.Second, Backoff: Backoff{Initial: time.Hour}})
+		seen[Try(t.Context(), pd, fail).Stop] = true
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		seen[Try(ctx, p, fail).Stop] = true
+		br, _ := NewBreaker(BreakerOptions{ConsecutiveFailures: 1, BreakDuration: time.Hour})
+		pb, _ := New(Options{Retries: 1, Backoff: quick, Breaker: br})
+		seen[Try(t.Context(), pb, fail).Stop] = true
+		bu, _ := NewBudget(BudgetOptions{TTL: time.Second})
+		pu, _ := New(Options{Retries: 1, Backoff: quick, Budget: bu})
+		seen[Try(t.Context(), pu, fail).Stop] = true
+		seen[Try(t.Context(), HTTP(WithRetries(-1)), fail).Stop] = true
+	})
+	for r := StopSucceeded; r <= StopInvalid; r++ {
+		if !seen[r] {
+			t.Errorf("stop reason %v not reached", r)
+		}
+	}
+}
+
+func TestBudgetDeniesRun(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// A floor of 1 retry a second over 1 s, nothing from traffic: one
+		// retry in the window.
+		bu, _ := NewBudget(BudgetOptions{TTL: time.Second, MinRetriesPerSecond: 1})
+		p, _ := New(Options{Retries: 5, Budget: bu})
+		r := Try(t.Context(), p, func(ctx context.Context) (int, error) { return 0, errors.New("x") })
+		if r.Stop != StopBudgetExhausted || len(r.Attempts) != 2 {
+			t.Errorf("stop %v after %d attempts; want budget_exhausted after 2", r.Stop, len(r.Attempts))
+		}
+		time.Sleep(time.Second) // the withdrawal expires
+		r = Try(t.Context(), p, func(ctx context.Context) (int, error) { return 0, errors.New("x") })
+		if len(r.Attempts) != 2 {
+			t.Errorf("after the window: %d attempts; want 2 (refilled)", len(r.Attempts))
+		}
+	})
+}
+
+func TestTelemetryOrder(t *testing.T) {
+	// telemetry takes verdicts, stops and states by number.
+	for k := Success; k <= Permanent; k++ {
+		if got := telemetryVerdict(k); got != k.String() {
+			t.Errorf("verdict %d: telemetry %q, resilience %q", k, got, k)
+		}
+	}
+	for r := StopSucceeded; r <= StopInvalid; r++ {
+		if got := telemetryStop(r); got != r.String() {
+			t.Errorf("stop %d: telemetry %q, resilience %q", r, got, r)
+		}
+	}
+	if int(Closed) != telemetryClosed || int(HalfOpen) != telemetryHalfOpen || int(Open) != telemetryOpen {
+		t.Error("breaker states do not match telemetry's")
+	}
+}

@@ -1,0 +1,129 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/headroom-go/headroom/limit/adaptive"
+	"strings"
+	"time"
+)
+
+// A Mode is a way for the clients to hold themselves back: each instance
+// gets its own limiter from the mode. Build one with the mode constructors
+// (NoLimiter, FixedRate, AIMD, CUBIC, QuotaGuard, ...); every limiter they
+// build is one of the library's engine cores, driven on virtual time.
+type Mode struct {
+	// Name is how the table and the -modes flag call the mode.
+	Name string
+	// Headers makes the model API publish its rate-limit headers.
+	Headers bool
+	// ResetWhenEmpty: see API.ResetWhenEmpty.
+	ResetWhenEmpty bool
+
+	newLimiter func(env limiterEnv) (limiter, error)
+}
+
+// limiterEnv is what a mode knows when it builds an instance's limiter.
+type limiterEnv struct {
+	now       time.Duration
+	instances int
+	inst      int
+	trace     func(TraceEvent)
+}
+
+type admit uint8
+
+const (
+	granted  admit = iota // send now
+	queued                // the limiter grants it later, through poll
+	rejected              // the limiter refuses it: counted, not retried
+)
+
+// pollOut collects what a poll decided.
+type pollOut struct {
+	granted  []*request
+	rejected []*request
+}
+
+// limiter is the simulator's side of an engine core. Every method takes the
+// virtual time.
+type limiter interface {
+	// acquire asks for req.cost units at now.
+	acquire(now time.Duration, req *request) admit
+	// poll grants the waiters whose units are there at now, in FIFO order,
+	// and rejects those whose wait ran out. It returns when it next wants to
+	// be polled (ok false: only a new event can change anything).
+	poll(now time.Duration, out *pollOut) (next time.Duration, ok bool)
+	// feedback reports the API's answer to an attempt this limiter sent.
+	feedback(now time.Duration, req *request, resp *Response)
+	// setInstances tells the limiter how many instances share the budget.
+	setInstances(now time.Duration, n int)
+	// rate is this instance's rate at now, units a minute (0: none).
+	rate(now time.Duration) float64
+	// queued is the number of waiting requests.
+	queued() int
+}
+
+// NoLimiter is the "no limiter" mode: every attempt goes at once, and only
+// the retry handler (Retry-After, 4 attempts) holds the clients back.
+func NoLimiter() Mode {
+	return Mode{Name: "no limiter", newLimiter: func(limiterEnv) (limiter, error) { return noLimiter{}, nil }}
+}
+
+type noLimiter struct{}
+
+func (noLimiter) acquire(time.Duration, *request) admit              { return granted }
+func (noLimiter) poll(time.Duration, *pollOut) (time.Duration, bool) { return 0, false }
+func (noLimiter) feedback(time.Duration, *request, *Response)        {}
+func (noLimiter) setInstances(time.Duration, int)                    {}
+func (noLimiter) rate(time.Duration) float64                         { return 0 }
+func (noLimiter) queued() int                                        { return 0 }
+
+// ModeNames lists the names DefaultModes uses, in table order.
+func ModeNames() []string {
+	var s []string
+	for _, m := range DefaultModes() {
+		s = append(s, m.Name)
+	}
+	return s
+}
+
+// ModeNamed returns the default mode called name; a case-insensitive match
+// that ignores spaces, dashes and underscores ("no-limiter", "fixed_rate").
+func ModeNamed(name string) (Mode, error) {
+	key := normalize(name)
+	for _, m := range DefaultModes() {
+		if normalize(m.Name) == key {
+			return m, nil
+		}
+	}
+	return Mode{}, fmt.Errorf("sim: unknown mode %q; want one of: %s", name, strings.Join(ModeNames(), ", "))
+}
+
+func normalize(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case ' ', '-', '_':
+			return -1
+		}
+		if 'A' <= r && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}, s)
+}
+
+// DefaultModes is every mode the command compares, in table order.
+func DefaultModes() []Mode {
+	return []Mode{NoLimiter(), FixedRate(FixedRateUnitsPerMinute), AIMD(adaptive.AIMD{}), CUBIC(adaptive.Cubic{}),
+		AdaptiveConcurrency(adaptive.ConcurrencyConfig{}),
+		QuotaGuard(GuardOptions{}),
+		CubicQuota(),
+	}
+}
+
+func withController(c adaptive.RateController) adaptive.RateConfig {
+	cfg := adaptive.DefaultRateConfig()
+	cfg.Controller = c
+	return cfg
+}

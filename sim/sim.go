@@ -1,0 +1,469 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+)
+
+// Scenario names what happens to the quota and the instances during a run.
+type Scenario string
+
+// The scenarios.
+const (
+	// Steady keeps the quota and the instances as they start.
+	Steady Scenario = "steady"
+	// Drop lets another client take DropShare of the quota for DropFor from
+	// DropAt on (the seeds' scenario: half of it for 60 s after minute 5).
+	Drop Scenario = "drop"
+	// Join adds one instance at JoinAt; every limiter takes its new share.
+	Join Scenario = "join"
+)
+
+// Scenarios lists the scenarios, in the order the command shows them.
+var Scenarios = []Scenario{Steady, Drop, Join}
+
+// Cost is one class of request in the demand: Units per request, drawn with
+// probability Weight/(sum of weights).
+type Cost struct {
+	Units  int
+	Weight float64
+}
+
+// DefaultCosts is the default mix of request costs: 55% cost 1, 35% cost 2,
+// 10% cost 5, a mean of 1.75 units (SharePoint's resource units: 1 for a
+// single-item read, 2 for a multi-item query or a write, 5 for a permission
+// operation; its rule of thumb is about 2 a request). See docs/simulator.md
+// for why this mix.
+var DefaultCosts = []Cost{{1, 0.55}, {2, 0.35}, {5, 0.10}}
+
+// Latency is the one-way network delay, drawn uniformly from [Min, Max] for
+// each leg (client to API, API to client).
+type Latency struct {
+	Min, Max time.Duration
+}
+
+// Config is one run's world: the API, the clients and the scenario. The zero
+// value of a field means its default; Defaults fills them in.
+type Config struct {
+	Seed      uint64        // 42
+	Instances int           // 2 at the start
+	Quota     int           // 3,000 units in 60 s
+	Demand    float64       // 2,000 units a minute for each instance
+	Duration  time.Duration // 15 min
+	Scenario  Scenario      // Drop
+
+	Costs    []Cost  // DefaultCosts
+	Latency  Latency // 20–60 ms each way
+	Attempts int     // 4: the first try and 3 retries
+
+	DropAt    time.Duration // 5 min
+	DropFor   time.Duration // 60 s
+	DropShare float64       // 0.5: the share of the quota the other client takes
+	JoinAt    time.Duration // 5 min
+
+	// NoSeries skips the per-second time series.
+	NoSeries bool
+	// Trace, when set, sees every call the simulator makes on an engine
+	// core, with the core's rate after it.
+	Trace func(TraceEvent)
+}
+
+// Defaults returns c with every zero field set to its default.
+func (c Config) Defaults() Config {
+	if c.Seed == 0 {
+		c.Seed = 42
+	}
+	if c.Instances == 0 {
+		c.Instances = 2
+	}
+	if c.Quota == 0 {
+		c.Quota = 3000
+	}
+	if c.Demand == 0 {
+		c.Demand = 2000
+	}
+	if c.Duration == 0 {
+		c.Duration = 15 * time.Minute
+	}
+	if c.Scenario == "" {
+		c.Scenario = Drop
+	}
+	if c.Costs == nil {
+		c.Costs = DefaultCosts
+	}
+	if c.Latency == (Latency{}) {
+		c.Latency = Latency{Min: 20 * time.Millisecond, Max: 60 * time.Millisecond}
+	}
+	if c.Attempts == 0 {
+		c.Attempts = 4
+	}
+	if c.DropAt == 0 {
+		c.DropAt = 5 * time.Minute
+	}
+	if c.DropFor == 0 {
+		c.DropFor = time.Minute
+	}
+	if c.DropShare == 0 {
+		c.DropShare = 0.5
+	}
+	if c.JoinAt == 0 {
+		c.JoinAt = 5 * time.Minute
+	}
+	return c
+}
+
+// Validate lists every problem with c (after Defaults) at once.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf("sim: "+format, a...)) }
+	if c.Instances < 1 || c.Instances > 1000 {
+		bad("instances = %d: want 1 to 1000", c.Instances)
+	}
+	if c.Quota < 1 {
+		bad("quota = %d: want 1 or more units a minute", c.Quota)
+	}
+	if !(c.Demand > 0) || math.IsInf(c.Demand, 0) || c.Demand > 1e7 {
+		bad("demand = %v: want more than 0 and at most 10,000,000 units a minute", c.Demand)
+	}
+	if c.Duration < time.Second || c.Duration > 24*time.Hour {
+		bad("duration = %v: want 1s to 24h", c.Duration)
+	}
+	switch c.Scenario {
+	case Steady, Drop, Join:
+	default:
+		bad("scenario = %q: want steady, drop or join", c.Scenario)
+	}
+	sum := 0.0
+	for _, k := range c.Costs {
+		if k.Units < 1 || !(k.Weight >= 0) || math.IsInf(k.Weight, 0) {
+			bad("cost %d with weight %v: want 1 or more units and a weight of 0 or more", k.Units, k.Weight)
+		}
+		sum += k.Weight
+	}
+	if !(sum > 0) {
+		bad("costs: want at least one cost with a weight above 0")
+	}
+	if c.Latency.Min < 0 || c.Latency.Max < c.Latency.Min {
+		bad("latency %v–%v: want 0 <= min <= max", c.Latency.Min, c.Latency.Max)
+	}
+	if c.Attempts < 1 || c.Attempts > 100 {
+		bad("attempts = %d: want 1 to 100", c.Attempts)
+	}
+	if !(c.DropShare >= 0 && c.DropShare < 1) {
+		bad("drop share = %v: want at least 0 and below 1", c.DropShare)
+	}
+	if c.DropAt < 0 || c.DropFor < 0 || c.JoinAt < 0 {
+		bad("drop and join times must not be negative")
+	}
+	return errors.Join(errs...)
+}
+
+// Schedule is the quota schedule of the scenario.
+func (c Config) Schedule() []QuotaStep {
+	s := []QuotaStep{{0, c.Quota}}
+	if c.Scenario == Drop {
+		s = append(s,
+			QuotaStep{c.DropAt, c.Quota - int(math.Round(float64(c.Quota)*c.DropShare))},
+			QuotaStep{c.DropAt + c.DropFor, c.Quota})
+	}
+	return s
+}
+
+// MeanQuota is the time-weighted mean of the quota over the run, in units a
+// minute.
+func (c Config) MeanQuota() float64 {
+	a := NewAPI(c.Schedule())
+	total := 0.0
+	s := a.schedule
+	for i, step := range s {
+		end := c.Duration
+		if i+1 < len(s) {
+			end = min(s[i+1].At, c.Duration)
+		}
+		if end > step.At {
+			total += float64(step.Units) * (end - step.At).Seconds()
+		}
+	}
+	return total / c.Duration.Seconds()
+}
+
+// request is one call of a client, across its attempts.
+type request struct {
+	id      int
+	inst    int
+	cost    int
+	attempt int           // 1 for the first try
+	asked   time.Duration // when this attempt asked its limiter
+	sent    time.Duration // when this attempt was sent
+	held    time.Duration // when a guard started to hold this attempt
+	resp    Response      // the API's answer to the attempt in flight
+}
+
+// instance is one process: its limiter and its demand.
+type instance struct {
+	id     int
+	lim    limiter
+	rng    *rand.Rand // the demand: arrival times and costs
+	wakeAt time.Duration
+	active bool
+}
+
+type runner struct {
+	cfg   Config
+	mode  Mode
+	loop  loop
+	api   *API
+	insts []*instance
+	net   *rand.Rand
+	reqs  []*request // by id; reqs[0] is unused
+	count int        // instances counted by the limiters
+
+	lambda   float64 // requests a second at each instance
+	cumCost  []float64
+	grantBuf pollOut
+
+	res      *Result
+	acc      []int // accepted units per second
+	thr      []int // 429s per second
+	waits    []time.Duration
+	accepted int
+	err      error
+}
+
+// Run runs one mode through the scenario of cfg and measures it. Runs are
+// deterministic: the same cfg and mode give the same Result. The demand
+// (arrival times and costs) depends only on the seed and the instance, so
+// every mode meets the same requests.
+func Run(cfg Config, mode Mode) (*Result, error) {
+	cfg = cfg.Defaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if mode.newLimiter == nil {
+		return nil, fmt.Errorf("sim: mode %q has no limiter constructor; use one of the sim mode constructors", mode.Name)
+	}
+	r := &runner{cfg: cfg, mode: mode}
+	r.api = NewAPI(cfg.Schedule())
+	r.api.Publish = mode.Headers
+	r.api.ResetWhenEmpty = mode.ResetWhenEmpty
+	r.net = rand.New(rand.NewPCG(cfg.Seed, 1))
+	sum, mean := 0.0, 0.0
+	for _, k := range cfg.Costs {
+		sum += k.Weight
+		r.cumCost = append(r.cumCost, sum)
+	}
+	for _, k := range cfg.Costs {
+		mean += float64(k.Units) * k.Weight / sum
+	}
+	r.lambda = cfg.Demand / mean / 60
+	secs := int((cfg.Duration + time.Second - 1) / time.Second)
+	r.acc = make([]int, secs)
+	r.thr = make([]int, secs)
+	r.res = &Result{Mode: mode.Name, MeanQuota: cfg.MeanQuota()}
+	if !cfg.NoSeries {
+		r.res.Series = make([]Sample, 0, secs)
+	}
+
+	total := cfg.Instances
+	if cfg.Scenario == Join {
+		total++
+	}
+	r.count = cfg.Instances
+	r.reqs = make([]*request, 1, int(r.lambda*cfg.Duration.Seconds()*float64(total)*1.1)+16)
+	for i := range total {
+		in := &instance{id: i, wakeAt: -1,
+			rng: rand.New(rand.NewPCG(cfg.Seed, uint64(1000+i)))}
+		r.insts = append(r.insts, in)
+		if i < cfg.Instances {
+			r.activate(in)
+		} else {
+			r.loop.schedule(event{at: cfg.JoinAt, kind: evJoin, inst: int32(i)})
+		}
+	}
+	for i, s := range r.api.schedule[1:] {
+		r.loop.schedule(event{at: s.At, kind: evQuota, inst: int32(i)})
+	}
+	if !cfg.NoSeries {
+		r.loop.schedule(event{at: 0, kind: evSample})
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	r.run()
+	if r.err != nil {
+		return nil, r.err
+	}
+	r.finish()
+	return r.res, nil
+}
+
+func (r *runner) activate(in *instance) {
+	lim, err := r.mode.newLimiter(limiterEnv{now: r.loop.now, instances: r.count, inst: in.id, trace: r.cfg.Trace})
+	if err != nil {
+		r.err = err
+		return
+	}
+	in.active, in.lim = true, lim
+	r.scheduleArrival(in)
+}
+
+func (r *runner) scheduleArrival(in *instance) {
+	gap := in.rng.ExpFloat64() / r.lambda
+	at := r.loop.now + time.Duration(gap*float64(time.Second))
+	if at < r.cfg.Duration {
+		r.loop.schedule(event{at: at, kind: evArrival, inst: int32(in.id)})
+	}
+}
+
+func (r *runner) drawCost(in *instance) int {
+	u := in.rng.Float64() * r.cumCost[len(r.cumCost)-1]
+	for i, c := range r.cumCost {
+		if u < c {
+			return r.cfg.Costs[i].Units
+		}
+	}
+	return r.cfg.Costs[len(r.cfg.Costs)-1].Units
+}
+
+func (r *runner) latency() time.Duration {
+	l := r.cfg.Latency
+	if l.Max == l.Min {
+		return l.Min
+	}
+	return l.Min + time.Duration(r.net.Int64N(int64(l.Max-l.Min)+1))
+}
+
+func (r *runner) run() {
+	end := r.cfg.Duration
+	for {
+		e, ok := r.loop.next()
+		if !ok || e.at >= end || r.err != nil {
+			return
+		}
+		now := e.at
+		switch e.kind {
+		case evArrival:
+			in := r.insts[e.inst]
+			req := &request{id: len(r.reqs), inst: in.id, cost: r.drawCost(in), attempt: 1}
+			r.reqs = append(r.reqs, req)
+			r.scheduleArrival(in)
+			r.res.Requests++
+			r.attempt(in, req)
+		case evAttempt:
+			req := r.reqs[e.req]
+			r.attempt(r.insts[req.inst], req)
+		case evWake:
+			in := r.insts[e.inst]
+			if e.at == in.wakeAt {
+				in.wakeAt = -1
+			}
+			r.kick(in)
+		case evServer:
+			req := r.reqs[e.req]
+			resp := r.api.Handle(now, req.cost)
+			req.resp = resp
+			sec := int(now / time.Second)
+			if resp.Status == 200 {
+				r.acc[sec] += req.cost
+				r.accepted += req.cost
+			} else {
+				r.thr[sec]++
+				r.res.Throttled++
+			}
+			r.loop.schedule(event{at: now + r.latency(), kind: evResponse, req: int32(req.id)})
+		case evResponse:
+			req := r.reqs[e.req]
+			in := r.insts[req.inst]
+			in.lim.feedback(now, req, &req.resp)
+			if req.resp.Status != 200 {
+				if req.attempt < r.cfg.Attempts {
+					req.attempt++
+					r.loop.schedule(event{at: now + retryDelay(&req.resp, req.attempt), kind: evAttempt, req: int32(req.id)})
+				} else {
+					r.res.GaveUp++
+				}
+			}
+			r.kick(in)
+		case evQuota:
+			// The quota lives in the API's schedule; nothing to do but let
+			// the limiters see the time pass.
+		case evJoin:
+			in := r.insts[e.inst]
+			r.count++
+			for _, o := range r.insts {
+				if o.active {
+					o.lim.setInstances(now, r.count)
+					r.kick(o)
+				}
+			}
+			r.activate(in)
+		case evSample:
+			r.sample(now)
+			r.loop.schedule(event{at: now + time.Second, kind: evSample})
+		}
+	}
+}
+
+// retryDelay is the retry handler's wait before attempt: the Retry-After
+// when the API sent one, else exponential backoff from 1 s.
+func retryDelay(resp *Response, attempt int) time.Duration {
+	if resp.RetryAfter > 0 {
+		return resp.RetryAfter
+	}
+	return time.Second << min(attempt-2, 10)
+}
+
+// attempt asks the instance's limiter for the request's units.
+func (r *runner) attempt(in *instance, req *request) {
+	now := r.loop.now
+	req.asked = now
+	switch in.lim.acquire(now, req) {
+	case granted:
+		r.send(req)
+	case rejected:
+		r.res.Rejected++
+	case queued:
+	}
+	r.kick(in)
+}
+
+func (r *runner) send(req *request) {
+	now := r.loop.now
+	req.sent = now
+	r.waits = append(r.waits, now-req.asked)
+	r.loop.schedule(event{at: now + r.latency(), kind: evServer, req: int32(req.id)})
+}
+
+// kick lets the instance's limiter grant or expire its waiters, and asks to
+// be woken when it next can.
+func (r *runner) kick(in *instance) {
+	now := r.loop.now
+	out := &r.grantBuf
+	out.granted, out.rejected = out.granted[:0], out.rejected[:0]
+	next, ok := in.lim.poll(now, out)
+	for _, req := range out.granted {
+		r.send(req)
+	}
+	r.res.Rejected += len(out.rejected)
+	if ok {
+		next = max(next, now)
+		if in.wakeAt < now || next < in.wakeAt {
+			in.wakeAt = next
+			r.loop.schedule(event{at: next, kind: evWake, inst: int32(in.id)})
+		}
+	}
+}
+
+func (r *runner) sample(now time.Duration) {
+	s := Sample{At: now, Quota: r.api.Quota(now), Used: r.api.Used(now)}
+	for _, in := range r.insts {
+		if in.active {
+			s.Rate += in.lim.rate(now)
+			s.Queued += in.lim.queued()
+		}
+	}
+	r.res.Series = append(r.res.Series, s)
+}

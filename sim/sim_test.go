@@ -1,0 +1,154 @@
+package sim
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/headroom-go/headroom/limit/adaptive"
+)
+
+func TestSameSeedSameResults(t *testing.T) {
+	for _, m := range DefaultModes() {
+		for _, sc := range Scenarios {
+			cfg := Config{Scenario: sc, Duration: 8 * time.Minute}
+			a, err := Run(cfg, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := Run(cfg, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(a, b); d != "" {
+				t.Errorf("%s/%s: two runs with seed 42 differ (-first +second):\n%s", m.Name, sc, d)
+			}
+		}
+	}
+}
+
+func TestDifferentSeedsDiffer(t *testing.T) {
+	a, _ := Run(Config{Seed: 1, NoSeries: true}, NoLimiter())
+	b, _ := Run(Config{Seed: 2, NoSeries: true}, NoLimiter())
+	if a.Accepted == b.Accepted && a.Throttled == b.Throttled && a.Requests == b.Requests {
+		t.Errorf("seeds 1 and 2 gave the same run: %+v", a)
+	}
+}
+
+// TestDemandIsTheSameForEveryMode: the demand depends only on the seed, so
+// the modes are compared on the same requests.
+func TestDemandIsTheSameForEveryMode(t *testing.T) {
+	var want int
+	for i, m := range DefaultModes() {
+		res, err := Run(Config{NoSeries: true}, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			want = res.Requests
+		} else if res.Requests != want {
+			t.Errorf("%s: %d requests, want %d as in the first mode", m.Name, res.Requests, want)
+		}
+	}
+	// 2 instances × 2,000 units a minute × 15 min / 1.75 units a request.
+	if exp := 2 * 2000 * 15 / 1.75; float64(want) < 0.97*exp || float64(want) > 1.03*exp {
+		t.Errorf("%d requests, want about %.0f", want, exp)
+	}
+}
+
+// TestRule1SameTraceSameRates proves DESIGN rule 1: the simulator drives the
+// library's adaptive.Rate core itself. Every call the simulator made on
+// each instance's core is replayed, with the same times and arguments, on a
+// fresh core built from the same configuration, and the rates after each
+// call must be identical, bit for bit — so there is no model of the limiter
+// in the simulator to drift from the code.
+func TestRule1SameTraceSameRates(t *testing.T) {
+	modes := []struct {
+		mode Mode
+		cfg  adaptive.RateConfig
+	}{
+		{AIMD(adaptive.AIMD{}), withController(adaptive.AIMD{})},
+		{CUBIC(adaptive.Cubic{}), withController(adaptive.Cubic{})},
+	}
+	for _, sc := range Scenarios {
+		for _, m := range modes {
+			t.Run(fmt.Sprintf("%s/%s", m.mode.Name, sc), func(t *testing.T) {
+				var trace []TraceEvent
+				cfg := Config{Scenario: sc, Trace: func(e TraceEvent) { trace = append(trace, e) }}
+				res, err := Run(cfg, m.mode)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(trace) < 10000 {
+					t.Fatalf("only %d calls traced", len(trace))
+				}
+				cores := map[int]*adaptive.Rate{}
+				kinds := map[TraceKind]int{}
+				for i, e := range trace {
+					c := cores[e.Instance]
+					if c == nil {
+						cc := m.cfg
+						cc.Instances = 2
+						if sc == Join && e.Instance == 2 {
+							cc.Instances = 3
+						}
+						c, err = adaptive.NewRate(cc, joinTime(sc, e.Instance))
+						if err != nil {
+							t.Fatal(err)
+						}
+						cores[e.Instance] = c
+					}
+					kinds[e.Kind]++
+					switch e.Kind {
+					case TraceAcquire:
+						if !c.Acquire(e.At, e.N) {
+							t.Fatalf("call %d: %+v: the direct core did not admit", i, e)
+						}
+					case TraceEnqueue:
+						if c.Acquire(e.At, e.N) {
+							t.Fatalf("call %d: %+v: the direct core admitted", i, e)
+						}
+						c.Enqueue(e.At, e.N, adaptive.NoDeadline)
+					case TraceDequeue:
+						w, ok := c.Dequeue(e.At)
+						if !ok || w.Cost != e.N {
+							t.Fatalf("call %d: %+v: the direct core's Dequeue gave %+v %v", i, e, w, ok)
+						}
+					case TraceSuccess:
+						c.OnSuccess(e.At, e.Sent, e.N)
+					case TraceThrottled:
+						c.OnThrottled(e.At, e.Sent, e.N, e.RetryAfter)
+					case TraceInstances:
+						c.SetInstances(e.At, e.N)
+					}
+					if got := c.Rate(); got != e.Rate {
+						t.Fatalf("call %d: %+v: direct core's rate %v, through the simulator %v", i, e, got, e.Rate)
+					}
+				}
+				for _, k := range []TraceKind{TraceAcquire, TraceEnqueue, TraceDequeue, TraceSuccess, TraceThrottled} {
+					if kinds[k] == 0 {
+						t.Errorf("the trace has no call of kind %d: %v", k, kinds)
+					}
+				}
+				if sc == Join && kinds[TraceInstances] != 2 {
+					t.Errorf("join: %d SetInstances calls, want 2 (one per instance already there)", kinds[TraceInstances])
+				}
+				// And the time series' rates are the cores' rates.
+				for _, s := range res.Series {
+					if s.Rate <= 0 {
+						t.Fatalf("second %v: sum of rates %v", s.At, s.Rate)
+					}
+				}
+			})
+		}
+	}
+}
+
+func joinTime(sc Scenario, inst int) time.Duration {
+	if sc == Join && inst == 2 {
+		return Config{}.Defaults().JoinAt
+	}
+	return 0
+}

@@ -1,0 +1,79 @@
+package telemetry_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"go.opentelemetry.io/otel/attribute"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+
+	"github.com/headroom-go/headroom/telemetry"
+)
+
+func ExampleNewLimiter() {
+	ctx := context.Background()
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	defer mp.Shutdown(ctx)
+
+	m := telemetry.NewLimiter(mp, "api", telemetry.KindConcurrency,
+		attribute.String(telemetry.AttrHost, "api.example.com"))
+	defer m.Close()
+
+	// What a concurrency limiter of 2 records for three callers.
+	m.SetLimit(2)
+	m.Acquired()
+	m.Acquired()
+	m.Denied(telemetry.ReasonNoPermit)
+
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(ctx, &rm); err != nil {
+		panic(err)
+	}
+	var lines []string
+	for _, sm := range rm.ScopeMetrics {
+		for _, mt := range sm.Metrics {
+			switch d := mt.Data.(type) {
+			case metricdata.Sum[int64]:
+				for _, dp := range d.DataPoints {
+					outcome, _ := dp.Attributes.Value(telemetry.AttrOutcome)
+					what := outcome.Emit()
+					if reason, ok := dp.Attributes.Value(telemetry.AttrReason); ok {
+						what += " (" + reason.Emit() + ")"
+					}
+					if dp.Value > 0 {
+						lines = append(lines, fmt.Sprintf("%s %s: %d", mt.Name, what, dp.Value))
+					}
+				}
+			case metricdata.Gauge[float64]:
+				for _, dp := range d.DataPoints {
+					host, _ := dp.Attributes.Value(telemetry.AttrHost)
+					lines = append(lines, fmt.Sprintf("%s on %s: %g", mt.Name, host.Emit(), dp.Value))
+				}
+			}
+		}
+	}
+	slices.Sort(lines)
+	for _, l := range lines {
+		fmt.Println(l)
+	}
+	// Output:
+	// headroom.limiter.leases acquired: 2
+	// headroom.limiter.leases denied (no_permit): 1
+	// headroom.limiter.limit on api.example.com: 2
+}
+
+// An owner that may be dropped without being closed unregisters its
+// instruments once it becomes unreachable.
+func ExampleLimiter_CloseWhenUnreachable() {
+	type bulkhead struct {
+		sem chan struct{}
+		m   *telemetry.Limiter
+	}
+	b := &bulkhead{sem: make(chan struct{}, 10)}
+	b.m = telemetry.NewLimiter(nil, "pool", telemetry.KindConcurrency)
+	b.m.CloseWhenUnreachable(b)
+	b.m.SetLimit(float64(cap(b.sem)))
+}

@@ -1,0 +1,136 @@
+package telemetry
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"go.opentelemetry.io/otel/attribute"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+)
+
+// runnerSums reads every int64 sum as "name verdict/stop self_imposed" → value.
+func runnerSums(t *testing.T, r *sdkmetric.ManualReader) (map[string]int64, map[string]uint64) {
+	t.Helper()
+	var rm metricdata.ResourceMetrics
+	if err := r.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	sums, counts := map[string]int64{}, map[string]uint64{}
+	key := func(name string, s attribute.Set) string {
+		k := name
+		for _, a := range []string{AttrRunner, AttrVerdict, AttrSelfImposed, AttrStop} {
+			if v, ok := s.Value(attribute.Key(a)); ok {
+				k += " " + v.Emit()
+			}
+		}
+		return k
+	}
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			switch d := m.Data.(type) {
+			case metricdata.Sum[int64]:
+				for _, p := range d.DataPoints {
+					sums[key(m.Name, p.Attributes)] = p.Value
+				}
+			case metricdata.Gauge[int64]:
+				for _, p := range d.DataPoints {
+					sums[key(m.Name, p.Attributes)] = p.Value
+				}
+			case metricdata.Histogram[float64]:
+				for _, p := range d.DataPoints {
+					counts[key(m.Name, p.Attributes)] = p.Count
+				}
+			}
+		}
+	}
+	return sums, counts
+}
+
+func TestRunnerRecords(t *testing.T) {
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	defer func() { _ = mp.Shutdown(context.Background()) }()
+	ctx := context.Background()
+
+	r := NewRunner(mp, "api")
+	r.Attempt(ctx, 2, true)
+	r.Retry(ctx, 2, true, 250*time.Millisecond)
+	r.Attempt(ctx, 1, false)
+	r.Retry(ctx, 1, false, time.Second)
+	r.Attempt(ctx, 0, false)
+	r.Stop(ctx, 0)
+	r.BudgetDenied(ctx)
+	r.Attempt(ctx, 99, false) // out of range: ignored
+	r.Stop(ctx, -1)
+	b := NewBreaker(mp, "api")
+	b.State(ctx, BreakerOpen)
+
+	sums, counts := runnerSums(t, reader)
+	wantSums := map[string]int64{
+		AttemptsName + " api throttled true": 1,
+		AttemptsName + " api transient":      1,
+		AttemptsName + " api success":        1,
+		RetriesName + " api throttled true":  1,
+		RetriesName + " api transient":       1,
+		CallsName + " api succeeded":         1,
+		BudgetDenialsName + " api":           1,
+		BreakerStateName + " api":            BreakerOpen,
+	}
+	if d := cmp.Diff(wantSums, sums); d != "" {
+		t.Errorf("sums (-want +got):\n%s", d)
+	}
+	wantCounts := map[string]uint64{
+		DelayDurationName + " api throttled true": 1,
+		DelayDurationName + " api transient":      1,
+	}
+	if d := cmp.Diff(wantCounts, counts); d != "" {
+		t.Errorf("histograms (-want +got):\n%s", d)
+	}
+}
+
+func TestRunnerNil(t *testing.T) {
+	var r *Runner
+	ctx := context.Background()
+	r.Attempt(ctx, 0, false)
+	r.Retry(ctx, 0, false, 0)
+	r.Stop(ctx, 0)
+	r.BudgetDenied(ctx)
+	var b *Breaker
+	b.State(ctx, 0)
+}
+
+func TestRunnerAllocatesNothing(t *testing.T) {
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	defer func() { _ = mp.Shutdown(context.Background()) }()
+	ctx := context.Background()
+	for name, r := range map[string]*Runner{"sdk": NewRunner(mp, "api"), "global": NewRunner(nil, "api")} {
+		r.Attempt(ctx, 0, false)
+		r.Stop(ctx, 0)
+		if n := testing.AllocsPerRun(100, func() {
+			r.Attempt(ctx, 0, false)
+			r.Stop(ctx, 0)
+		}); n != 0 {
+			t.Errorf("%s: %v allocations per success", name, n)
+		}
+	}
+}
+
+func BenchmarkRunnerSuccess(b *testing.B) {
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	defer func() { _ = mp.Shutdown(context.Background()) }()
+	ctx := context.Background()
+	for name, r := range map[string]*Runner{"sdk": NewRunner(mp, "api"), "global": NewRunner(nil, "api")} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				r.Attempt(ctx, 0, false)
+				r.Stop(ctx, 0)
+			}
+		})
+	}
+}
