@@ -2,6 +2,9 @@ package bench
 
 import (
 	"context"
+	"os"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -76,5 +79,58 @@ func BenchmarkPerSecond(b *testing.B) {
 				}
 			})
 		})
+	}
+}
+
+// TestPerSecondWaitAccuracy compares how much of the rate waiting callers
+// achieve, in real time, so it runs only when asked:
+//
+//	HEADROOM_WAIT_ACCURACY=1 go test -run WaitAccuracy -v
+//
+// For each library in turn: 1000 permits a second with a burst of 1, and 4
+// goroutines that wait for every permit for 2 s.
+func TestPerSecondWaitAccuracy(t *testing.T) {
+	if os.Getenv("HEADROOM_WAIT_ACCURACY") == "" {
+		t.Skip("real-time measurement; set HEADROOM_WAIT_ACCURACY=1 to run it")
+	}
+	const perSecond, run, goroutines = 1000, 2 * time.Second, 4
+	waiters := []struct {
+		name string
+		make func() func(context.Context) error
+	}{
+		{"headroom", func() func(context.Context) error {
+			lim, _ := limit.PerSecond(perSecond, limit.WithBurst(1), limit.WithQueueLimit(goroutines))
+			return func(ctx context.Context) error {
+				lease, err := lim.Acquire(ctx)
+				lease.Release()
+				return err
+			}
+		}},
+		{"xrate", func() func(context.Context) error {
+			return rate.NewLimiter(perSecond, 1).Wait
+		}},
+	}
+	for _, w := range waiters {
+		wait := w.make()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		var granted atomic.Int64
+		start := time.Now()
+		var wg sync.WaitGroup
+		for range goroutines {
+			wg.Go(func() {
+				for time.Since(start) < run {
+					if err := wait(ctx); err != nil {
+						t.Error(err)
+						return
+					}
+					if time.Since(start) <= run {
+						granted.Add(1)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		cancel()
+		t.Logf("%-8s %d permits in %v: %.4f of the rate", w.name, granted.Load(), run, float64(granted.Load())/(perSecond*run.Seconds()+1))
 	}
 }

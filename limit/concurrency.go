@@ -61,7 +61,15 @@ func newConcurrency(o Options) Limiter {
 func (l *bulkhead) Name() string { return l.name }
 
 // Acquire asks for one permit; see AcquireN.
-func (l *bulkhead) Acquire(ctx context.Context) (Lease, error) { return l.AcquireN(ctx, 1) }
+func (l *bulkhead) Acquire(ctx context.Context) (Lease, error) {
+	// AcquireN's fast path, repeated: a call through the Limiter interface
+	// then returns the lease once instead of copying it through two frames.
+	if l.waiting.Load() == 0 && l.engine.TryAcquire(1) {
+		l.metrics.Acquired()
+		return Lease{owner: l, cost: 1}, nil
+	}
+	return l.acquireSlow(ctx, 1)
+}
 
 // AcquireN takes cost permits if at most the limit would then be held.
 // Without a queue it refuses at once with a *RateLimitedError whose
@@ -73,18 +81,24 @@ func (l *bulkhead) Acquire(ctx context.Context) (Lease, error) { return l.Acquir
 //
 // Releasing the lease frees its permits.
 func (l *bulkhead) AcquireN(ctx context.Context, cost int) (Lease, error) {
-	if cost < 0 || cost > l.capacity {
-		return Lease{}, &CostError{Limiter: l.name, Cost: cost, Capacity: l.capacity}
-	}
-	if cost == 0 {
-		l.metrics.Acquired()
-		return Lease{}, nil
-	}
-	if (!l.queueing || l.waiting.Load() == 0) && l.engine.TryAcquire(cost) {
+	// The fast path holds only what a grant needs — a cost in [1, capacity],
+	// nobody queued (always so without a queue), room in the engine — so
+	// its frame stays small; everything else is out of line.
+	if uint(cost-1) < uint(l.capacity) && l.waiting.Load() == 0 && l.engine.TryAcquire(cost) {
 		l.metrics.Acquired()
 		return Lease{owner: l, cost: int32(cost)}, nil
 	}
-	if !l.queueing {
+	return l.acquireSlow(ctx, cost)
+}
+
+func (l *bulkhead) acquireSlow(ctx context.Context, cost int) (Lease, error) {
+	switch {
+	case cost < 0 || cost > l.capacity:
+		return Lease{}, &CostError{Limiter: l.name, Cost: cost, Capacity: l.capacity}
+	case cost == 0:
+		l.metrics.Acquired()
+		return Lease{}, nil
+	case !l.queueing:
 		return Lease{}, l.refuse(ReasonNoPermit)
 	}
 	return l.acquireQueued(ctx, cost)
@@ -134,7 +148,8 @@ func (l *bulkhead) acquireQueued(ctx context.Context, cost int) (Lease, error) {
 	if granted {
 		// The grant and the cancellation raced: the caller gets ctx.Err()
 		// as it asked, and the permits go to the next in line.
-		l.give(cost)
+		l.engine.Release(cost)
+		l.serveLocked()
 	}
 	return Lease{}, ctx.Err()
 }
@@ -152,17 +167,19 @@ func (l *bulkhead) serve() {
 	}
 }
 
-// give returns cost permits and serves the queue if anyone waits.
-func (l *bulkhead) give(cost int) {
-	l.engine.Release(cost)
-	if l.queueing && l.waiting.Load() > 0 {
-		l.mu.Lock()
-		l.serve()
-		l.mu.Unlock()
-	}
+// serveLocked serves the queue under l.mu.
+func (l *bulkhead) serveLocked() {
+	l.mu.Lock()
+	l.serve()
+	l.mu.Unlock()
 }
 
-func (l *bulkhead) release(lease Lease) { l.give(int(lease.cost)) }
+func (l *bulkhead) release(lease Lease) {
+	l.engine.Release(int(lease.cost))
+	if l.waiting.Load() > 0 {
+		l.serveLocked()
+	}
+}
 
 func (l *bulkhead) refuse(reason string) error {
 	l.metrics.Denied(reason)

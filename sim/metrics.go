@@ -102,7 +102,7 @@ func recovery(acc []int, drop, back time.Duration) (time.Duration, bool) {
 		trailing += a
 	}
 	for t := b; ; t++ {
-		if float64(trailing) >= 0.9*float64(base) {
+		if 10*trailing >= 9*base { // 90%, in integers: 0.9 is not exact in binary
 			return time.Duration(t-b) * time.Second, true
 		}
 		if t >= len(acc) {

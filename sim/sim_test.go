@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,7 +14,7 @@ import (
 func TestSameSeedSameResults(t *testing.T) {
 	for _, m := range DefaultModes() {
 		for _, sc := range Scenarios {
-			cfg := Config{Scenario: sc, Duration: 8 * time.Minute}
+			cfg := Config{Scenario: sc, Duration: 6 * time.Minute} // through the drop and the join
 			a, err := Run(cfg, m)
 			if err != nil {
 				t.Fatal(err)
@@ -151,4 +152,92 @@ func joinTime(sc Scenario, inst int) time.Duration {
 		return Config{}.Defaults().JoinAt
 	}
 	return 0
+}
+
+// TestCubicQuotaMeetsTheTarget: on the default scenario, CUBIC + quota gets
+// at least 97% of the quota with at most 60 429s and nobody giving up
+// (`go run ./cmd/headroom-sim -seeds 20` shows it for 20 seeds; three here
+// to keep the race-enabled suite quick).
+func TestCubicQuotaMeetsTheTarget(t *testing.T) {
+	for seed := uint64(42); seed < 45; seed++ {
+		r, err := Run(Config{Seed: seed, NoSeries: true}, CubicQuota())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Share < 0.97 || r.Throttled > 60 || r.GaveUp != 0 {
+			t.Errorf("seed %d: share %.3f, %d 429s, %d gave up; want ≥ 0.97, ≤ 60, 0", seed, r.Share, r.Throttled, r.GaveUp)
+		}
+	}
+}
+
+func TestConfigValidateListsEveryProblem(t *testing.T) {
+	err := Config{Instances: -1, Quota: -1, Demand: -1, Duration: time.Millisecond, Scenario: "x",
+		Costs: []Cost{{0, -1}}, Attempts: -1, DropShare: 1}.Defaults().Validate()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{"instances", "quota", "demand", "duration", "scenario", "cost 0", "attempts", "drop share"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q: %v", want, err)
+		}
+	}
+	if _, err := Run(Config{Quota: -5}, NoLimiter()); err == nil {
+		t.Error("Run with a bad config: no error")
+	}
+	if _, err := Run(Config{}, Mode{Name: "empty"}); err == nil {
+		t.Error("Run with a zero Mode: no error")
+	}
+	bad := adaptive.DefaultRateConfig()
+	bad.MinUnitsPerMinute = -1
+	if _, err := Run(Config{Duration: time.Minute}, RateMode("bad", bad)); err == nil || !strings.Contains(err.Error(), "MinUnitsPerMinute") {
+		t.Errorf("a mode with a bad engine config: %v", err)
+	}
+}
+
+func TestModeNamed(t *testing.T) {
+	for _, name := range []string{"no-limiter", "No Limiter", "fixed_rate", "aimd", "CUBIC", "quota-guard", "cubic+quota", "CUBIC + quota", "adaptive-concurrency"} {
+		if _, err := ModeNamed(name); err != nil {
+			t.Errorf("%q: %v", name, err)
+		}
+	}
+	if _, err := ModeNamed("warp"); err == nil || !strings.Contains(err.Error(), "no limiter") {
+		t.Errorf("warp: %v", err)
+	}
+}
+
+func TestMeanQuotaAndRecovery(t *testing.T) {
+	if got := (Config{}).Defaults().MeanQuota(); got != 2900 {
+		t.Errorf("mean quota %v, want 2,900 (14 min of 3,000 and 1 of 1,500)", got)
+	}
+	acc := make([]int, 500)
+	for i := range acc {
+		acc[i] = 50 // 3,000 a minute
+	}
+	for i := 300; i < 360; i++ {
+		acc[i] = 25
+	}
+	for i := 360; i < 380; i++ {
+		acc[i] = 30
+	}
+	// The minute before the drop accepted 3,000: the mark is 2,700. The
+	// trailing 60 s hold 1,500 at 360, 1,600 at 380 (each second adds 30 and
+	// drops 25), 2,600 at 420 (adds 50, drops 25), and 2,700 at 425 (adds
+	// 50, drops 30): 65 s.
+	d, ok := recovery(acc, 300*time.Second, 360*time.Second)
+	if !ok || d != 65*time.Second {
+		t.Errorf("recovery %v %v, want 1m5s", d, ok)
+	}
+}
+
+func TestPercentile(t *testing.T) {
+	var d []time.Duration
+	for i := 1; i <= 100; i++ {
+		d = append(d, time.Duration(101-i)*time.Second)
+	}
+	if got := percentile(d, 0.95); got != 95*time.Second {
+		t.Errorf("p95 of 1..100 s = %v, want 95s", got)
+	}
+	if percentile(nil, 0.95) != 0 {
+		t.Error("empty: want 0")
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"image/color"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,8 +93,9 @@ func modePlots(r *sim.Result, last bool) (left, right *plot.Plot, err error) {
 		return nil, nil, fmt.Errorf("plot: mode %s has no time series", r.Mode)
 	}
 	rate, quota, used, thr := make(plotter.XYs, n), make(plotter.XYs, n), make(plotter.XYs, n), make(plotter.XYs, n)
-	hasRate := false
+	hasRate, top := false, 0.0
 	for i, s := range r.Series {
+		top = max(top, s.Rate, float64(s.Quota), float64(s.Used))
 		x := s.At.Minutes()
 		rate[i] = plotter.XY{X: x, Y: s.Rate}
 		quota[i] = plotter.XY{X: x, Y: float64(s.Quota)}
@@ -107,8 +109,10 @@ func modePlots(r *sim.Result, last bool) (left, right *plot.Plot, err error) {
 	left.Title.TextStyle.Font.Size = 10
 	left.Y.Label.Text = "units / min"
 	left.Y.Min = 0
-	left.Legend.Top = true
-	left.Legend.Left = true
+	left.Y.Max = math.Ceil(top/1000) * 1000 // whole thousands: plain tick labels
+	// Bottom right: the lines run high, near the quota, most of the time.
+	left.Legend.Top = false
+	left.Legend.Left = false
 	left.Legend.TextStyle.Font.Size = 7
 	add := func(p *plot.Plot, name string, xys plotter.XYs, c color.Color, width vg.Length, dashed bool) error {
 		l, err := plotter.NewLine(xys)

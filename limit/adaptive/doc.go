@@ -13,7 +13,8 @@
 // # The latency-adaptive concurrency limit
 //
 // A concurrency limit learned from the latency and the drops of the calls
-// it admits (seed 002): see the types in concurrency*.go and latency*.go.
+// it admits (seed 002): Concurrency, configured by ConcurrencyConfig, with
+// its LatencyBaseline; limit.Adaptive is its face.
 //
 // # The throttle-driven adaptive rate limiter
 //

@@ -40,8 +40,8 @@ func wantRate(t *testing.T, r *Rate, want float64) {
 func TestRateBurstOfThrottlesGivesOneCut(t *testing.T) {
 	r := newTestRate(t, nil)
 	for i := range 20 {
-		sent := sec(9 + float64(i)*0.05)  // all sent before the first answer
-		now := sec(10 + float64(i)*0.5) // answers from 10 s to 19.5 s
+		sent := sec(9 + float64(i)*0.05) // all sent before the first answer
+		now := sec(10 + float64(i)*0.5)  // answers from 10 s to 19.5 s
 		r.OnThrottled(now, sent, 1, 0)
 	}
 	if c := r.Counts(); c.Cuts != 1 || c.Throttles != 20 {
@@ -433,5 +433,25 @@ func TestRateConfigProblemsListsEverything(t *testing.T) {
 	c.Controller = AIMD{DecreaseFactor: 1, IncreaseStep: -1, IncreaseInterval: -1}
 	if ps := c.Problems(); len(ps) != 3 {
 		t.Fatalf("AIMD problems: %v", ps)
+	}
+}
+
+// QuietSuccess is true only when a success could only be measured.
+func TestRateQuietSuccess(t *testing.T) {
+	r := newTestRate(t, nil)
+	if !r.QuietSuccess() {
+		t.Fatal("fresh AIMD limiter not quiet")
+	}
+	r.Enqueue(0, 1e6, NoDeadline)
+	if r.QuietSuccess() {
+		t.Fatal("quiet with a waiter")
+	}
+	r = newTestRate(t, func(c *RateConfig) { c.Controller = fixed{} })
+	if r.QuietSuccess() {
+		t.Fatal("custom controller quiet")
+	}
+	r = newTestRate(t, func(c *RateConfig) { c.Controller, c.Disabled = fixed{}, true })
+	if !r.QuietSuccess() {
+		t.Fatal("disabled not quiet")
 	}
 }

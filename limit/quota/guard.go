@@ -17,7 +17,8 @@ import (
 //
 // The core methods take the time as an argument (Admit, Check, Observe,
 // State); the shell methods read time.Now and block (Wait, AcquireWait,
-// Enter, ObserveResponse). Keys have state only once a response has
+// Enter, ObserveResponse). Times are kept as Unix nanoseconds, so now must
+// lie between the years 1678 and 2262. Keys have state only once a response has
 // published something about them or a slot is taken for them: a key the
 // guard knows nothing about is always admitted.
 type Guard struct {

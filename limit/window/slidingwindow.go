@@ -103,10 +103,10 @@ func (w *SlidingWindow) Segments() int { return w.segments }
 // reports retryAfter, the exact time from now until enough counted permits
 // expire for cost to fit, were nothing else taken meanwhile. A cost of 0 is
 // always granted and changes nothing. A cost below 0 or above Permits never
-// fits: TryTake reports false with a negative retryAfter.
+// fits: TryTake reports false with retryAfter Never.
 func (w *SlidingWindow) TryTake(now time.Duration, cost int) (ok bool, at, retryAfter time.Duration) {
 	if cost < 0 || int64(cost) > w.permits {
-		return false, now, -1
+		return false, now, Never
 	}
 	w.mu.Lock()
 	at = w.advance(now)
@@ -137,12 +137,12 @@ func (w *SlidingWindow) TryTake(now time.Duration, cost int) (ok bool, at, retry
 }
 
 // RetryAfter is how long from now until cost permits would fit: 0 when they
-// fit now, negative when cost is below 0 or above Permits. It takes nothing.
+// fit now, Never when cost is below 0 or above Permits. It takes nothing.
 // A blocking shell's head-of-line waiter sleeps this long; while nobody else
 // takes permits, TryTake succeeds once it has passed.
 func (w *SlidingWindow) RetryAfter(now time.Duration, cost int) time.Duration {
 	if cost < 0 || int64(cost) > w.permits {
-		return -1
+		return Never
 	}
 	w.mu.Lock()
 	w.advance(now)

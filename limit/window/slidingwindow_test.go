@@ -77,14 +77,14 @@ func TestWindowSlotExpiresAtItsLastGrant(t *testing.T) {
 
 func TestWindowCostBounds(t *testing.T) {
 	w := newWindow(t, 3, time.Second, 8)
-	if ok, _, ra := w.TryTake(0, 4); ok || ra >= 0 {
-		t.Errorf("TryTake(cost above permits) = %v, %v; want refused with a negative retryAfter", ok, ra)
+	if ok, _, ra := w.TryTake(0, 4); ok || ra != Never {
+		t.Errorf("TryTake(cost above permits) = %v, %v; want refused with retryAfter Never", ok, ra)
 	}
-	if ok, _, ra := w.TryTake(0, -1); ok || ra >= 0 {
-		t.Errorf("TryTake(negative cost) = %v, %v; want refused with a negative retryAfter", ok, ra)
+	if ok, _, ra := w.TryTake(0, -1); ok || ra != Never {
+		t.Errorf("TryTake(negative cost) = %v, %v; want refused with retryAfter Never", ok, ra)
 	}
-	if w.RetryAfter(0, 4) >= 0 || w.RetryAfter(0, -1) >= 0 {
-		t.Error("RetryAfter of an impossible cost is not negative")
+	if w.RetryAfter(0, 4) != Never || w.RetryAfter(0, -1) != Never {
+		t.Error("RetryAfter of an impossible cost is not Never")
 	}
 	mustTake(t, w, 0, 3)
 	// Cost 0 is granted even when the window is full, and takes nothing.

@@ -1,0 +1,37 @@
+package httpx
+
+import (
+	"github.com/headroom-go/headroom/limit"
+)
+
+// adaptiveRateLayer builds WithAdaptiveRate's layer: the limiter layer with
+// an adaptive rate limiter per host (or one shared), seed 000's request path.
+// The cost estimator and the throttle classifier are the layer's
+// (LimiterOption Cost and ThrottleClassifier); the outcome goes back on the
+// lease — Throttle with the server's Retry-After, Ignore for a 5xx that is
+// not a throttle and for a network error, Success otherwise.
+func adaptiveRateLayer(o limit.AdaptiveRateOptions, c *limiterConfig, b *builder) (*hostSet, error) {
+	check := limit.Options{AdaptiveRate: &o}
+	if err := check.Validate(); err != nil {
+		return nil, err
+	}
+	return newHostSet(c, func(host string) *hostEntry {
+		name := c.name
+		mp := b.mp
+		if host != "" {
+			if name == "" {
+				name = host
+			}
+			mp = hostMeters(b.mp, host)
+		}
+		opts := []limit.Option{limit.WithMeterProvider(mp)}
+		if name != "" {
+			opts = append(opts, limit.WithName(name))
+		}
+		lim, err := limit.AdaptiveRate(o, opts...)
+		if err != nil {
+			panic("httpx: adaptive rate options passed Validate but not AdaptiveRate: " + err.Error())
+		}
+		return &hostEntry{lim: lim}
+	}), nil
+}

@@ -1,0 +1,348 @@
+package httpx
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/limit/quota"
+	"github.com/headroom-go/headroom/resilience"
+)
+
+// ErrConfig is what every configuration error of this package matches:
+// *OrderError and *ConfigError.
+var ErrConfig = errors.New("httpx: invalid configuration")
+
+// OrderError refuses a client whose limiter layer is listed before (so runs
+// outside) its resilience layer. Layers run in the order they are listed,
+// outermost first; a limiter outside the retries takes one permit for an
+// operation that may go on to make several attempts, and its refusals are
+// never retried. errors.Is(err, ErrConfig) holds.
+type OrderError struct {
+	// Layer is the limiter layer's option, e.g. "WithRateLimit".
+	Layer string
+	// Resilience is the resilience layer's option, "WithResilience".
+	Resilience string
+}
+
+func (e *OrderError) Error() string {
+	return fmt.Sprintf("httpx: %s is listed before %s, which puts the limiter outside the retries "+
+		"(one permit for an operation that may make several attempts); put %s after %s",
+		e.Layer, e.Resilience, e.Layer, e.Resilience)
+}
+
+// Is makes errors.Is(err, ErrConfig) hold.
+func (e *OrderError) Is(target error) bool { return target == ErrConfig }
+
+// ConfigError is one problem with a client's options or configuration that
+// is not the order of its layers, nor a problem the limit, quota or
+// resilience packages report with their own *OptionError. errors.Is(err,
+// ErrConfig) holds.
+type ConfigError struct {
+	Field string // e.g. "WithResilience", `hosts["api.example.com"].rateLimit`
+	Value any
+	Want  string
+}
+
+func (e *ConfigError) Error() string {
+	return fmt.Sprintf("httpx: %s = %v: want %s", e.Field, e.Value, e.Want)
+}
+
+// Is makes errors.Is(err, ErrConfig) hold.
+func (e *ConfigError) Is(target error) bool { return target == ErrConfig }
+
+// An Option configures a client or transport built by NewClient or
+// NewTransport. The layer options — WithResilience, WithRateLimit,
+// WithAdaptiveRate, WithLimiter and WithQuotaGuard — add a layer each, in
+// the order they are listed, outermost first; the others may come anywhere.
+type Option func(*builder)
+
+type layerKind uint8
+
+const (
+	resilienceKind layerKind = iota
+	limiterKind
+	guardKind
+)
+
+type layer struct {
+	kind  layerKind
+	name  string // the option, for errors
+	build func(b *builder, next http.RoundTripper) (http.RoundTripper, error)
+}
+
+type builder struct {
+	base     http.RoundTripper
+	layers   []layer
+	noGuard  bool
+	classify ResponseClassifier
+	mp       metric.MeterProvider
+	t        *Transport
+}
+
+func (b *builder) meterProvider(mp metric.MeterProvider) metric.MeterProvider {
+	if mp != nil {
+		return mp
+	}
+	return b.mp
+}
+
+// WithTransport sets the transport the layers send through; the default is
+// http.DefaultTransport.
+func WithTransport(rt http.RoundTripper) Option { return func(b *builder) { b.base = rt } }
+
+// WithMeterProvider sends the metrics of the limiters the layers make to
+// mp, unless their options name a provider of their own; nil, the default,
+// means the global one.
+func WithMeterProvider(mp metric.MeterProvider) Option { return func(b *builder) { b.mp = mp } }
+
+// WithClassifier replaces Classify as the resilience layer's response
+// classifier.
+func WithClassifier(c ResponseClassifier) Option { return func(b *builder) { b.classify = c } }
+
+// WithResilience adds the resilience layer: every request is one run of p
+// (resilience.Run), each attempt a trip through the layers listed after it.
+// Limiter layers go after it, so that each attempt takes its own permit.
+//
+// The layer rewinds the request body for each attempt with GetBody (see
+// RewindError); reads the body of a response it may retry, up to 64 KiB, and
+// closes it when the next attempt starts; classifies responses with Classify
+// (or WithClassifier); and returns the last response as any transport does,
+// whatever its status, with its body the caller's to close. The attempt's
+// context lives until that body is closed or read to its end, so the
+// attempt's timeout (p's AttemptTimeout) bounds reading the body too, as
+// http.Client.Timeout does.
+func WithResilience(p *resilience.Policy) Option {
+	return func(b *builder) {
+		b.layers = append(b.layers, layer{kind: resilienceKind, name: "WithResilience",
+			build: func(b *builder, next http.RoundTripper) (http.RoundTripper, error) {
+				if p == nil {
+					return nil, &ConfigError{Field: "WithResilience", Value: nil, Want: "a policy, such as resilience.HTTP()"}
+				}
+				if err := p.Err(); err != nil {
+					return nil, err
+				}
+				c := b.classify
+				if c == nil {
+					c = Classify
+				}
+				return &resilienceLayer{next: next, policy: p, classify: c}, nil
+			}})
+	}
+}
+
+// WithRateLimit adds a rate-limit layer of the shape o describes (exactly
+// one shape; see limit.Options): one limiter per host by default, made on
+// the host's first request, or one for every host with Shared. Each attempt
+// takes a permit of Cost units (default 1); a concurrency permit (shapes
+// Concurrency and Adaptive) is held until the response body is closed or
+// read to its end, others until the response arrives. What the response
+// says goes back on the lease (see WithAdaptiveRate). List it after
+// WithResilience.
+//
+// Per-host limiters are named o.Name, or after their host, and their
+// metrics carry headroom.host.
+func WithRateLimit(o limit.Options, opts ...LimiterOption) Option {
+	return limiterOption("WithRateLimit", opts, func(c *limiterConfig, b *builder) (*hostSet, error) {
+		return rateLimitLayer(o, c, b)
+	})
+}
+
+// WithAdaptiveRate adds an adaptive rate layer: the throttle-driven adaptive
+// rate limiter (limit.AdaptiveRate) on seed 000's request path. For each
+// attempt it estimates the cost (Cost, default 1), waits for the units in
+// FIFO order, sends, classifies the response (ThrottleClassifier, default a
+// 429, or a 503 with Retry-After) and reports on the lease: a throttle with
+// the server's Retry-After cuts the rate and may pause the bucket; a 5xx that
+// is not a throttle and a network error change nothing; anything else is a
+// success, which may raise the rate while requests wait. One limiter per
+// host by default, or one shared (Shared); LimiterName names them. List it
+// after WithResilience.
+func WithAdaptiveRate(o limit.AdaptiveRateOptions, opts ...LimiterOption) Option {
+	return limiterOption("WithAdaptiveRate", opts, func(c *limiterConfig, b *builder) (*hostSet, error) {
+		return adaptiveRateLayer(o, c, b)
+	})
+}
+
+// WithLimiter adds a limiter layer over a limiter you made and own, shared by
+// every host: the layer neither closes it nor names it. Its permits are held
+// until the response arrives; pass a concurrency limiter to WithRateLimit
+// instead to hold them until the body is done. List it after WithResilience.
+func WithLimiter(l limit.Limiter, opts ...LimiterOption) Option {
+	return limiterOption("WithLimiter", opts, func(c *limiterConfig, b *builder) (*hostSet, error) {
+		if l == nil {
+			return nil, &ConfigError{Field: "WithLimiter", Value: nil, Want: "a limiter"}
+		}
+		c.shared = true
+		s := newHostSet(c, func(string) *hostEntry { return &hostEntry{lim: l} })
+		return s, nil
+	})
+}
+
+func limiterOption(name string, opts []LimiterOption, mk func(*limiterConfig, *builder) (*hostSet, error)) Option {
+	return func(b *builder) {
+		b.layers = append(b.layers, layer{kind: limiterKind, name: name,
+			build: func(b *builder, next http.RoundTripper) (http.RoundTripper, error) {
+				var c limiterConfig
+				for _, o := range opts {
+					o(&c)
+				}
+				s, err := mk(&c, b)
+				if err != nil {
+					return nil, err
+				}
+				if name != "WithLimiter" {
+					b.t.closers = append(b.t.closers, s.close)
+				}
+				b.t.hosts = append(b.t.hosts, s)
+				return &limiterLayer{next: next, hosts: s, cost: c.cost, throttle: c.throttle}, nil
+			}})
+	}
+}
+
+// WithQuotaGuard places the quota guard, configured by o, where it is
+// listed; it must come after WithResilience, whose retries wait out its
+// refusals. Without this option NewClient and NewTransport add a guard with
+// quota.Options{} as the innermost layer; WithoutQuotaGuard leaves it out.
+func WithQuotaGuard(o quota.Options) Option {
+	return func(b *builder) {
+		b.layers = append(b.layers, guardLayerSpec("WithQuotaGuard", o))
+	}
+}
+
+// WithoutQuotaGuard leaves out the quota guard NewClient adds by default.
+func WithoutQuotaGuard() Option { return func(b *builder) { b.noGuard = true } }
+
+func guardLayerSpec(name string, o quota.Options) layer {
+	return layer{kind: guardKind, name: name,
+		build: func(b *builder, next http.RoundTripper) (http.RoundTripper, error) {
+			g, err := quota.New(o)
+			if err != nil {
+				return nil, err
+			}
+			if b.t.guard == nil {
+				b.t.guard = g
+			}
+			return &guardLayer{next: next, g: g}, nil
+		}}
+}
+
+// Transport is the RoundTripper NewTransport builds: the layers over a base
+// transport.
+type Transport struct {
+	rt      http.RoundTripper
+	base    http.RoundTripper
+	guard   *quota.Guard
+	hosts   []*hostSet
+	closers []func()
+}
+
+// RoundTrip sends req through the layers, outermost first.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) { return t.rt.RoundTrip(req) }
+
+// CloseIdleConnections closes the base transport's idle connections, if it
+// has a CloseIdleConnections method; http.Client.CloseIdleConnections calls
+// it.
+func (t *Transport) CloseIdleConnections() {
+	if c, ok := t.base.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
+// Close releases the limiters the layers made: their metrics and timers.
+// Requests in flight finish; the transport must not be used afterwards. It
+// leaves the base transport alone (see CloseIdleConnections).
+func (t *Transport) Close() error {
+	for _, c := range t.closers {
+		c()
+	}
+	t.closers = nil
+	return nil
+}
+
+// QuotaGuard is the transport's quota guard (the first, if several are
+// listed), for dashboards and tests; nil without one.
+func (t *Transport) QuotaGuard() *quota.Guard { return t.guard }
+
+// NewTransport builds the layers the options list, outermost first, over the
+// base transport, and checks them: a limiter layer (WithRateLimit,
+// WithAdaptiveRate, WithLimiter, WithQuotaGuard) listed before
+// WithResilience is refused with an *OrderError; two resilience layers, a nil
+// policy and every invalid option are refused too, all problems at once
+// (errors.Join). Unless WithoutQuotaGuard is given or WithQuotaGuard places
+// it, a quota guard with default options is the innermost layer.
+func NewTransport(opts ...Option) (*Transport, error) {
+	b := &builder{t: &Transport{}}
+	for _, o := range opts {
+		o(b)
+	}
+	if b.base == nil {
+		b.base = http.DefaultTransport
+	}
+	layers := b.layers
+	hasGuard := false
+	for _, l := range layers {
+		hasGuard = hasGuard || l.kind == guardKind
+	}
+	if !hasGuard && !b.noGuard {
+		layers = append(layers[:len(layers):len(layers)], guardLayerSpec("the default quota guard", quota.Options{}))
+	}
+
+	var errs []error
+	res := -1
+	for i, l := range layers {
+		if l.kind == resilienceKind {
+			if res >= 0 {
+				errs = append(errs, &ConfigError{Field: "WithResilience", Value: "listed twice",
+					Want: "one resilience layer: nested runs multiply the attempts"})
+				continue
+			}
+			res = i
+		}
+	}
+	if res >= 0 {
+		for _, l := range layers[:res] {
+			if l.kind != resilienceKind {
+				errs = append(errs, &OrderError{Layer: l.name, Resilience: "WithResilience"})
+			}
+		}
+	}
+
+	// Build from the innermost out.
+	t := b.t
+	t.base = b.base
+	rt := b.base
+	for i := len(layers) - 1; i >= 0; i-- {
+		next, err := layers[i].build(b, rt)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		rt = next
+	}
+	if len(errs) > 0 {
+		t.Close()
+		return nil, errors.Join(errs...)
+	}
+	t.rt = rt
+	return t, nil
+}
+
+// NewClient returns an *http.Client whose transport is NewTransport(opts...);
+// see there for the checks. Its Timeout is 0: the resilience policy bounds
+// each call.
+//
+//	client, err := httpx.NewClient(
+//		httpx.WithResilience(resilience.HTTP()),
+//		httpx.WithRateLimit(limit.Options{Adaptive: &limit.AdaptiveOptions{Maximum: 200}, Name: "api"}),
+//	)
+func NewClient(opts ...Option) (*http.Client, error) {
+	t, err := NewTransport(opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &http.Client{Transport: t}, nil
+}

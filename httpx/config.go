@@ -1,0 +1,363 @@
+package httpx
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/limit/quota"
+	"github.com/headroom-go/headroom/resilience"
+)
+
+// Config is a client as read from JSON: resilience settings, named limiters,
+// the limiter every host uses, per-host overrides, and the quota guard.
+//
+//	{
+//	  "resilience": {"retries": 3, "timeout": "30s", "attemptTimeout": "10s"},
+//	  "limiters": {
+//	    "default": {"permitsPerSecond": 50},
+//	    "github":  {"perWindow": {"permits": 5000, "window": "1h"}},
+//	    "bulk":    {"adaptiveRate": {"maxUnitsPerMinute": 1800}, "shared": true}
+//	  },
+//	  "rateLimit": "default",
+//	  "hosts": {
+//	    "api.github.com": {"rateLimit": "github"},
+//	    "localhost":      {"rateLimit": "none"}
+//	  },
+//	  "quotaGuard": {"reserveFraction": 0.05}
+//	}
+//
+// Durations are strings ("1m", "250ms"); a bare number is an error. Unknown
+// fields are errors, and Validate lists every problem at once.
+type Config struct {
+	// Resilience, when present, adds the resilience layer: resilience.HTTP's
+	// options with the fields given here replaced. "resilience": {} is
+	// resilience.HTTP() itself.
+	Resilience *ResilienceConfig `json:"resilience,omitempty"`
+	// Limiters are named limiter shapes (limit.Options, one shape each).
+	Limiters map[string]LimiterConfig `json:"limiters,omitempty"`
+	// RateLimit names the limiter of every host without an override; ""
+	// means none.
+	RateLimit string `json:"rateLimit,omitempty"`
+	// Hosts overrides the limiter per host, keyed by host name (with the
+	// port when it is not the scheme's default, as in the URL).
+	Hosts map[string]HostConfig `json:"hosts,omitempty"`
+	// QuotaGuard configures the quota guard, on by default.
+	QuotaGuard *GuardConfig `json:"quotaGuard,omitempty"`
+}
+
+// LimiterConfig is one named limiter: a limit.Options, whose fields sit at
+// the same level ({"permitsPerSecond": 100}), and where it lives.
+type LimiterConfig struct {
+	limit.Options
+	// Shared makes every host that names the limiter use one instance of
+	// it; otherwise each host gets its own.
+	Shared bool `json:"shared,omitempty"`
+}
+
+// NoLimiter is the limiter name that means none, for a host override.
+const NoLimiter = "none"
+
+// HostConfig is a host's override.
+type HostConfig struct {
+	// RateLimit names the host's limiter in Limiters, or NoLimiter.
+	RateLimit string `json:"rateLimit,omitempty"`
+}
+
+// GuardConfig configures the quota guard: quota.Options, whose fields sit at
+// the same level, or "disabled": true.
+type GuardConfig struct {
+	quota.Options
+	Disabled bool `json:"disabled,omitempty"`
+}
+
+// ResilienceConfig replaces fields of resilience.HTTPOptions; a field left
+// out keeps the preset's value.
+type ResilienceConfig struct {
+	Name             string          `json:"name,omitempty"`
+	Retries          *int            `json:"retries,omitempty"`
+	Timeout          *limit.Duration `json:"timeout,omitempty"`
+	AttemptTimeout   *limit.Duration `json:"attemptTimeout,omitempty"`
+	MaximumDelay     *limit.Duration `json:"maximumDelay,omitempty"`
+	Backoff          *BackoffConfig  `json:"backoff,omitempty"`
+	ThrottledBackoff *BackoffConfig  `json:"throttledBackoff,omitempty"`
+	// NoBreaker and NoBudget leave out the preset's circuit breaker and
+	// retry budget.
+	NoBreaker bool `json:"noBreaker,omitempty"`
+	NoBudget  bool `json:"noBudget,omitempty"`
+}
+
+// BackoffConfig is a resilience.Backoff.
+type BackoffConfig struct {
+	Initial    limit.Duration `json:"initial,omitempty"`
+	Multiplier float64        `json:"multiplier,omitempty"`
+	Jitter     float64        `json:"jitter,omitempty"`
+	Max        limit.Duration `json:"max,omitempty"`
+}
+
+func (b *BackoffConfig) backoff() resilience.Backoff {
+	return resilience.Backoff{Initial: time.Duration(b.Initial), Multiplier: b.Multiplier, Jitter: b.Jitter, Max: time.Duration(b.Max)}
+}
+
+// LoadConfig is ParseConfig reading from r.
+func LoadConfig(r io.Reader) (*Config, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	return ParseConfig(data)
+}
+
+// ParseConfig reads a Config from JSON and validates it. Unknown fields,
+// trailing data and malformed values are errors (the decoder stops at the
+// first); so is every problem Validate finds, all listed at once.
+func ParseConfig(data []byte) (*Config, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var c Config
+	if err := dec.Decode(&c); err != nil {
+		return nil, &ConfigError{Field: "(json)", Value: err, Want: "a valid configuration"}
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, &ConfigError{Field: "(json)", Value: "data after the configuration", Want: "one JSON object"}
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// Validate returns every problem with c at once, joined with errors.Join:
+// the limit package's *limit.OptionError for a limiter or the quota guard,
+// the resilience package's *resilience.OptionError for the resilience
+// settings, each with its Field prefixed by where it sits
+// (`limiters["github"].PerWindow.Window`, `resilience.Timeout`,
+// `quotaGuard.ReserveFraction`), and a *ConfigError for a name that names
+// no limiter.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.Resilience != nil {
+		o := c.Resilience.options()
+		errs = append(errs, prefixed("resilience.", o.Validate())...)
+	}
+	for _, name := range sortedKeys(c.Limiters) {
+		if name == NoLimiter || name == "" {
+			errs = append(errs, &ConfigError{Field: "limiters", Value: strconv.Quote(name), Want: `a name other than "" and "none"`})
+			continue
+		}
+		lc := c.Limiters[name]
+		errs = append(errs, prefixed(fmt.Sprintf("limiters[%q].", name), lc.Options.Validate())...)
+	}
+	if c.RateLimit != "" && c.RateLimit != NoLimiter {
+		if _, ok := c.Limiters[c.RateLimit]; !ok {
+			errs = append(errs, &ConfigError{Field: "rateLimit", Value: strconv.Quote(c.RateLimit), Want: "the name of a limiter in limiters"})
+		}
+	}
+	for _, h := range sortedKeys(c.Hosts) {
+		n := c.Hosts[h].RateLimit
+		if n == "" || n == NoLimiter {
+			continue
+		}
+		if _, ok := c.Limiters[n]; !ok {
+			errs = append(errs, &ConfigError{Field: fmt.Sprintf("hosts[%q].rateLimit", h), Value: strconv.Quote(n),
+				Want: `the name of a limiter in limiters, or "none"`})
+		}
+	}
+	if g := c.QuotaGuard; g != nil && !g.Disabled {
+		errs = append(errs, prefixed("quotaGuard.", g.Options.Validate())...)
+	}
+	return errors.Join(errs...)
+}
+
+// Options returns the options that build the client c describes, in order:
+// the resilience layer, the rate-limit layer (one limiter per host, or the
+// shared instance of a limiter marked shared), the quota guard. Each call
+// makes a new policy, with its own breaker and budget.
+func (c *Config) Options() ([]Option, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	var opts []Option
+	if c.Resilience != nil {
+		p, err := resilience.New(c.Resilience.options())
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, WithResilience(p))
+	}
+	if c.usesLimiters() {
+		opts = append(opts, c.rateLimitOption())
+	}
+	switch g := c.QuotaGuard; {
+	case g == nil:
+	case g.Disabled:
+		opts = append(opts, WithoutQuotaGuard())
+	default:
+		opts = append(opts, WithQuotaGuard(g.Options))
+	}
+	return opts, nil
+}
+
+// NewClient builds the client c describes; opts come after c's own options
+// (WithTransport, WithMeterProvider, or further layers).
+func (c *Config) NewClient(opts ...Option) (*http.Client, error) {
+	o, err := c.Options()
+	if err != nil {
+		return nil, err
+	}
+	return NewClient(append(o, opts...)...)
+}
+
+func (c *Config) usesLimiters() bool {
+	if c.RateLimit != "" && c.RateLimit != NoLimiter {
+		return true
+	}
+	for _, h := range c.Hosts {
+		if h.RateLimit != "" && h.RateLimit != NoLimiter {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *ResilienceConfig) options() resilience.Options {
+	o := resilience.HTTPOptions()
+	if r.Name != "" {
+		o.Name = r.Name
+	}
+	if r.Retries != nil {
+		o.Retries = *r.Retries
+	}
+	if r.Timeout != nil {
+		o.Timeout = time.Duration(*r.Timeout)
+	}
+	if r.AttemptTimeout != nil {
+		o.AttemptTimeout = time.Duration(*r.AttemptTimeout)
+	}
+	if r.MaximumDelay != nil {
+		o.MaximumDelay = time.Duration(*r.MaximumDelay)
+	}
+	if r.Backoff != nil {
+		o.Backoff = r.Backoff.backoff()
+	}
+	if r.ThrottledBackoff != nil {
+		o.ThrottledBackoff = r.ThrottledBackoff.backoff()
+	}
+	if r.NoBreaker {
+		o.Breaker = nil
+	}
+	if r.NoBudget {
+		o.Budget = nil
+	}
+	return o
+}
+
+// rateLimitOption is the rate-limit layer of a config: for each host, the
+// limiter its override names, else RateLimit.
+func (c *Config) rateLimitOption() Option {
+	return limiterOption("rateLimit", nil, func(lc *limiterConfig, b *builder) (*hostSet, error) {
+		var mu sync.Mutex
+		shared := map[string]limit.Limiter{}
+		lc.idle = DefaultIdleTimeout
+		for _, l := range c.Limiters {
+			if l.PerWindow != nil {
+				lc.idle = max(lc.idle, time.Duration(l.PerWindow.Window))
+			}
+		}
+		b.t.closers = append(b.t.closers, func() {
+			mu.Lock()
+			defer mu.Unlock()
+			for _, l := range shared {
+				closeLimiter(l)
+			}
+			clear(shared)
+		})
+		return newHostSet(lc, func(host string) *hostEntry {
+			name := c.RateLimit
+			if h, ok := c.Hosts[host]; ok && h.RateLimit != "" {
+				name = h.RateLimit
+			} else if hn, _, err := net.SplitHostPort(host); err == nil {
+				if h, ok := c.Hosts[hn]; ok && h.RateLimit != "" {
+					name = h.RateLimit
+				}
+			}
+			if name == "" || name == NoLimiter {
+				return &hostEntry{}
+			}
+			l := c.Limiters[name]
+			o := l.Options
+			hold := o.Concurrency > 0 || o.Adaptive != nil
+			if o.Name == "" {
+				o.Name = name
+			}
+			if l.Shared {
+				mu.Lock()
+				defer mu.Unlock()
+				lim := shared[name]
+				if lim == nil {
+					o.MeterProvider = b.meterProvider(o.MeterProvider)
+					lim = mustLimiter(o)
+					shared[name] = lim
+				}
+				return &hostEntry{lim: lim, hold: hold, shared: true}
+			}
+			o.MeterProvider = hostMeters(b.meterProvider(o.MeterProvider), host)
+			return &hostEntry{lim: mustLimiter(o), hold: hold}
+		}), nil
+	})
+}
+
+func mustLimiter(o limit.Options) limit.Limiter {
+	l, err := limit.New(o)
+	if err != nil {
+		panic("httpx: limit options passed Validate but not New: " + err.Error())
+	}
+	return l
+}
+
+// prefixed returns the problems in err, each *limit.OptionError and
+// *resilience.OptionError with its Field prefixed by p.
+func prefixed(p string, err error) []error {
+	if err == nil {
+		return nil
+	}
+	var list []error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		list = j.Unwrap()
+	} else {
+		list = []error{err}
+	}
+	out := make([]error, 0, len(list))
+	for _, e := range list {
+		switch oe := e.(type) {
+		case *limit.OptionError:
+			c := *oe
+			c.Field = p + c.Field
+			e = &c
+		case *resilience.OptionError:
+			c := *oe
+			c.Field = p + c.Field
+			e = &c
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

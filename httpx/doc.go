@@ -1,0 +1,64 @@
+// Package httpx plugs headroom into net/http: RoundTripper layers for
+// resilience, rate limits per host, the adaptive rate limiter and the quota
+// guard, an ordering check, and clients built from JSON.
+//
+//	client, err := httpx.NewClient(
+//		httpx.WithResilience(resilience.HTTP()), // outer: makes the attempts
+//		httpx.WithRateLimit(limit.Options{Adaptive: &limit.AdaptiveOptions{Maximum: 200}, Name: "api"}),
+//	)
+//
+// # Layers
+//
+// Layers run in the order they are listed, outermost first. Limiter layers go
+// after WithResilience, inside the retry loop, where each attempt takes its
+// own permit; the other order takes one permit for an operation that then
+// makes several calls, and NewClient refuses it with an *OrderError that
+// names the fix.
+//
+//   - WithResilience(policy): one resilience.Run per request. Each attempt
+//     gets the request body again from GetBody (a body without GetBody that
+//     was already sent cannot be retried: *RewindError); a response the
+//     runner may retry is read (up to 64 KiB) and its body closed before the
+//     next attempt; Classify turns statuses into verdicts (429, 503 and
+//     GitHub's 403 Throttled with the server's Retry-After, other 5xx
+//     Transient). The last response is returned whatever its status, its
+//     body the caller's to close; the attempt's context lives until that
+//     body is closed or read to its end.
+//   - WithRateLimit(limit.Options): a limiter of that shape per host, made on
+//     first use (a bounded map that drops idle hosts: MaxHosts,
+//     IdleTimeout), or one for all (Shared). Concurrency permits are held
+//     until the response body is done.
+//   - WithAdaptiveRate(limit.AdaptiveRateOptions): the throttle-driven
+//     adaptive rate limiter on seed 000's request path: Cost, wait, send,
+//     ThrottleClassifier, and the outcome back on the lease.
+//   - WithLimiter(limiter): a limiter of your own, shared by all hosts.
+//   - WithQuotaGuard(quota.Options): reads the quotas servers publish in
+//     their headers and refuses (or holds) an attempt while the remaining
+//     allowance is inside the reserve. NewClient adds one with default
+//     options as the innermost layer unless told WithoutQuotaGuard.
+//
+// Other options: WithTransport (the base, default http.DefaultTransport),
+// WithClassifier, WithMeterProvider.
+//
+// A refusal by a limiter or the guard is a *limit.RateLimitedError; inside
+// the resilience layer it is retried on the throttled curve after its
+// RetryAfter, without charging the retry budget or the breaker.
+//
+// # Configuration
+//
+// ParseConfig and LoadConfig read a Config from JSON — resilience settings,
+// named limiters, the limiter every host uses, per-host overrides, the quota
+// guard — refusing unknown fields and listing every problem at once;
+// Config.NewClient builds the client.
+//
+// # Errors
+//
+// Configuration problems match ErrConfig (*OrderError, *ConfigError) or are
+// the limit, quota and resilience packages' own *OptionError values, joined
+// with errors.Join.
+//
+// # Telemetry
+//
+// Per-host limiters are named after limit.Options.Name (or their host) and
+// their metrics carry headroom.host; WithMeterProvider picks the provider.
+package httpx

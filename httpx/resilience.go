@@ -1,0 +1,164 @@
+package httpx
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/headroom-go/headroom/resilience"
+)
+
+// StatusError is what the resilience layer tells the runner about a response
+// that is not a success: its status and the verdict its classifier gave.
+// It carries its own verdict (resilience.VerdictError), so the policy's
+// DefaultClassify needs no help with it. The caller of RoundTrip does not see
+// it: when the runner stops on such a response, the response itself is
+// returned, as net/http does for every status.
+type StatusError struct {
+	StatusCode int
+	Status     string
+	Kind       resilience.Kind
+	RetryAfter time.Duration
+}
+
+func (e *StatusError) Error() string {
+	s := e.Status
+	if s == "" {
+		s = strconv.Itoa(e.StatusCode)
+	}
+	s = "httpx: response " + s + " (" + e.Kind.String()
+	if e.RetryAfter > 0 {
+		s += ", retry after " + e.RetryAfter.String()
+	}
+	return s + ")"
+}
+
+// Verdict is the classifier's verdict on the response.
+func (e *StatusError) Verdict() resilience.Verdict {
+	return resilience.Verdict{Kind: e.Kind, RetryAfter: e.RetryAfter}
+}
+
+// resilienceLayer makes a request's attempts through the resilience runner,
+// one Run per request.
+type resilienceLayer struct {
+	next     http.RoundTripper
+	policy   *resilience.Policy
+	classify ResponseClassifier
+}
+
+// run is the state of one request's run.
+type run struct {
+	l    *resilienceLayer
+	req  *http.Request
+	once *onceBody // the body, when it has no GetBody
+	n    int       // attempts made
+	last *http.Response
+	prev error // the last attempt's error
+}
+
+func (l *resilienceLayer) RoundTrip(req *http.Request) (*http.Response, error) {
+	r := &run{l: l, req: req}
+	if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
+		r.once = &onceBody{rc: req.Body}
+	}
+	resp, err := resilience.Run(req.Context(), l.policy, r.attempt)
+	if r.once != nil {
+		defer r.once.close()
+	}
+	if err == nil {
+		return resp, nil
+	}
+	if resp != nil {
+		// The run stopped on a response that is not a success (attempts,
+		// budget or deadline exhausted, or a Permanent status): the caller
+		// gets it, as from any transport. If it stopped for anything else
+		// after that response (the caller's cancellation, an open breaker),
+		// the caller gets the error.
+		var se *StatusError
+		if resp == r.last && req.Context().Err() == nil && errors.As(err, &se) {
+			return resp, nil
+		}
+		resp.Body.Close()
+	}
+	if r.last != nil && r.last != resp {
+		r.last.Body.Close()
+	}
+	return nil, err
+}
+
+// attempt is one attempt: fn of the run.
+func (r *run) attempt(ctx context.Context) (*http.Response, error) {
+	resp, err := r.try(ctx)
+	r.prev = err
+	return resp, err
+}
+
+func (r *run) try(ctx context.Context) (*http.Response, error) {
+	if r.last != nil {
+		// A retry: the response that asked for it is done with.
+		r.last.Body.Close()
+		r.last = nil
+	}
+	n := r.n
+	r.n++
+
+	req := r.req
+	body := req.Body
+	switch {
+	case body == nil || body == http.NoBody:
+	case req.GetBody != nil:
+		if n > 0 {
+			b, err := req.GetBody()
+			if err != nil {
+				return nil, &resilience.PermanentError{Err: err}
+			}
+			body = b
+		}
+	default:
+		if r.once.read.Load() {
+			return nil, &RewindError{Method: req.Method, URL: req.URL.Redacted(), Err: r.prev}
+		}
+		body = r.once
+	}
+	if ctx != req.Context() || body != req.Body {
+		req = req.WithContext(ctx)
+		req.Body = body
+	}
+
+	resp, err := r.l.next.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.Body == nil {
+		resp.Body = http.NoBody
+	}
+	v := r.l.classify(resp)
+	r.last = resp
+	switch v.Kind {
+	case resilience.Success, resilience.Permanent:
+		// The run ends here, and the caller reads the body after fn has
+		// returned: the attempt's context lives until the body is closed or
+		// read to its end (failsafe-go #65, #123, #134).
+		resp.Body = onDone(resp.Body, resilience.HoldAttemptContext(ctx))
+		if v.Kind == resilience.Success {
+			return resp, nil
+		}
+	default:
+		// The runner may retry it: read it now, within bounds, so that
+		// its connection can serve the retry and the body is still there
+		// if this turns out to be the last response.
+		b, whole, err := buffer(resp.Body)
+		if err != nil {
+			r.last = nil
+			return nil, err
+		}
+		if whole {
+			resp.Body = b
+		} else {
+			resp.Body = onDone(b, resilience.HoldAttemptContext(ctx))
+		}
+	}
+	return resp, &StatusError{StatusCode: resp.StatusCode, Status: resp.Status, Kind: v.Kind, RetryAfter: v.RetryAfter}
+}
