@@ -126,6 +126,7 @@ func Adaptive(maximum int, opts ...Option) (*AdaptiveLimiter, error) {
 // holder releases is not the limiter's to know). With a queue it waits in
 // FIFO order; when its context ends it returns ctx.Err() holding nothing.
 type AdaptiveLimiter struct {
+	self     ownerRef // what its leases point back to
 	name     string
 	epoch    time.Time
 	capacity int // the largest cost: Maximum
@@ -152,6 +153,7 @@ func newAdaptiveLimiter(o Options) *AdaptiveLimiter {
 	l.engine.Init(o.Adaptive.config())
 	l.capacity = l.engine.Config().Maximum
 	l.metrics.SetLimit(float64(l.engine.Limit()))
+	l.self.leaseOwner = l
 	l.metrics.CloseWhenUnreachable(l)
 	return l
 }
@@ -195,7 +197,7 @@ func (l *AdaptiveLimiter) AcquireN(ctx context.Context, cost int) (Lease, error)
 	if l.queue.empty() && l.engine.TryAcquire(cost) {
 		l.mu.Unlock()
 		l.metrics.Acquired()
-		return Lease{owner: l, granted: now, cost: int32(cost)}, nil
+		return Lease{owner: &l.self, granted: now, spec: leaseSpec{cost: int32(cost)}}, nil
 	}
 	l.engine.Blocked()
 	if l.queue.limit == 0 || !l.queue.fits(cost) {
@@ -229,7 +231,7 @@ func (l *AdaptiveLimiter) AcquireN(ctx context.Context, cost int) (Lease, error)
 	if granted && woken == wokenReady {
 		l.metrics.Waited(at - now)
 		l.metrics.Acquired()
-		return Lease{owner: l, granted: at, cost: int32(cost)}, nil
+		return Lease{owner: &l.self, granted: at, spec: leaseSpec{cost: int32(cost)}}, nil
 	}
 	if granted {
 		// The grant and the cancellation raced: the caller gets ctx.Err()
@@ -259,10 +261,10 @@ func (l *AdaptiveLimiter) serve() {
 // signals, Ignored teaches nothing.
 func (l *AdaptiveLimiter) release(lease Lease) {
 	now := time.Since(l.epoch)
-	latency, n := now-lease.granted, int(lease.cost)
+	latency, n := now-lease.granted, int(lease.spec.cost)
 	l.mu.Lock()
 	var changed bool
-	switch lease.outcome {
+	switch lease.spec.outcome {
 	case Success:
 		changed = l.engine.Release(now, latency, n)
 	case Dropped, Throttled:

@@ -61,6 +61,11 @@ type AdaptiveRateOptions struct {
 	AIMD *AIMDOptions `json:"aimd,omitempty"`
 	// Cubic tunes the "cubic" controller.
 	Cubic *CubicOptions `json:"cubic,omitempty"`
+	// PublishedLimitFraction is the share of a published quota the whole
+	// budget may use once AdaptiveRateLimiter.SetPublishedLimit gives one:
+	// the maximum becomes min(MaxUnitsPerMinute, fraction × published); in
+	// (0, 1], default 0.98 (1 − the quota guard's default reserve of 2%).
+	PublishedLimitFraction float64 `json:"publishedLimitFraction,omitempty"`
 
 	// RateController replaces Controller with your own.
 	RateController adaptive.RateController `json:"-"`
@@ -129,6 +134,9 @@ func (a *AdaptiveRateOptions) config() adaptive.RateConfig {
 		c.Instances = a.Instances // reported by Problems
 	}
 	c.Disabled = a.Disabled
+	if a.PublishedLimitFraction != 0 {
+		c.PublishedLimitFraction = a.PublishedLimitFraction
+	}
 	switch {
 	case a.RateController != nil:
 		c.Controller = a.RateController
@@ -191,6 +199,7 @@ func (a *AdaptiveRateOptions) validate() []error {
 //
 // Its readers serve dashboards; each takes the limiter's lock briefly.
 type AdaptiveRateLimiter struct {
+	self     ownerRef // what its leases point back to
 	mu       sync.Mutex
 	core     *adaptive.Rate
 	epoch    time.Time
@@ -245,6 +254,7 @@ func newAdaptiveRateLimiter(o Options) *AdaptiveRateLimiter {
 		}
 	}
 	l.m.SetLimit(core.Rate())
+	l.self.leaseOwner = l
 	l.m.CloseWhenUnreachable(l)
 	return l
 }
@@ -281,7 +291,7 @@ func (l *AdaptiveRateLimiter) AcquireN(ctx context.Context, cost int) (Lease, er
 	if l.core.Acquire(now, cost) {
 		l.mu.Unlock()
 		l.m.Acquired()
-		return Lease{owner: l, granted: now, cost: int32(cost)}, nil
+		return Lease{owner: &l.self, granted: now, spec: leaseSpec{cost: int32(cost)}}, nil
 	}
 	return l.wait(ctx, now, cost) // unlocks
 }
@@ -331,7 +341,7 @@ func (l *AdaptiveRateLimiter) wait(ctx context.Context, now time.Duration, cost 
 	}
 	l.m.Waited(w.at - now)
 	l.m.Acquired()
-	return Lease{owner: l, granted: w.at, cost: int32(cost)}, nil
+	return Lease{owner: &l.self, granted: w.at, spec: leaseSpec{cost: int32(cost)}}, nil
 }
 
 // serviceLocked lets every waiter that can leave at now go, and sets the
@@ -379,7 +389,7 @@ func (l *AdaptiveRateLimiter) onTimer() {
 // time, a little early when nothing else happened in between.
 func (l *AdaptiveRateLimiter) release(ls Lease) {
 	var ch adaptive.Change
-	switch ls.outcome {
+	switch ls.spec.outcome {
 	case Success:
 		l.mu.Lock()
 		now := l.seen
@@ -387,7 +397,7 @@ func (l *AdaptiveRateLimiter) release(ls Lease) {
 			now = max(l.now(), now)
 			l.seen = now
 		}
-		ch = l.core.OnSuccess(now, ls.granted, int(ls.cost))
+		ch = l.core.OnSuccess(now, ls.granted, int(ls.spec.cost))
 		if ch != 0 && l.core.Len() > 0 {
 			l.serviceLocked(now)
 		}
@@ -395,7 +405,7 @@ func (l *AdaptiveRateLimiter) release(ls Lease) {
 		l.m.Throttled()
 		now := l.now()
 		l.mu.Lock()
-		ch = l.core.OnThrottled(now, ls.granted, int(ls.cost), ls.retryAfter)
+		ch = l.core.OnThrottled(now, ls.granted, int(ls.spec.cost), ls.retryAfter)
 		if ch != 0 && l.core.Len() > 0 {
 			l.serviceLocked(now)
 		}
@@ -453,6 +463,45 @@ func (l *AdaptiveRateLimiter) SetInstances(n int) {
 	if ch != 0 {
 		l.m.SetLimit(rate)
 	}
+}
+
+// SetPublishedLimit caps the rate with the quota the dependency publishes,
+// in units per minute for the whole budget (all instances together); 0
+// removes the cap. The limiter then keeps the whole budget's rate at or
+// below min(MaxUnitsPerMinute, PublishedLimitFraction × unitsPerMinute),
+// shared by the instances, whatever the controller proposes; lowering the
+// cap lowers the rate at once, raising or removing it lets the controller
+// climb as usual. An HTTP layer that holds a quota guard calls it after
+// each response with the limit the guard knows (quota.State.PerMinute), and
+// with 0 when the guard knows none. See adaptive.Rate.SetPublishedLimit.
+func (l *AdaptiveRateLimiter) SetPublishedLimit(unitsPerMinute float64) {
+	now := l.now()
+	l.mu.Lock()
+	ch := l.core.SetPublishedLimit(now, unitsPerMinute)
+	if ch != 0 && l.core.Len() > 0 {
+		l.serviceLocked(now)
+	}
+	rate := l.core.Rate()
+	l.mu.Unlock()
+	if ch != 0 {
+		l.m.SetLimit(rate)
+	}
+}
+
+// PublishedLimit is the cap SetPublishedLimit last set, whole budget, units
+// per minute (0: none).
+func (l *AdaptiveRateLimiter) PublishedLimit() float64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.core.PublishedLimit()
+}
+
+// MaxRate is this process's maximum rate now, units per minute: the
+// configured maximum, or the published cap when lower, over the instances.
+func (l *AdaptiveRateLimiter) MaxRate() float64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.core.MaxRate()
 }
 
 // Rate is this process's rate, in units per minute.

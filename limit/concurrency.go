@@ -18,6 +18,7 @@ import (
 // carry no grant time (Granted is 0). With a queue, released permits are
 // handed to the waiters in FIFO order by whoever releases them.
 type bulkhead struct {
+	self     ownerRef // what its leases point back to
 	name     string
 	engine   *concurrency.Bulkhead
 	capacity int // largest cost AcquireN accepts
@@ -54,6 +55,7 @@ func newConcurrency(o Options) Limiter {
 	l.metrics.SetLimit(float64(o.Concurrency))
 	// The meter provider holds the instruments until closed; close them
 	// when the limiter is dropped.
+	l.self.leaseOwner = l
 	l.metrics.CloseWhenUnreachable(l)
 	return l
 }
@@ -66,7 +68,7 @@ func (l *bulkhead) Acquire(ctx context.Context) (Lease, error) {
 	// then returns the lease once instead of copying it through two frames.
 	if l.waiting.Load() == 0 && l.engine.TryAcquire(1) {
 		l.metrics.Acquired()
-		return Lease{owner: l, cost: 1}, nil
+		return Lease{owner: &l.self, spec: leaseSpec{cost: 1}}, nil
 	}
 	return l.acquireSlow(ctx, 1)
 }
@@ -86,7 +88,7 @@ func (l *bulkhead) AcquireN(ctx context.Context, cost int) (Lease, error) {
 	// its frame stays small; everything else is out of line.
 	if uint(cost-1) < uint(l.capacity) && l.waiting.Load() == 0 && l.engine.TryAcquire(cost) {
 		l.metrics.Acquired()
-		return Lease{owner: l, cost: int32(cost)}, nil
+		return Lease{owner: &l.self, spec: leaseSpec{cost: int32(cost)}}, nil
 	}
 	return l.acquireSlow(ctx, cost)
 }
@@ -114,7 +116,7 @@ func (l *bulkhead) acquireQueued(ctx context.Context, cost int) (Lease, error) {
 		l.waiting.Add(-1)
 		l.mu.Unlock()
 		l.metrics.Acquired()
-		return Lease{owner: l, cost: int32(cost)}, nil
+		return Lease{owner: &l.self, spec: leaseSpec{cost: int32(cost)}}, nil
 	}
 	if !l.queue.fits(cost) {
 		l.waiting.Add(-1)
@@ -132,7 +134,7 @@ func (l *bulkhead) acquireQueued(ctx context.Context, cost int) (Lease, error) {
 		l.metrics.QueueAdd(-int64(cost))
 		l.metrics.Waited(time.Since(l.epoch) - start)
 		l.metrics.Acquired()
-		return Lease{owner: l, cost: int32(cost)}, nil
+		return Lease{owner: &l.self, spec: leaseSpec{cost: int32(cost)}}, nil
 	}
 	l.mu.Lock()
 	granted := w.granted
@@ -175,7 +177,7 @@ func (l *bulkhead) serveLocked() {
 }
 
 func (l *bulkhead) release(lease Lease) {
-	l.engine.Release(int(lease.cost))
+	l.engine.Release(int(lease.spec.cost))
 	if l.waiting.Load() > 0 {
 		l.serveLocked()
 	}

@@ -40,6 +40,19 @@ type leaseOwner interface {
 	release(l Lease)
 }
 
+// ownerRef boxes a limiter's leaseOwner behind one pointer. With it a Lease
+// is four words in four fields, which the compiler keeps in registers; with
+// the interface inline it would be copied through memory on every Acquire.
+// Each limiter that frees something on release holds one, pointing at
+// itself.
+type ownerRef struct{ leaseOwner }
+
+// leaseSpec is the part of a Lease that the caller's report changes.
+type leaseSpec struct {
+	cost    int32
+	outcome Outcome
+}
+
 // A Lease is the permit a Limiter granted. It is a small value: keep it in a
 // variable and call Release when the call it guarded has ended, however it
 // ended. A second Release frees nothing, and the zero Lease is safe to
@@ -49,11 +62,10 @@ type leaseOwner interface {
 // the call taught the limiter with Throttle, Drop or Ignore; a lease released
 // without a report counts as a Success.
 type Lease struct {
-	owner      leaseOwner
+	owner      *ownerRef
 	granted    time.Duration // on the owner's monotonic axis
 	retryAfter time.Duration
-	cost       int32
-	outcome    Outcome
+	spec       leaseSpec
 }
 
 // Release frees what the lease holds and reports its outcome to the limiter
@@ -68,23 +80,23 @@ func (l *Lease) Release() {
 // Throttle reports that the dependency throttled the call, with its
 // Retry-After hint (0 when it gave none).
 func (l *Lease) Throttle(retryAfter time.Duration) {
-	l.outcome, l.retryAfter = Throttled, max(retryAfter, 0)
+	l.spec.outcome, l.retryAfter = Throttled, max(retryAfter, 0)
 }
 
 // Drop reports that the call timed out or was shed downstream.
-func (l *Lease) Drop() { l.outcome = Dropped }
+func (l *Lease) Drop() { l.spec.outcome = Dropped }
 
 // Ignore reports that the call says nothing about the dependency's capacity.
-func (l *Lease) Ignore() { l.outcome = Ignored }
+func (l *Lease) Ignore() { l.spec.outcome = Ignored }
 
 // Outcome is what has been reported so far; Success unless told otherwise.
-func (l *Lease) Outcome() Outcome { return l.outcome }
+func (l *Lease) Outcome() Outcome { return l.spec.outcome }
 
 // RetryAfter is the hint reported with Throttle.
 func (l *Lease) RetryAfter() time.Duration { return l.retryAfter }
 
 // Cost is the number of permits (units) the lease holds.
-func (l *Lease) Cost() int { return int(l.cost) }
+func (l *Lease) Cost() int { return int(l.spec.cost) }
 
 // Granted is when the lease was granted, as an offset on the granting
 // limiter's monotonic clock; leases of one limiter compare by it.

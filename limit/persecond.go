@@ -73,7 +73,7 @@ func (l *perSecond) Acquire(ctx context.Context) (Lease, error) {
 	ok, retryAfter := l.bucket.TryTake(now, 1)
 	if ok {
 		l.metrics.Acquired()
-		return Lease{granted: now, cost: 1}, nil
+		return Lease{granted: now, spec: leaseSpec{cost: 1}}, nil
 	}
 	return l.refused(ctx, now, 1, retryAfter)
 }
@@ -94,7 +94,7 @@ func (l *perSecond) AcquireN(ctx context.Context, cost int) (Lease, error) {
 	ok, retryAfter := l.bucket.TryTake(now, cost)
 	if ok && cost >= 0 { // TryTake grants a negative cost; AcquireN does not
 		l.metrics.Acquired()
-		return Lease{granted: now, cost: int32(cost)}, nil
+		return Lease{granted: now, spec: leaseSpec{cost: int32(cost)}}, nil
 	}
 	return l.refused(ctx, now, cost, retryAfter)
 }
@@ -153,7 +153,7 @@ func (l *perSecond) wait(ctx context.Context, arrived time.Duration, cost int) (
 	case ok && readyAt <= now:
 		l.mu.Unlock()
 		l.metrics.Acquired()
-		return Lease{granted: now, cost: int32(cost)}, nil
+		return Lease{granted: now, spec: leaseSpec{cost: int32(cost)}}, nil
 	case !ok:
 		l.mu.Unlock()
 		reason := ReasonDeadline
@@ -179,7 +179,7 @@ func (l *perSecond) wait(ctx context.Context, arrived time.Duration, cost int) (
 			l.queue.put(w)
 			l.metrics.Waited(now - arrived)
 			l.metrics.Acquired()
-			return Lease{granted: readyAt, cost: int32(cost)}, nil
+			return Lease{granted: readyAt, spec: leaseSpec{cost: int32(cost)}}, nil
 		}
 		if woke == wokenDone || ctx.Err() != nil {
 			if shift, ok := l.bucket.Cancel(now, readyAt, cost); ok {

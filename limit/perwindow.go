@@ -25,6 +25,7 @@ const defaultSegments = 8
 // (head-of-line: only the front waiter takes permits, after sleeping exactly
 // until the engine says they fit, then it wakes the next).
 type perWindow struct {
+	self     ownerRef // what its leases point back to
 	name     string
 	epoch    time.Time
 	engine   *window.SlidingWindow
@@ -64,6 +65,7 @@ func newPerWindow(o Options) Limiter {
 	}
 	// The meter provider holds the instruments until closed; close them
 	// when the limiter is dropped.
+	l.self.leaseOwner = l
 	l.metrics.CloseWhenUnreachable(l)
 	return l
 }
@@ -79,7 +81,7 @@ func (l *perWindow) Acquire(ctx context.Context) (Lease, error) {
 		ok, at, retryAfter := l.engine.TryTake(now, 1)
 		if ok {
 			l.metrics.Acquired()
-			return Lease{owner: l, granted: at, cost: 1}, nil
+			return Lease{owner: &l.self, granted: at, spec: leaseSpec{cost: 1}}, nil
 		}
 		if !l.queueing {
 			return Lease{}, l.refuse(ReasonNoPermit, retryAfter)
@@ -113,7 +115,7 @@ func (l *perWindow) AcquireN(ctx context.Context, cost int) (Lease, error) {
 		ok, at, retryAfter := l.engine.TryTake(now, cost)
 		if ok {
 			l.metrics.Acquired()
-			return Lease{owner: l, granted: at, cost: int32(cost)}, nil
+			return Lease{owner: &l.self, granted: at, spec: leaseSpec{cost: int32(cost)}}, nil
 		}
 		if !l.queueing {
 			return Lease{}, l.refuse(ReasonNoPermit, retryAfter)
@@ -133,7 +135,7 @@ func (l *perWindow) acquireQueued(ctx context.Context, now time.Duration, cost i
 			l.waiting.Add(-1)
 			l.mu.Unlock()
 			l.metrics.Acquired()
-			return Lease{owner: l, granted: at, cost: int32(cost)}, nil
+			return Lease{owner: &l.self, granted: at, spec: leaseSpec{cost: int32(cost)}}, nil
 		}
 	}
 	// The earliest this caller could be served: when the window has room
@@ -182,7 +184,7 @@ func (l *perWindow) acquireQueued(ctx context.Context, now time.Duration, cost i
 				l.metrics.QueueAdd(-int64(cost))
 				l.metrics.Waited(at - start)
 				l.metrics.Acquired()
-				return Lease{owner: l, granted: at, cost: int32(cost)}, nil
+				return Lease{owner: &l.self, granted: at, spec: leaseSpec{cost: int32(cost)}}, nil
 			}
 			d = max(retryAfter, 1)
 		}
