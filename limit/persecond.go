@@ -29,10 +29,10 @@ type perSecond struct {
 	queueLimit int
 
 	mu    sync.Mutex
-	queue waitQueue // pending waiters, in booking (and so readyAt) order
-	// readyAt is when each waiter's reservation is due; an entry lives as
-	// long as its waiter's AcquireN, a little longer than it is in queue.
-	readyAt map[*waiter]time.Duration
+	// queue holds the pending waiters in booking (and so readyAt) order.
+	// A waiter's readyAt is when its reservation is due; it outlives the
+	// waiter's place in the queue until its goroutine has read it.
+	queue waitQueue
 
 	bucket *window.TokenBucket // its own allocation, hot word padded
 }
@@ -56,9 +56,6 @@ func newPerSecond(o Options) Limiter {
 		queueLimit: o.QueueLimit,
 		queue:      waitQueue{limit: o.QueueLimit},
 		bucket:     window.NewTokenBucket(o.PermitsPerSecond, burst),
-	}
-	if o.QueueLimit > 0 {
-		l.readyAt = make(map[*waiter]time.Duration)
 	}
 	return l
 }
@@ -163,7 +160,7 @@ func (l *perSecond) wait(ctx context.Context, arrived time.Duration, cost int) (
 		return Lease{}, l.refuse(reason, readyAt-now)
 	}
 	w := l.queue.push(cost)
-	l.readyAt[w] = readyAt
+	w.readyAt = readyAt
 	l.mu.Unlock()
 	l.metrics.QueueAdd(int64(cost))
 
@@ -171,7 +168,7 @@ func (l *perSecond) wait(ctx context.Context, arrived time.Duration, cost int) (
 		woke := w.sleep(ctx, d)
 		l.mu.Lock()
 		now = time.Since(l.epoch)
-		readyAt := l.readyAt[w]
+		readyAt := w.readyAt
 		if readyAt <= now {
 			// Due (dropDue may have taken it out of the queue already).
 			l.leave(w)
@@ -184,7 +181,7 @@ func (l *perSecond) wait(ctx context.Context, arrived time.Duration, cost int) (
 		if woke == wokenDone || ctx.Err() != nil {
 			if shift, ok := l.bucket.Cancel(now, readyAt, cost); ok {
 				for later := w.next; later != nil; later = later.next {
-					l.readyAt[later] -= shift
+					later.readyAt -= shift
 					l.queue.wake(later) // to sleep again, for less
 				}
 			}
@@ -204,7 +201,7 @@ func (l *perSecond) wait(ctx context.Context, arrived time.Duration, cost int) (
 // so that they no longer count against QueueLimit; their goroutines will
 // find themselves due and take their lease. l.mu must be held.
 func (l *perSecond) dropDue(now time.Duration) {
-	for w := l.queue.front(); w != nil && l.readyAt[w] <= now; w = l.queue.front() {
+	for w := l.queue.front(); w != nil && w.readyAt <= now; w = l.queue.front() {
 		l.unlink(w)
 	}
 }
@@ -218,9 +215,5 @@ func (l *perSecond) unlink(w *waiter) {
 	}
 }
 
-// leave is w's goroutine leaving for good: out of the queue and out of
-// readyAt. l.mu must be held.
-func (l *perSecond) leave(w *waiter) {
-	l.unlink(w)
-	delete(l.readyAt, w)
-}
+// leave is w's goroutine leaving for good. l.mu must be held.
+func (l *perSecond) leave(w *waiter) { l.unlink(w) }

@@ -63,6 +63,7 @@ type waiter struct {
 	granted    bool          // set by grant: the owner handed over the permits
 	ready      chan struct{} // capacity 1: grant or wake
 	timer      *time.Timer   // sleep's timer, kept across reuses
+	readyAt    time.Duration // a booked waiter's due time (PerSecond); owner's mu
 }
 
 // The results of sleep.

@@ -26,6 +26,12 @@ const (
 	DefaultMaxWait               = 100 * time.Second // longest wait in the queue
 	DefaultDecreaseCooldown      = 5 * time.Second   // least time between two cuts
 	DefaultMaxPause              = 30 * time.Second  // longest Retry-After pause
+	// DefaultPublishedLimitFraction is the share of a published quota the
+	// rate may use (Rate.SetPublishedLimit): 1 − the quota guard's default
+	// reserve of 2% (limit/quota), so that the rate limiter and the guard
+	// agree on what is left for others. docs/simulator.md shows 0.97 losing
+	// throughput and 0.99 keeping less margin for another client.
+	DefaultPublishedLimitFraction = 0.98
 )
 
 // NoDeadline is the deadline of a request that has none (Rate.Enqueue).
@@ -65,6 +71,13 @@ type RateConfig struct {
 	// Disabled measures only: every request is admitted at once, the rate
 	// never changes, units and throttles are still counted.
 	Disabled bool
+	// PublishedLimitFraction is the share of a published quota the whole
+	// budget may use once Rate.SetPublishedLimit is given one: the maximum
+	// becomes min(MaxUnitsPerMinute, PublishedLimitFraction × published).
+	// In (0, 1]; 0 means DefaultPublishedLimitFraction (0.98), the one field
+	// whose zero is a default, so that configurations written before it
+	// existed keep working.
+	PublishedLimitFraction float64
 }
 
 // DefaultRateConfig returns the defaults, with AIMD.
@@ -80,6 +93,8 @@ func DefaultRateConfig() RateConfig {
 		MaxPause:              DefaultMaxPause,
 		Controller:            AIMD{},
 		Instances:             1,
+
+		PublishedLimitFraction: DefaultPublishedLimitFraction,
 	}
 }
 
@@ -138,6 +153,9 @@ func (c *RateConfig) Problems() []*Problem {
 	}
 	if c.Instances < 0 {
 		add("Instances", c.Instances, "1 or more (0 means 1)")
+	}
+	if f := c.PublishedLimitFraction; !(f >= 0 && f <= 1) {
+		add("PublishedLimitFraction", f, "a fraction in (0, 1], such as 0.98 (0 means 0.98)")
 	}
 	switch ctl := c.Controller.(type) {
 	case AIMD:
@@ -256,6 +274,9 @@ type Rate struct {
 	// this process's share, units per minute
 	rate, minRate, maxRate, initRate float64
 
+	published float64 // the published quota, whole budget, units per minute; 0: none
+	pubFrac   float64 // PublishedLimitFraction, default applied
+
 	perNs    float64 // rate in units per nanosecond
 	size     float64 // bucket size, units (≥ 1)
 	burstMin float64 // Burst in minutes
@@ -294,7 +315,10 @@ func NewRate(c RateConfig, now time.Duration) (*Rate, error) {
 		}
 		return nil, errors.Join(errs...)
 	}
-	r := &Rate{cfg: c, ctl: c.Controller, n: max(c.Instances, 1), disabled: c.Disabled}
+	r := &Rate{cfg: c, ctl: c.Controller, n: max(c.Instances, 1), disabled: c.Disabled, pubFrac: c.PublishedLimitFraction}
+	if r.pubFrac == 0 {
+		r.pubFrac = DefaultPublishedLimitFraction
+	}
 	if r.ctl == nil {
 		r.ctl = AIMD{}
 	}
@@ -313,12 +337,23 @@ func NewRate(c RateConfig, now time.Duration) (*Rate, error) {
 	return r, nil
 }
 
-// share sets this process's share of the configured rates.
+// share sets this process's share of the configured rates, under the
+// published cap (SetPublishedLimit).
 func (r *Rate) share() {
 	n := float64(r.n)
-	r.minRate = r.cfg.MinUnitsPerMinute / n
-	r.maxRate = r.cfg.MaxUnitsPerMinute / n
-	r.initRate = r.cfg.InitialUnitsPerMinute / n
+	hi := r.wholeMax()
+	r.minRate = min(r.cfg.MinUnitsPerMinute, hi) / n
+	r.maxRate = hi / n
+	r.initRate = min(r.cfg.InitialUnitsPerMinute, hi) / n
+}
+
+// wholeMax is the whole budget's maximum: MaxUnitsPerMinute, or the
+// published cap when lower.
+func (r *Rate) wholeMax() float64 {
+	if r.published > 0 {
+		return min(r.cfg.MaxUnitsPerMinute, r.pubFrac*r.published)
+	}
+	return r.cfg.MaxUnitsPerMinute
 }
 
 func (r *Rate) resize() {
@@ -646,6 +681,52 @@ func (r *Rate) SetInstances(now time.Duration, n int) Change {
 	r.setRate(now, min(max(whole/float64(n), r.minRate), r.maxRate))
 	return ChangeRate
 }
+
+// SetPublishedLimit caps the whole budget's maximum at now with the quota
+// the API publishes, in units per minute for the whole budget (all
+// instances together); 0 removes the cap. Anything that is not a finite
+// number above 0 (a negative, NaN, +Inf) removes it too.
+//
+// With a cap P the limiter works as if MaxUnitsPerMinute were
+//
+//	M = min(MaxUnitsPerMinute, PublishedLimitFraction × P)
+//
+// and MinUnitsPerMinute min(MinUnitsPerMinute, M) (the published quota wins
+// over the floor: a rate above it can only meet throttles). Every rate is
+// then shared by the instances as usual: this process's maximum is
+// M ÷ Instances, which RateState.MaxRate shows to the controller and the
+// limiter enforces on whatever any controller returns.
+//
+// A change of cap is applied as an instance change is (SetInstances): the
+// shares are recomputed at once and the current rate is kept, clamped into
+// the new [minimum, maximum]. Lowering the cap below the rate lowers the
+// rate (no cut is counted and the cooldown does not restart); raising or
+// removing it never raises the rate: the controller climbs as usual, the
+// cap is a ceiling, not a target. The rate before the last cut and the send
+// rate at the last cut are kept, so CUBIC's curve still aims at the rate it
+// had found. It reports ChangeRate when the cap changed, 0 otherwise.
+func (r *Rate) SetPublishedLimit(now time.Duration, unitsPerMinute float64) Change {
+	p := unitsPerMinute
+	if !(p > 0) || math.IsInf(p, 1) {
+		p = 0
+	}
+	if p == r.published {
+		return 0
+	}
+	r.published = p
+	r.share()
+	r.setRate(now, min(max(r.rate, r.minRate), r.maxRate))
+	return ChangeRate
+}
+
+// PublishedLimit is the published quota SetPublishedLimit last set, whole
+// budget, units per minute (0: none).
+func (r *Rate) PublishedLimit() float64 { return r.published }
+
+// MaxRate is this process's maximum rate, units per minute:
+// min(MaxUnitsPerMinute, PublishedLimitFraction × PublishedLimit) ÷
+// Instances.
+func (r *Rate) MaxRate() float64 { return r.maxRate }
 
 // ---- readers ----
 

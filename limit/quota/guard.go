@@ -69,15 +69,29 @@ func (g *Guard) own(key string) *entry {
 
 // Admit decides an attempt for key at now. It returns 0 when the attempt
 // may go, and counts it against the key's remaining allowance; otherwise how
-// long until it may, within (0, MaxRetryAfter]. It does not allocate.
+// long until it may, within (0, MaxRetryAfter]. It does not allocate. It is
+// AdmitN with a cost of 1.
 func (g *Guard) Admit(key string, now time.Time) time.Duration {
+	return g.AdmitN(key, now, 1)
+}
+
+// AdmitN decides an attempt of cost units for key at now, for servers whose
+// published figures count units rather than requests (SharePoint's resource
+// units, tokens). The attempt goes when the remaining allowance less cost
+// stays at or above the reserve; it then takes cost units off the key's
+// remaining. An attempt that could never fit (cost above the limit less the
+// reserve) goes once the remaining is above the reserve at all. After a
+// reset only one probe goes, whatever its cost (state.go). A cost below 1
+// counts as 1: every attempt is one to the server. It returns 0 or the wait,
+// as Admit does, and does not allocate.
+func (g *Guard) AdmitN(key string, now time.Time, cost int64) time.Duration {
 	e := g.lookup(key)
 	if e == nil {
 		return 0
 	}
 	n := now.UnixNano()
 	e.mu.Lock()
-	d := e.admit(n, &g.c)
+	d := e.admit(n, max(cost, 1), &g.c)
 	e.mu.Unlock()
 	return d
 }
@@ -86,7 +100,12 @@ func (g *Guard) Admit(key string, now time.Time) time.Duration {
 // *limit.RateLimitedError with Reason limit.ReasonNoPermit and RetryAfter
 // until the key is free (the reset, the end of a Retry-After or backoff).
 func (g *Guard) Check(key string, now time.Time) error {
-	if d := g.Admit(key, now); d > 0 {
+	return g.CheckN(key, now, 1)
+}
+
+// CheckN is AdmitN as an error, as Check is Admit.
+func (g *Guard) CheckN(key string, now time.Time, cost int64) error {
+	if d := g.AdmitN(key, now, cost); d > 0 {
 		return g.refuse(d, limit.ReasonNoPermit)
 	}
 	return nil
@@ -101,12 +120,17 @@ func (g *Guard) refuse(d time.Duration, reason string) error {
 // at once, without waiting, when the wait would outlast the context's
 // deadline (ReasonDeadline) or MaxWait (ReasonMaxWait).
 func (g *Guard) Wait(ctx context.Context, key string) error {
+	return g.WaitN(ctx, key, 1)
+}
+
+// WaitN is Wait for an attempt of cost units (AdmitN).
+func (g *Guard) WaitN(ctx context.Context, key string, cost int64) error {
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		now := time.Now()
-		d := g.Admit(key, now)
+		d := g.AdmitN(key, now, cost)
 		if d == 0 {
 			return nil
 		}
@@ -139,8 +163,12 @@ func (g *Guard) Wait(ctx context.Context, key string) error {
 //     the key for its next backoff interval. GitHub's secondary limits are
 //     such throttles: they come with quota headers that show allowance left.
 //   - A 2xx or 3xx resets the backoff.
+//   - A 2xx that publishes nothing, for a key whose held reset has passed
+//     (or that is probing after it), forgets the published remaining and
+//     reset: the server has fallen silent below its publishing threshold
+//     (SharePoint publishes from 80% of the quota); see state.go.
 //
-// Responses that publish nothing and throttle nothing leave no state.
+// Responses that publish nothing and throttle nothing leave no other state.
 func (g *Guard) Observe(key string, status int, h http.Header, now time.Time) {
 	var buf [maxQuotas]Quota
 	qs := ParseAll(h, now, buf[:0])
@@ -179,6 +207,9 @@ func (g *Guard) Observe(key string, status int, h http.Header, now time.Time) {
 	}
 
 	e.mu.Lock()
+	if !informative && status < 300 && e.known && (e.probing || e.reset != 0 && e.reset <= n) {
+		e.forget()
+	}
 	if q != nil {
 		e.update(q, n)
 	}
@@ -232,6 +263,8 @@ func (g *Guard) State(key string, now time.Time) (State, bool) {
 		Reset:     unixTime(e.reset),
 		Updated:   unixTime(e.touched.Load()),
 		InFlight:  len(own.sem),
+		Window:    time.Duration(e.window),
+		Probing:   e.probing,
 	}
 	if e.blocked > n {
 		s.BlockedUntil = unixTime(e.blocked)
@@ -342,6 +375,11 @@ func (g *Guard) AcquireWait(ctx context.Context, key string) (Slot, error) {
 //		g.ObserveResponse(key, resp)
 //	}
 func (g *Guard) Enter(ctx context.Context, key string) (Slot, error) {
+	return g.EnterN(ctx, key, 1)
+}
+
+// EnterN is Enter for an attempt of cost units (AdmitN, WaitN).
+func (g *Guard) EnterN(ctx context.Context, key string, cost int64) (Slot, error) {
 	var s Slot
 	var err error
 	if g.c.queue {
@@ -353,9 +391,9 @@ func (g *Guard) Enter(ctx context.Context, key string) (Slot, error) {
 		return Slot{}, err
 	}
 	if g.c.queue {
-		err = g.Wait(ctx, key)
+		err = g.WaitN(ctx, key, cost)
 	} else {
-		err = g.Check(key, time.Now())
+		err = g.CheckN(key, time.Now(), cost)
 	}
 	if err != nil {
 		s.Release()

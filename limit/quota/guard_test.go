@@ -53,12 +53,20 @@ func TestReserveRule(t *testing.T) {
 	if diff := cmp.Diff(want, rl); diff != "" {
 		t.Fatal(diff)
 	}
-	// At the reset the window is over: back to the limit.
-	if err := g.Check("h", t0.Add(time.Minute)); err != nil {
+	// At the reset the window is over: one probe, then its answer's figures.
+	at := t0.Add(time.Minute)
+	if err := g.Check("h", at); err != nil {
 		t.Fatal(err)
 	}
-	if s, _ := g.State("h", t0.Add(time.Minute)); s.Remaining != 99 {
-		t.Fatalf("remaining after reset = %d, want 99", s.Remaining)
+	if d := g.Admit("h", at); d != time.Second {
+		t.Fatalf("second attempt after the reset: wait %v, want AssumedReset (1s) for the probe's answer", d)
+	}
+	g.Observe("h", 200, xh(99, 100, time.Minute), at.Add(100*time.Millisecond))
+	if err := g.Check("h", at.Add(100*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := g.State("h", at.Add(100*time.Millisecond)); s.Remaining != 98 || s.Probing {
+		t.Fatalf("after the probe's answer: %+v, want 98 remaining, not probing", s)
 	}
 }
 

@@ -30,19 +30,48 @@ import (
 //     window that is over: its remaining is not taken.
 //   - a response with no reset (Shopify) is taken as it is.
 //
-// When the held reset passes, the window is over (seed 003 §2.3): remaining
-// goes back to the limit if one was published. A reset the guard assumed
-// (AssumedReset, no reset published) lets one probe through instead.
+// Units. An attempt of cost units (AdmitN; Admit is cost 1) is admitted
+// when the remaining allowance less the cost stays at or above the reserve,
+// and takes its cost off the copy. An attempt that could never fit — its
+// cost above the limit less the reserve — goes once the remaining is above
+// the reserve at all, and drives the copy below it. For token buckets
+// (OpenAI, Anthropic) a cost of 1 undercounts; the server's figures correct
+// it on each response.
 //
-// Units are counted per request. For token buckets (OpenAI, Anthropic) the
-// decrement undercounts; the server's figures correct it on each response.
+// After a reset: one probe. When the held reset passes — published, or
+// assumed (AssumedReset, no reset published; or a Retry-After's end) — the
+// guard does not know what came back: a fixed window is full again, a
+// sliding window (SharePoint) has freed only the units of its oldest
+// second, a token bucket a few tokens. So it sets nothing back. It lets one
+// attempt through, the probe, whatever its cost, and holds every other
+// attempt until the probe's answer publishes the figures, which are taken
+// as they are (any response with quota headers whose reset is ahead, or
+// that has no reset, ends the probing: an answer to an earlier attempt
+// arriving now is as new). If no answer with figures comes within
+// AssumedReset of the probe — it was lost, or answered without headers by
+// an error — the next attempt is a probe again; so at most one attempt per
+// AssumedReset goes out while the guard is blind. A fixed window pays one
+// round trip per window for this; a sliding window is no longer flooded.
+//
+// Silence below a publishing threshold. Some servers publish their figures
+// only once most of the quota is used (SharePoint: from 80%). A 2xx with no
+// quota headers and no Retry-After, for a key whose held reset has passed
+// (or that is probing), says the key is back under that threshold: the
+// guard forgets the published remaining and reset, and admits freely until
+// a response publishes again. It keeps the last published limit and window
+// (State.Limit, State.Window; State.Known turns false). Before the held
+// reset a silent 2xx changes nothing: endpoints of one key may differ in
+// what they publish.
 type entry struct {
 	mu        sync.Mutex
 	known     bool // remaining and limit came from a response
 	remaining int64
 	limit     int64
+	window    int64 // the published window, ns; 0 when not published
 	reset     int64 // when the window ends
 	assumed   bool  // reset was assumed, not published
+	probing   bool  // the reset passed: one probe at a time, until figures
+	probeAt   int64 // when probing, the next probe may go at this instant
 	blocked   int64 // Retry-After or backoff: nothing before this
 	bo        *backoff.ExponentialBackOff
 
@@ -55,9 +84,9 @@ type entry struct {
 // window.
 const sameWindow = int64(time.Second)
 
-// admit decides one attempt at n: 0 and one unit taken, or the wait.
-// e.mu is held.
-func (e *entry) admit(n int64, c *config) time.Duration {
+// admit decides one attempt of cost (≥ 1) units at n: 0 and the units
+// taken, or the wait. e.mu is held.
+func (e *entry) admit(n, cost int64, c *config) time.Duration {
 	if e.blocked > n {
 		return clampWait(time.Duration(e.blocked-n), c.maxRetryAfter)
 	}
@@ -65,32 +94,41 @@ func (e *entry) admit(n int64, c *config) time.Duration {
 		return 0 // nothing published, or stale: treated as reset
 	}
 	if e.reset != 0 && e.reset <= n {
-		e.reset = 0
-		switch {
-		case e.assumed:
-			e.remaining = c.reserve.of(e.limit) + 1 // one probe
-			e.assumed = false
-		case e.limit > 0:
-			e.remaining = e.limit
-		default:
-			e.known = false
-			return 0
-		}
+		// The window (or the assumed wait) is over: probe, see above.
+		e.reset, e.assumed = 0, false
+		e.probing, e.probeAt = true, n
 	}
-	if e.remaining <= c.reserve.of(e.limit) {
-		if e.reset == 0 {
-			e.reset, e.assumed = n+int64(c.assumedReset), true
+	if e.probing {
+		if n < e.probeAt {
+			return clampWait(time.Duration(e.probeAt-n), c.maxRetryAfter)
 		}
-		return clampWait(time.Duration(e.reset-n), c.maxRetryAfter)
+		e.probeAt = n + int64(c.assumedReset)
+		return 0
 	}
-	e.remaining--
-	return 0
+	res := c.reserve.of(e.limit)
+	if room := e.remaining - res; room >= cost || (room > 0 && cost > e.limit-res) {
+		e.remaining -= cost
+		return 0
+	}
+	if e.reset == 0 {
+		e.reset, e.assumed = n+int64(c.assumedReset), true
+	}
+	return clampWait(time.Duration(e.reset-n), c.maxRetryAfter)
+}
+
+// forget drops the published remaining and reset (silence below a
+// publishing threshold, see above). e.mu is held.
+func (e *entry) forget() {
+	e.known, e.remaining, e.reset, e.assumed, e.probing, e.probeAt = false, 0, 0, false, false, 0
 }
 
 // update takes a published bucket at n; see the rules above. e.mu is held.
 func (e *entry) update(q *Quota, n int64) {
 	if q.Limit > 0 {
 		e.limit = q.Limit
+	}
+	if q.Window > 0 {
+		e.window = int64(q.Window)
 	}
 	var qr int64
 	if !q.Reset.IsZero() {
@@ -101,7 +139,7 @@ func (e *entry) update(q *Quota, n int64) {
 	}
 	switch {
 	case !e.known || e.assumed || e.reset == 0 || e.reset <= n || qr == 0 || qr > e.reset+sameWindow:
-		e.remaining, e.reset, e.assumed = q.Remaining, qr, false
+		e.remaining, e.reset, e.assumed, e.probing = q.Remaining, qr, false, false
 	case qr < e.reset-sameWindow:
 		return // an older window, answered late
 	default:
@@ -120,6 +158,33 @@ type State struct {
 	BlockedUntil time.Time // zero when not blocked
 	InFlight     int
 	Updated      time.Time // the last response that touched the key
+	// Window is the published window of Limit (IETF policies); 0 when the
+	// server does not publish it.
+	Window time.Duration
+	// Probing says the held reset has passed and the guard lets one probe
+	// through at a time until a response publishes the figures again.
+	Probing bool
+}
+
+// PerMinute is Limit as units per minute: Limit over Window, or over
+// window when the server publishes none (SharePoint's draft-03 headers do
+// not; its window is a minute). It is 0 when the state is not Known or has
+// no limit. It is what an adaptive rate limiter's SetPublishedLimit takes:
+//
+//	st, _ := g.State(key, now)
+//	lim.SetPublishedLimit(st.PerMinute(time.Minute))
+func (s State) PerMinute(window time.Duration) float64 {
+	if !s.Known || s.Limit <= 0 {
+		return 0
+	}
+	w := s.Window
+	if w <= 0 {
+		w = window
+	}
+	if w <= 0 {
+		return 0
+	}
+	return float64(s.Limit) * float64(time.Minute) / float64(w)
 }
 
 func unixTime(n int64) time.Time {

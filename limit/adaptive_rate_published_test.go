@@ -1,0 +1,66 @@
+package limit
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+func TestAdaptiveRatePublishedLimit(t *testing.T) {
+	l := newTestAdaptiveRate(t, AdaptiveRateOptions{Controller: "cubic", InitialUnitsPerMinute: 1200, Instances: 2})
+	l.SetPublishedLimit(1000)
+	if l.Rate() != 490 || l.MaxRate() != 490 || l.PublishedLimit() != 1000 {
+		t.Fatalf("rate %v, max %v, published %v; want 490, 490, 1000", l.Rate(), l.MaxRate(), l.PublishedLimit())
+	}
+	l.SetInstances(1)
+	if l.Rate() != 980 || l.MaxRate() != 980 {
+		t.Fatalf("one instance: rate %v, max %v", l.Rate(), l.MaxRate())
+	}
+	l.SetPublishedLimit(0)
+	if l.Rate() != 980 || l.MaxRate() != 5625 || l.PublishedLimit() != 0 {
+		t.Fatalf("no cap: rate %v, max %v", l.Rate(), l.MaxRate())
+	}
+
+	l = newTestAdaptiveRate(t, AdaptiveRateOptions{InitialUnitsPerMinute: 1200, PublishedLimitFraction: 0.5})
+	l.SetPublishedLimit(1000)
+	if l.Rate() != 500 {
+		t.Fatalf("fraction 0.5: rate %v", l.Rate())
+	}
+	err := (&Options{AdaptiveRate: &AdaptiveRateOptions{PublishedLimitFraction: 2}}).Validate()
+	if err == nil || !strings.Contains(err.Error(), "AdaptiveRate.PublishedLimitFraction =") {
+		t.Fatalf("validate: %v", err)
+	}
+	c, err := ParseAdaptiveRateConfig([]byte(`{"limiters": {"a": {"controller": "cubic", "publishedLimitFraction": 0.95}}}`))
+	if err != nil || c.Limiters["a"].PublishedLimitFraction != 0.95 {
+		t.Fatalf("JSON: %v %+v", err, c)
+	}
+}
+
+// A lower cap slows a waiter already queued: the timer is set again.
+func TestAdaptiveRatePublishedLimitReschedulesWaiters(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := newTestAdaptiveRate(t, AdaptiveRateOptions{InitialUnitsPerMinute: 600, Burst: Duration(time.Second), MaxUnitsPerMinute: 600})
+		ctx := context.Background()
+		if _, err := l.AcquireN(ctx, 10); err != nil { // the whole bucket
+			t.Fatal(err)
+		}
+		start := time.Now()
+		done := make(chan time.Duration)
+		go func() {
+			le, err := l.AcquireN(ctx, 1)
+			if err != nil {
+				t.Error(err)
+			}
+			le.Release()
+			done <- time.Since(start)
+		}()
+		synctest.Wait()
+		l.SetPublishedLimit(150 / 0.98)                                                               // 150 a minute: 2.5 a second, a bucket of 2.5
+		if got := <-done; got < 400*time.Millisecond || got > 400*time.Millisecond+time.Microsecond { // durations round up to the nanosecond
+			// One unit at 2.5 a second, not the 100 ms of the old rate.
+			t.Fatalf("waited %v, want 400ms", got)
+		}
+	})
+}
