@@ -72,11 +72,11 @@ func LimiterName(name string) LimiterOption { return func(c *limiterConfig) { c.
 
 // hostEntry is one host's limiter.
 type hostEntry struct {
-	lim  limit.Limiter // nil: no limiter for this host
-	hold   bool // keep the permit until the response body is done
-	shared bool // the limiter serves other entries too: never closed here
-	used atomic.Int64  // unix nanoseconds of the last request
-	busy atomic.Int64  // requests holding a lease
+	lim    limit.Limiter // nil: no limiter for this host
+	hold   bool          // keep the permit until the response body is done
+	shared bool          // the limiter serves other entries too: never closed here
+	used   atomic.Bool   // a request since the last sweep
+	busy   atomic.Int64  // requests holding a lease
 }
 
 // hostSet finds a request's limiter: one shared, or one per host made on
@@ -112,8 +112,10 @@ func newHostSet(c *limiterConfig, mk func(host string) *hostEntry) *hostSet {
 	return s
 }
 
-// get returns the entry for req at now (unix nanoseconds).
-func (s *hostSet) get(req *http.Request, now int64) *hostEntry {
+// get returns the entry for req. It reads no clock unless the host is new:
+// an entry only notes that it was used, and a sweep drops the entries not
+// used since the sweep before it, at least the idle timeout earlier.
+func (s *hostSet) get(req *http.Request) *hostEntry {
 	if e := s.shared; e != nil {
 		return e
 	}
@@ -122,9 +124,11 @@ func (s *hostSet) get(req *http.Request, now int64) *hostEntry {
 	e := s.m[host]
 	s.mu.RUnlock()
 	if e == nil {
-		e = s.add(host, now)
+		return s.add(host, time.Now().UnixNano())
 	}
-	e.used.Store(now)
+	if !e.used.Load() {
+		e.used.Store(true)
+	}
 	return e
 }
 
@@ -138,36 +142,42 @@ func (s *hostSet) add(host string, now int64) *hostEntry {
 		s.sweep(now)
 	}
 	e := s.make(host)
-	e.used.Store(now)
+	e.used.Store(true)
 	s.m[host] = e
 	return e
 }
 
-// sweep drops the hosts idle for longer than the idle timeout and, if the
-// map is still full, the least recently used idle host. A host with a lease
-// out is never dropped: a new limiter beside it would double its allowance.
-// s.mu is held.
+// sweep runs when a new host arrives and the map is full or the last sweep
+// is an idle timeout old. It drops the hosts not used since the last sweep
+// (idle at least that long) and marks the others unused; if the map is
+// still full, it drops one more host not in use. A host with a lease out is
+// never dropped: a new limiter beside it would double its allowance. s.mu
+// is held.
 func (s *hostSet) sweep(now int64) {
-	s.swept = now
-	var lru string
-	var lruAt int64
+	aged := now-s.swept >= s.idle
+	if aged {
+		s.swept = now
+	}
+	spare := ""
 	for h, e := range s.m {
 		if e.busy.Load() > 0 {
 			continue
 		}
-		u := e.used.Load()
-		if now-u > s.idle {
+		if aged && !e.used.Load() {
 			delete(s.m, h)
 			e.close()
 			continue
 		}
-		if lru == "" || u < lruAt {
-			lru, lruAt = h, u
+		if spare == "" || !e.used.Load() {
+			spare = h
+		}
+		if aged {
+			e.used.Store(false)
 		}
 	}
-	if len(s.m) >= s.max && lru != "" {
-		s.m[lru].close()
-		delete(s.m, lru)
+	if len(s.m) >= s.max && spare != "" {
+		s.m[spare].close()
+		delete(s.m, spare)
 	}
 }
 

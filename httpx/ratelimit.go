@@ -21,7 +21,7 @@ type limiterLayer struct {
 }
 
 func (l *limiterLayer) RoundTrip(req *http.Request) (*http.Response, error) {
-	e := l.hosts.get(req, time.Now().UnixNano())
+	e := l.hosts.get(req)
 	if e.lim == nil {
 		return l.next.RoundTrip(req)
 	}

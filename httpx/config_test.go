@@ -1,0 +1,184 @@
+package httpx
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/resilience"
+)
+
+const sampleConfig = `{
+  "resilience": {"retries": 2, "timeout": "20s", "attemptTimeout": "5s",
+                 "throttledBackoff": {"initial": "1s", "multiplier": 2, "jitter": 0.2, "max": "30s"}},
+  "limiters": {
+    "default": {"permitsPerSecond": 50},
+    "github":  {"perWindow": {"permits": 5000, "window": "1h"}},
+    "single":  {"permitsPerSecond": 1, "burst": 1},
+    "bulk":    {"adaptiveRate": {"maxUnitsPerMinute": 1800}, "shared": true}
+  },
+  "rateLimit": "default",
+  "hosts": {
+    "api.github.com": {"rateLimit": "github"},
+    "one.test":       {"rateLimit": "single"},
+    "free.test":      {"rateLimit": "none"},
+    "b1.test":        {"rateLimit": "bulk"},
+    "b2.test":        {"rateLimit": "bulk"}
+  },
+  "quotaGuard": {"reserveFraction": 0.05, "maxRetryAfter": "2m"}
+}`
+
+func TestParseConfig(t *testing.T) {
+	c, err := ParseConfig([]byte(sampleConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *c.Resilience.Retries != 2 || time.Duration(*c.Resilience.Timeout) != 20*time.Second {
+		t.Errorf("resilience = %+v", c.Resilience)
+	}
+	if w := c.Limiters["github"].PerWindow; w == nil || w.Permits != 5000 || time.Duration(w.Window) != time.Hour {
+		t.Errorf("github limiter = %+v", c.Limiters["github"])
+	}
+	if !c.Limiters["bulk"].Shared || c.Limiters["bulk"].AdaptiveRate == nil {
+		t.Errorf("bulk limiter = %+v", c.Limiters["bulk"])
+	}
+	if *c.QuotaGuard.ReserveFraction != 0.05 {
+		t.Errorf("quota guard = %+v", c.QuotaGuard)
+	}
+}
+
+func TestConfigPerHostOverrides(t *testing.T) {
+	c, err := ParseConfig([]byte(sampleConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := c.NewClient(WithTransport(rtFunc(ok200)), WithoutQuotaGuard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := client.Transport.(*Transport)
+	defer tr.Close()
+
+	send := func(host string) error {
+		resp, err := get(t, tr, "http://"+host+"/")
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err
+	}
+	// one.test: one permit a second, so the second attempt is refused, and
+	// the resilience layer waits (about a second) and gets it.
+	if err := send("one.test"); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := send("one.test"); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < 500*time.Millisecond {
+		t.Errorf("second request to one.test took %v, want about 1s of waiting", d)
+	}
+	// free.test: no limiter.
+	for range 100 {
+		if err := send("free.test"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// b1 and b2 share one limiter; everything else has its own.
+	for _, h := range []string{"b1.test", "b2.test", "api.github.com", "x.test"} {
+		if err := send(h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := tr.hosts[0]
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.m["b1.test"].lim != s.m["b2.test"].lim || !s.m["b1.test"].shared {
+		t.Error("b1.test and b2.test do not share the bulk limiter")
+	}
+	if s.m["free.test"].lim != nil {
+		t.Error("free.test has a limiter")
+	}
+	if s.m["x.test"].lim == nil || s.m["x.test"].lim.Name() != "default" || s.m["api.github.com"].lim.Name() != "github" {
+		t.Error("default or github limiter missing")
+	}
+}
+
+func TestConfigUnknownField(t *testing.T) {
+	_, err := ParseConfig([]byte(`{"limiters": {"a": {"permitsPerSecnd": 5}}}`))
+	if err == nil || !strings.Contains(err.Error(), "permitsPerSecnd") || !errors.Is(err, ErrConfig) {
+		t.Fatalf("err = %v, want the unknown field named", err)
+	}
+	_, err = ParseConfig([]byte(`{"rateLimitt": "a"}`))
+	if err == nil {
+		t.Fatal("unknown top-level field accepted")
+	}
+	_, err = ParseConfig([]byte(`{} {}`))
+	if err == nil {
+		t.Fatal("trailing data accepted")
+	}
+}
+
+func TestConfigEveryProblemListed(t *testing.T) {
+	_, err := ParseConfig([]byte(`{
+	  "resilience": {"retries": -1, "timeout": "1s", "attemptTimeout": "5s"},
+	  "limiters": {
+	    "two":   {"permitsPerSecond": 5, "concurrency": 3},
+	    "none":  {"concurrency": 1},
+	    "win":   {"perWindow": {"permits": 0, "window": "1m"}}
+	  },
+	  "rateLimit": "missing",
+	  "hosts": {"a.test": {"rateLimit": "gone"}},
+	  "quotaGuard": {"reserveFraction": 2}
+	}`))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	var fields []string
+	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+		var le *limit.OptionError
+		var re *resilience.OptionError
+		var ce *ConfigError
+		switch {
+		case errors.As(e, &le):
+			fields = append(fields, le.Field)
+		case errors.As(e, &re):
+			fields = append(fields, re.Field)
+		case errors.As(e, &ce):
+			fields = append(fields, ce.Field)
+		default:
+			t.Errorf("untyped problem %T: %v", e, e)
+		}
+	}
+	got := strings.Join(fields, "\n")
+	for _, want := range []string{"resilience.Retries", "resilience.AttemptTimeout", `limiters["two"]`,
+		"limiters", `limiters["win"].PerWindow`, "rateLimit", `hosts["a.test"].rateLimit`, "quotaGuard.ReserveFraction"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no problem reported for %s; got:\n%s", want, got)
+		}
+	}
+}
+
+func TestConfigDurationsAreStrings(t *testing.T) {
+	if _, err := ParseConfig([]byte(`{"resilience": {"timeout": 60}}`)); err == nil {
+		t.Error("a bare-number duration was accepted")
+	}
+}
+
+func TestConfigGuardDisabled(t *testing.T) {
+	c, err := ParseConfig([]byte(`{"quotaGuard": {"disabled": true}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := c.NewClient(WithTransport(rtFunc(ok200)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := client.Transport.(*Transport).QuotaGuard(); g != nil {
+		t.Error("a disabled guard was built")
+	}
+	var _ http.RoundTripper = client.Transport
+}

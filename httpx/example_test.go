@@ -1,0 +1,94 @@
+package httpx_test
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+
+	"github.com/headroom-go/headroom/httpx"
+	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/resilience"
+)
+
+func ExampleNewClient() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-RateLimit-Limit", "5000")
+		w.Header().Set("X-RateLimit-Remaining", "4999")
+		fmt.Fprint(w, "hello")
+	}))
+	defer srv.Close()
+
+	// Layers are listed outermost first: the resilience layer makes the
+	// attempts, the limiter inside it takes one permit per attempt, and the
+	// quota guard (on by default) reads the published quota.
+	client, err := httpx.NewClient(
+		httpx.WithResilience(resilience.HTTP()),
+		httpx.WithRateLimit(limit.Options{Adaptive: &limit.AdaptiveOptions{Maximum: 200}, Name: "api"}),
+	)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer client.CloseIdleConnections()
+	resp, err := client.Get(srv.URL)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	fmt.Println(resp.StatusCode, string(body))
+
+	// The other order is refused when the client is built.
+	_, err = httpx.NewClient(
+		httpx.WithRateLimit(limit.Options{PermitsPerSecond: 100}),
+		httpx.WithResilience(resilience.HTTP()),
+	)
+	fmt.Println(err)
+	// Output:
+	// 200 hello
+	// httpx: WithRateLimit is listed before WithResilience, which puts the limiter outside the retries (one permit for an operation that may make several attempts); put WithRateLimit after WithResilience
+}
+
+func ExampleParseConfig() {
+	cfg, err := httpx.ParseConfig([]byte(`{
+	  "resilience": {"retries": 3, "timeout": "30s", "attemptTimeout": "10s"},
+	  "limiters": {
+	    "default": {"permitsPerSecond": 50},
+	    "github":  {"perWindow": {"permits": 5000, "window": "1h"}}
+	  },
+	  "rateLimit": "default",
+	  "hosts": {"api.github.com": {"rateLimit": "github"}}
+	}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	client, err := cfg.NewClient()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_ = client // use it as any *http.Client
+
+	// Every problem is listed at once.
+	_, err = httpx.ParseConfig([]byte(`{
+	  "limiters": {"a": {"permitsPerSecond": 5, "concurrency": 2}},
+	  "rateLimit": "b"
+	}`))
+	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+		var le *limit.OptionError
+		var ce *httpx.ConfigError
+		switch {
+		case errors.As(e, &le):
+			fmt.Println("limit:", le.Field)
+		case errors.As(e, &ce):
+			fmt.Println("httpx:", ce.Field, ce.Value)
+		}
+	}
+	// Output:
+	// limit: limiters["a"].Options
+	// httpx: rateLimit "b"
+}

@@ -1,0 +1,89 @@
+package httpx
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/limit/quota"
+	"github.com/headroom-go/headroom/resilience"
+)
+
+func TestOrderError(t *testing.T) {
+	lim := limit.Options{PermitsPerSecond: 100}
+	_, err := NewClient(
+		WithRateLimit(lim),
+		WithResilience(resilience.HTTP()),
+	)
+	var oe *OrderError
+	if !errors.As(err, &oe) {
+		t.Fatalf("NewClient(WithRateLimit, WithResilience) = %v, want an *OrderError", err)
+	}
+	if oe.Layer != "WithRateLimit" || oe.Resilience != "WithResilience" {
+		t.Errorf("OrderError = %+v", oe)
+	}
+	if !errors.Is(err, ErrConfig) {
+		t.Error("errors.Is(err, ErrConfig) = false")
+	}
+	if !strings.Contains(err.Error(), "put WithRateLimit after WithResilience") {
+		t.Errorf("error %q does not name the fix", err)
+	}
+
+	// The right order builds.
+	if _, err := NewClient(WithResilience(resilience.HTTP()), WithRateLimit(lim)); err != nil {
+		t.Fatalf("NewClient(WithResilience, WithRateLimit) = %v", err)
+	}
+}
+
+func TestOrderErrorEveryLimiterLayer(t *testing.T) {
+	l, err := limit.PerSecond(10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = NewTransport(
+		WithAdaptiveRate(limit.AdaptiveRateOptions{}),
+		WithLimiter(l),
+		WithQuotaGuard(quota.Options{}),
+		WithResilience(resilience.HTTP()),
+		WithRateLimit(limit.Options{Concurrency: 4}), // fine: inside
+	)
+	var layers []string
+	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+		var oe *OrderError
+		if errors.As(e, &oe) {
+			layers = append(layers, oe.Layer)
+		}
+	}
+	want := []string{"WithAdaptiveRate", "WithLimiter", "WithQuotaGuard"}
+	if strings.Join(layers, ",") != strings.Join(want, ",") {
+		t.Errorf("order errors for %v, want %v (err: %v)", layers, want, err)
+	}
+}
+
+func TestNoResilienceLayerIsNotAnOrderError(t *testing.T) {
+	if _, err := NewTransport(WithRateLimit(limit.Options{PermitsPerSecond: 1})); err != nil {
+		t.Fatalf("a limiter without a resilience layer: %v", err)
+	}
+}
+
+func TestConfigProblemsListedAtOnce(t *testing.T) {
+	_, err := NewTransport(
+		WithResilience(resilience.HTTP()),
+		WithResilience(resilience.HTTP()),
+		WithRateLimit(limit.Options{PermitsPerSecond: 100, Concurrency: 20}), // two shapes
+		WithResilience(nil),
+		WithQuotaGuard(quota.Options{ReserveFraction: new(-1.0)}),
+	)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	var ce *ConfigError
+	var le *limit.OptionError
+	if !errors.As(err, &ce) || !errors.As(err, &le) {
+		t.Errorf("err = %v; want a *ConfigError and a *limit.OptionError among its problems", err)
+	}
+	if n := len(err.(interface{ Unwrap() []error }).Unwrap()); n < 4 {
+		t.Errorf("%d problems listed, want at least 4: %v", n, err)
+	}
+}

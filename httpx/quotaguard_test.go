@@ -1,0 +1,90 @@
+package httpx
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/limit/quota"
+	"github.com/headroom-go/headroom/resilience"
+)
+
+// exhausted answers with a published quota that has nothing left, for
+// resetIn more.
+func exhausted(resetIn time.Duration, calls *atomic.Int32) rtFunc {
+	return func(r *http.Request) (*http.Response, error) {
+		calls.Add(1)
+		return respond(r, 200, "ok", nil, "X-RateLimit-Limit", "10", "X-RateLimit-Remaining", "0",
+			"X-RateLimit-Reset-After", strconv.FormatFloat(resetIn.Seconds(), 'f', 3, 64)), nil
+	}
+}
+
+func TestQuotaGuardOnByDefault(t *testing.T) {
+	var calls atomic.Int32
+	tr := mustTransport(t, WithTransport(exhausted(time.Minute, &calls)))
+	resp, err := get(t, tr, "http://a.test/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	_, err = get(t, tr, "http://a.test/")
+	var rl *limit.RateLimitedError
+	if !errors.As(err, &rl) || rl.RetryAfter < 59*time.Second {
+		t.Fatalf("request with the quota spent = %v, want refused until the reset", err)
+	}
+	if calls.Load() != 1 {
+		t.Errorf("the server saw %d requests, want 1", calls.Load())
+	}
+	if tr.QuotaGuard() == nil {
+		t.Error("QuotaGuard() = nil")
+	}
+
+	off := mustTransport(t, WithTransport(exhausted(time.Minute, &calls)), WithoutQuotaGuard())
+	for range 2 {
+		resp, err := get(t, off, "http://a.test/")
+		if err != nil {
+			t.Fatalf("WithoutQuotaGuard: %v", err)
+		}
+		resp.Body.Close()
+	}
+}
+
+// Inside the resilience layer a refusal waits for the reset and goes again;
+// with Queue the guard holds the attempt instead. Fake time.
+func TestQuotaGuardWaitsForReset(t *testing.T) {
+	for _, queue := range []bool{false, true} {
+		t.Run("queue="+strconv.FormatBool(queue), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var calls atomic.Int32
+				tr, err := NewTransport(WithTransport(exhausted(4*time.Second, &calls)),
+					WithResilience(resilience.HTTP(resilience.WithBreaker(nil), resilience.WithBudget(nil))),
+					WithQuotaGuard(quota.Options{Queue: queue}))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer tr.Close()
+				for range 2 {
+					resp, err := get(t, tr, "http://a.test/")
+					if err != nil {
+						t.Fatal(err)
+					}
+					resp.Body.Close()
+				}
+				start := time.Now()
+				resp, err := get(t, tr, "http://a.test/")
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				if d := time.Since(start); d != 4*time.Second {
+					t.Errorf("third request took %v, want the 4s until the reset", d)
+				}
+			})
+		})
+	}
+}

@@ -1,0 +1,229 @@
+package httpx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+
+	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/telemetry"
+)
+
+func ok200(r *http.Request) (*http.Response, error) { return respond(r, 200, "ok", nil), nil }
+
+func TestRateLimitPerHost(t *testing.T) {
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	defer mp.Shutdown(context.Background())
+
+	tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(), WithMeterProvider(mp),
+		WithRateLimit(limit.Options{PermitsPerSecond: 1, Name: "api"}))
+	for _, host := range []string{"a.test", "b.test"} {
+		resp, err := get(t, tr, "http://"+host+"/")
+		if err != nil {
+			t.Fatalf("first request to %s: %v", host, err)
+		}
+		resp.Body.Close()
+	}
+	// Each host has spent its one permit; a second request is refused.
+	_, err := get(t, tr, "http://a.test/")
+	var rl *limit.RateLimitedError
+	if !errors.As(err, &rl) || rl.Limiter != "api" || rl.RetryAfter <= 0 {
+		t.Fatalf("second request = %v, want a *limit.RateLimitedError from api with a RetryAfter", err)
+	}
+	if n := tr.hosts[0].len(); n != 2 {
+		t.Errorf("%d host limiters, want 2", n)
+	}
+
+	// The metrics carry the host.
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	hosts := map[string]int64{}
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if m.Name != telemetry.LeasesName {
+				continue
+			}
+			for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
+				h, _ := dp.Attributes.Value(telemetry.AttrHost)
+				o, _ := dp.Attributes.Value(telemetry.AttrOutcome)
+				if o.AsString() == telemetry.OutcomeAcquired {
+					hosts[h.AsString()] += dp.Value
+				}
+				if n, _ := dp.Attributes.Value(telemetry.AttrLimiter); n != attribute.StringValue("api") {
+					t.Errorf("limiter name %v, want api", n)
+				}
+			}
+		}
+	}
+	if hosts["a.test"] != 1 || hosts["b.test"] != 1 {
+		t.Errorf("acquired leases by host = %v, want a.test:1 b.test:1", hosts)
+	}
+}
+
+func TestRateLimitShared(t *testing.T) {
+	tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
+		WithRateLimit(limit.Options{PermitsPerSecond: 1}, Shared()))
+	resp, err := get(t, tr, "http://a.test/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if _, err := get(t, tr, "http://b.test/"); !errors.Is(err, limit.ErrRateLimited) {
+		t.Fatalf("request to another host = %v, want refused by the shared limiter", err)
+	}
+}
+
+func TestConcurrencyPermitHeldUntilBodyDone(t *testing.T) {
+	tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
+		WithRateLimit(limit.Options{Concurrency: 1}))
+	first, err := get(t, tr, "http://a.test/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := get(t, tr, "http://a.test/"); !errors.Is(err, limit.ErrRateLimited) {
+		t.Fatalf("second request while the first body is open = %v, want refused", err)
+	}
+	io.ReadAll(first.Body) // EOF releases it...
+	second, err := get(t, tr, "http://a.test/")
+	if err != nil {
+		t.Fatalf("after the first body was read: %v", err)
+	}
+	second.Body.Close() // ...and so does Close
+	second.Body.Close()
+	third, err := get(t, tr, "http://a.test/")
+	if err != nil {
+		t.Fatalf("after the second body was closed: %v", err)
+	}
+	third.Body.Close()
+	first.Body.Close()
+}
+
+func TestHostMapBounded(t *testing.T) {
+	tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
+		WithRateLimit(limit.Options{PermitsPerSecond: 100}, MaxHosts(3)))
+	for i := range 10 {
+		resp, err := get(t, tr, fmt.Sprintf("http://h%d.test/", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if n := tr.hosts[0].len(); n > 3 {
+			t.Fatalf("%d hosts kept, want at most 3", n)
+		}
+	}
+}
+
+func TestHostMapDropsIdle(t *testing.T) {
+	s := newHostSet(&limiterConfig{idle: time.Second}, func(string) *hostEntry { return &hostEntry{} })
+	req := func(h string) *http.Request { r, _ := http.NewRequest("GET", "http://"+h+"/", nil); return r }
+	s.get(req("a"))
+	busy := s.get(req("b"))
+	busy.busy.Add(1)
+	t0 := time.Now().UnixNano()
+	s.sweep(t0 + int64(2*time.Second)) // a and b used since the last sweep: kept
+	s.get(req("c"))
+	s.sweep(t0 + int64(4*time.Second)) // a unused, b busy, c used
+	if s.len() != 2 || s.m["a"] != nil || s.m["b"] == nil || s.m["c"] == nil {
+		t.Errorf("after the sweeps: %v, want b and c", s.m)
+	}
+}
+
+func TestLeaseReport(t *testing.T) {
+	cases := []struct {
+		resp *http.Response
+		err  error
+		want limit.Outcome
+		ra   time.Duration
+	}{
+		{respond(nil, 200, "", nil), nil, limit.Success, 0},
+		{respond(nil, 404, "", nil), nil, limit.Success, 0},
+		{respond(nil, 429, "", nil, "Retry-After", "4"), nil, limit.Throttled, 4 * time.Second},
+		{respond(nil, 429, "", nil), nil, limit.Throttled, 0},
+		{respond(nil, 503, "", nil, "Retry-After", "2"), nil, limit.Throttled, 2 * time.Second},
+		{respond(nil, 503, "", nil), nil, limit.Dropped, 0},
+		{respond(nil, 500, "", nil), nil, limit.Ignored, 0},
+		{nil, errors.New("connection reset"), limit.Ignored, 0},
+		{nil, context.DeadlineExceeded, limit.Dropped, 0},
+		{nil, &limit.RateLimitedError{Limiter: "quota"}, limit.Ignored, 0},
+	}
+	for _, c := range cases {
+		var l limit.Lease
+		report(&l, c.resp, c.err, nil)
+		if l.Outcome() != c.want || l.RetryAfter() != c.ra {
+			status := 0
+			if c.resp != nil {
+				status = c.resp.StatusCode
+			}
+			t.Errorf("report(%d, %v) = %v %v, want %v %v", status, c.err, l.Outcome(), l.RetryAfter(), c.want, c.ra)
+		}
+	}
+}
+
+func TestAdaptiveRateLearnsFromThrottles(t *testing.T) {
+	lim, err := limit.AdaptiveRate(limit.AdaptiveRateOptions{InitialUnitsPerMinute: 6000, MaxPause: limit.Duration(-1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lim.Close()
+	s := &script{steps: []func(*http.Request) (*http.Response, error){
+		func(r *http.Request) (*http.Response, error) {
+			return respond(r, 429, "", nil, "Retry-After", "1"), nil
+		},
+		func(r *http.Request) (*http.Response, error) { return respond(r, 500, "", nil), nil },
+		ok200,
+	}}
+	tr := mustTransport(t, WithTransport(s), WithoutQuotaGuard(), WithLimiter(lim))
+	for range 3 {
+		resp, err := get(t, tr, "http://a.test/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	c := lim.Counts()
+	if c.Throttles != 1 || c.Cuts != 1 {
+		t.Errorf("counts %+v, want one throttle and one cut", c)
+	}
+	if r := lim.Rate(); r >= 6000 {
+		t.Errorf("rate %v after a throttle, want below 6000", r)
+	}
+}
+
+func TestAdaptiveRateCostEstimator(t *testing.T) {
+	tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
+		WithAdaptiveRate(limit.AdaptiveRateOptions{InitialUnitsPerMinute: 60, MinUnitsPerMinute: 60, MaxUnitsPerMinute: 60,
+			Burst: limit.Duration(5 * time.Second), QueueLimit: -1},
+			Cost(func(r *http.Request) int {
+				if r.Method == http.MethodGet {
+					return 0 // free: never waits
+				}
+				return 5
+			})))
+	for range 20 {
+		resp, err := get(t, tr, "http://a.test/")
+		if err != nil {
+			t.Fatalf("a free request: %v", err)
+		}
+		resp.Body.Close()
+	}
+	// A 5-unit bucket: one POST of 5 goes, the next is refused.
+	resp, err := do(context.Background(), tr, http.MethodPost, "http://a.test/", nil)
+	if err != nil {
+		t.Fatalf("first POST: %v", err)
+	}
+	resp.Body.Close()
+	if _, err := do(context.Background(), tr, http.MethodPost, "http://a.test/", nil); !errors.Is(err, limit.ErrRateLimited) {
+		t.Errorf("second POST = %v, want refused", err)
+	}
+}
