@@ -147,7 +147,7 @@ func newAdaptiveLimiter(o Options) *AdaptiveLimiter {
 	l := &AdaptiveLimiter{
 		name:    name,
 		epoch:   time.Now(),
-		metrics: telemetry.NewLimiter(o.MeterProvider, name, telemetry.KindAdaptive),
+		metrics: telemetry.NewLimiter(o.MeterProvider, name, telemetry.KindAdaptive, o.Attributes...),
 		queue:   waitQueue{limit: o.QueueLimit},
 	}
 	l.engine.Init(o.Adaptive.config())

@@ -47,7 +47,7 @@ func newConcurrency(o Options) Limiter {
 		name:     name,
 		engine:   engine,
 		capacity: min(o.Concurrency, math.MaxInt32), // a Lease holds an int32 cost
-		metrics:  telemetry.NewLimiter(o.MeterProvider, name, telemetry.KindConcurrency),
+		metrics:  telemetry.NewLimiter(o.MeterProvider, name, telemetry.KindConcurrency, o.Attributes...),
 		queueing: o.QueueLimit > 0,
 		epoch:    time.Now(),
 		queue:    waitQueue{limit: o.QueueLimit},

@@ -3,6 +3,7 @@ package limit
 import (
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 )
 
@@ -33,6 +34,11 @@ func WithQueueLimit(permits int) Option { return func(o *Options) { o.QueueLimit
 // meter provider.
 func WithMeterProvider(mp metric.MeterProvider) Option {
 	return func(o *Options) { o.MeterProvider = mp }
+}
+
+// WithAttributes adds attributes to every measurement the limiter records.
+func WithAttributes(kv ...attribute.KeyValue) Option {
+	return func(o *Options) { o.Attributes = append(o.Attributes, kv...) }
 }
 
 func build(o Options, opts []Option) (Limiter, error) {

@@ -3,6 +3,7 @@ package limit
 import (
 	"errors"
 
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 )
 
@@ -46,6 +47,11 @@ type Options struct {
 
 	// MeterProvider receives the limiter's metrics; nil means the global one.
 	MeterProvider metric.MeterProvider `json:"-"`
+
+	// Attributes are added to every measurement the limiter records, after
+	// headroom.limiter and headroom.limiter.kind; the HTTP layer adds
+	// headroom.host this way.
+	Attributes []attribute.KeyValue `json:"-"`
 }
 
 // WindowOptions is the sliding-window shape.

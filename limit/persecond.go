@@ -28,7 +28,7 @@ type perSecond struct {
 	metrics    *telemetry.Limiter
 	queueLimit int
 
-	mu    sync.Mutex
+	mu sync.Mutex
 	// queue holds the pending waiters in booking (and so readyAt) order.
 	// A waiter's readyAt is when its reservation is due; it outlives the
 	// waiter's place in the queue until its goroutine has read it.
@@ -52,7 +52,7 @@ func newPerSecond(o Options) Limiter {
 	l := &perSecond{
 		name:       name,
 		epoch:      time.Now(),
-		metrics:    telemetry.NewLimiter(o.MeterProvider, name, "per_second"),
+		metrics:    telemetry.NewLimiter(o.MeterProvider, name, telemetry.KindPerSecond, o.Attributes...),
 		queueLimit: o.QueueLimit,
 		queue:      waitQueue{limit: o.QueueLimit},
 		bucket:     window.NewTokenBucket(o.PermitsPerSecond, burst),

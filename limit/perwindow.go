@@ -59,7 +59,7 @@ func newPerWindow(o Options) Limiter {
 		epoch:    time.Now(),
 		engine:   engine,
 		capacity: min(w.Permits, math.MaxInt32), // a Lease holds an int32 cost
-		metrics:  telemetry.NewLimiter(o.MeterProvider, name, telemetry.KindPerWindow),
+		metrics:  telemetry.NewLimiter(o.MeterProvider, name, telemetry.KindPerWindow, o.Attributes...),
 		queueing: o.QueueLimit > 0,
 		queue:    waitQueue{limit: o.QueueLimit},
 	}

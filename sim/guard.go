@@ -25,23 +25,13 @@ type GuardOptions struct {
 	// and 100 s). A request beyond them is rejected.
 	QueueLimit int
 	MaxWait    time.Duration
-	// PerRequest takes one unit off the guard's copy of the remaining
-	// allowance per request, as quota.Guard.Admit does; by default the
-	// simulator calls Admit once per unit of the request's cost (the guard
-	// has no AdmitN), so that the copy counts resource units as the
-	// published figures do.
+	// PerRequest asks the guard for one unit per request (quota.Guard.Admit)
+	// instead of the request's cost (AdmitN, the default), as a client that
+	// does not know its costs would.
 	PerRequest bool
 	// ResetWhenEmpty makes the API publish, as RateLimit-Reset, when its
 	// window will be empty rather than when its oldest unit leaves.
 	ResetWhenEmpty bool
-	// KeepOnSilence turns off the simulator's stand-in for a rule the
-	// guard lacks. SharePoint publishes its headers only from 80% of the
-	// quota, so a success without them says the quota is below 80%; but
-	// quota.Guard keeps its count, and once that runs down it lets one probe
-	// through a second forever, since no probe's answer tells it more (see
-	// docs/simulator.md). By default the simulator forgets the guard's
-	// state on a 2xx without quota headers (it builds a fresh Guard).
-	KeepOnSilence bool
 	// GuardFirst puts the guard before the rate limiter in Combined: the
 	// guard's holds release into the rate limiter's queue, which paces them.
 	GuardFirst bool
@@ -55,13 +45,16 @@ type GuardOptions struct {
 	// SignalNoPause reports the hold without its wait, so the rate is cut
 	// but the bucket does not pause.
 	SignalNoPause bool
-	// Cap, above 0, caps the rate limiter's rate in Combined at Cap × the
-	// limit the API publishes (RateLimit-Limit, as the instance's guard
-	// parsed it), per CapWindow (default 60 s, SharePoint's window; the
-	// draft-03 headers do not publish it), shared by the instances. It is a
-	// RateController around the configured one, the engine's extension
-	// point: the rate never climbs above the published quota.
-	Cap       float64
+	// Cap, above 0, caps the rate limiter's rate in Combined with the
+	// library's own feature: after each response the instance calls
+	// adaptive.Rate.SetPublishedLimit with the limit its guard knows
+	// (quota.State.PerMinute over CapWindow; 0 when the guard knows none),
+	// and the rate core's PublishedLimitFraction is Cap. The whole budget
+	// then stays at or below Cap × the published limit, shared by the
+	// instances, whatever the controller proposes.
+	Cap float64
+	// CapWindow is the window of the published limit when the headers do
+	// not say (the draft-03 headers do not); default 60 s, SharePoint's.
 	CapWindow time.Duration
 	// NoHold makes the guard only read the headers (for Cap): it never
 	// holds an attempt.
@@ -96,7 +89,8 @@ func QuotaGuard(o GuardOptions) Mode {
 // Combined is the adaptive rate limiter (configured by c) with a quota guard
 // behind it, in the order the httpx layers take: the rate limiter paces the
 // attempts, then the guard holds those that the published quota has no
-// room for.
+// room for. With o.Cap the guard's published limit also caps the rate
+// (adaptive.Rate.SetPublishedLimit).
 func Combined(name string, c adaptive.RateConfig, o GuardOptions) Mode {
 	o = o.defaults()
 	return Mode{Name: name, Headers: true, ResetWhenEmpty: o.ResetWhenEmpty,
@@ -107,20 +101,24 @@ func Combined(name string, c adaptive.RateConfig, o GuardOptions) Mode {
 			}
 			cc := c
 			if o.Cap > 0 {
-				inner := cc.Controller
-				if inner == nil {
-					inner = adaptive.AIMD{}
-				}
-				cc.Controller = &capController{inner: inner, g: b, frac: o.Cap, window: o.CapWindow}
+				cc.PublishedLimitFraction = o.Cap
 			}
 			a, err := RateMode(name, cc).newLimiter(env)
 			if err != nil {
 				return nil, err
 			}
-			if o.GuardFirst {
-				return &chain{a: b, b: a}, nil
+			rl, _ := a.(*rateLimiter)
+			var published func(now time.Duration)
+			if o.Cap > 0 && rl != nil {
+				published = func(now time.Duration) {
+					st, _ := b.g.State(guardKey, epoch.Add(now))
+					rl.setPublished(now, st.PerMinute(o.CapWindow))
+				}
 			}
-			if rl, ok := a.(*rateLimiter); ok && o.Signal {
+			if o.GuardFirst {
+				return &chain{a: b, b: a, published: published}, nil
+			}
+			if rl != nil && o.Signal {
 				b.onHold = func(now time.Duration, req *request, wait time.Duration) {
 					if o.SignalNoPause {
 						wait = 0
@@ -129,17 +127,18 @@ func Combined(name string, c adaptive.RateConfig, o GuardOptions) Mode {
 					rl.record(now, TraceThrottled, req.cost, now, wait)
 				}
 			}
-			return &chain{a: a, b: b}, nil
+			return &chain{a: a, b: b, published: published}, nil
 		}}
 }
 
 // CubicQuota is the "CUBIC + quota" mode, the combination the target search
 // found (docs/simulator.md): CUBIC with the library's defaults, its rate
-// capped at 98% of the quota the API publishes (1 − the guard's default
-// reserve of 2%), read by a quota.Guard that only parses the headers and
-// never holds an attempt.
+// capped at 98% of the quota the API publishes (adaptive.Rate's
+// SetPublishedLimit with the default PublishedLimitFraction, 1 − the
+// guard's default reserve of 2%), read by a quota.Guard that only parses
+// the headers and never holds an attempt.
 func CubicQuota() Mode {
-	return Combined("CUBIC + quota", withController(adaptive.Cubic{}), GuardOptions{Cap: 0.98, NoHold: true})
+	return Combined("CUBIC + quota", withController(adaptive.Cubic{}), GuardOptions{Cap: adaptive.DefaultPublishedLimitFraction, NoHold: true})
 }
 
 func newGuardLimiter(o GuardOptions) (*guardLimiter, error) {
@@ -153,7 +152,6 @@ func newGuardLimiter(o GuardOptions) (*guardLimiter, error) {
 // guardLimiter holds requests in FIFO order until its quota.Guard admits
 // them.
 type guardLimiter struct {
-	now    time.Duration // of the last call
 	g      *quota.Guard
 	o      GuardOptions
 	q      []*request
@@ -165,18 +163,11 @@ func (l *guardLimiter) admit(now time.Duration, req *request) time.Duration {
 	if l.o.NoHold {
 		return 0
 	}
-	t := epoch.Add(now)
-	if d := l.g.Admit(guardKey, t); d > 0 {
-		return d
+	cost := int64(req.cost)
+	if l.o.PerRequest {
+		cost = 1
 	}
-	if !l.o.PerRequest {
-		for range req.cost - 1 {
-			if l.g.Admit(guardKey, t) > 0 {
-				break // inside the reserve: the reserve takes the rest
-			}
-		}
-	}
-	return 0
+	return l.g.AdmitN(guardKey, epoch.Add(now), cost)
 }
 
 func (l *guardLimiter) acquire(now time.Duration, req *request) admit {
@@ -217,13 +208,6 @@ func (l *guardLimiter) poll(now time.Duration, out *pollOut) (time.Duration, boo
 }
 
 func (l *guardLimiter) feedback(now time.Duration, req *request, resp *Response) {
-	l.now = now
-	if resp.Status == 200 && resp.Header.Get("RateLimit-Remaining") == "" && !l.o.KeepOnSilence {
-		if _, ok := l.g.State(guardKey, epoch.Add(now)); ok {
-			l.g, _ = quota.New(l.o.Guard) // validated in newGuardLimiter
-		}
-		return
-	}
 	l.g.Observe(guardKey, resp.Status, resp.Header, epoch.Add(now))
 }
 
@@ -235,6 +219,9 @@ func (l *guardLimiter) queued() int                     { return len(l.q) }
 type chain struct {
 	a, b limiter
 	buf  pollOut
+	// published, when set, passes the guard's published limit to the rate
+	// core after the guard has read a response.
+	published func(now time.Duration)
 }
 
 func (c *chain) acquire(now time.Duration, req *request) admit {
@@ -270,14 +257,18 @@ func (c *chain) poll(now time.Duration, out *pollOut) (time.Duration, bool) {
 	return nb, okb
 }
 
-// feedback reports to the guard first, so that a rate controller reading
-// the guard (capController) sees this response's figures.
+// feedback reports to the guard first, then its published limit to the
+// rate core, then the response to the rate core: the cap is this
+// response's when the rate core hears of it.
 func (c *chain) feedback(now time.Duration, req *request, resp *Response) {
 	first, second := c.a, c.b
 	if _, ok := second.(*guardLimiter); ok {
 		first, second = second, first
 	}
 	first.feedback(now, req, resp)
+	if c.published != nil {
+		c.published(now)
+	}
 	second.feedback(now, req, resp)
 }
 
@@ -288,45 +279,3 @@ func (c *chain) setInstances(now time.Duration, n int) {
 
 func (c *chain) rate(now time.Duration) float64 { return c.a.rate(now) + c.b.rate(now) }
 func (c *chain) queued() int                    { return c.a.queued() + c.b.queued() }
-
-// capController keeps a RateController's rate at or below frac × the limit
-// the guard last parsed from the API's headers, in this instance's share.
-type capController struct {
-	inner  adaptive.RateController
-	g      *guardLimiter
-	frac   float64
-	window time.Duration
-}
-
-// limit is the cap in units a minute for this instance, or false when no
-// limit is known.
-func (c *capController) limit(s adaptive.RateState) (float64, bool) {
-	st, ok := c.g.g.State(guardKey, epoch.Add(c.g.now))
-	if !ok || st.Limit <= 0 {
-		return 0, false
-	}
-	perMin := float64(st.Limit) * float64(time.Minute) / float64(c.window)
-	return c.frac * perMin / float64(max(s.InstanceCount, 1)), true
-}
-
-func (c *capController) OnThrottled(s adaptive.RateState) float64 {
-	r := c.inner.OnThrottled(s)
-	if m, ok := c.limit(s); ok {
-		r = min(r, m)
-	}
-	return r
-}
-
-func (c *capController) OnSuccess(s adaptive.RateState) (float64, bool) {
-	r, ok := c.inner.OnSuccess(s)
-	m, known := c.limit(s)
-	switch {
-	case !known:
-		return r, ok
-	case ok:
-		return min(r, m), true
-	case s.Rate > m:
-		return m, true
-	}
-	return 0, false
-}

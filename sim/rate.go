@@ -116,6 +116,14 @@ func (l *rateLimiter) setInstances(now time.Duration, n int) {
 	l.record(now, TraceInstances, n, 0, 0)
 }
 
+// setPublished passes the published limit (whole budget, units a minute; 0
+// for none) to the core; a call that changes nothing is not traced.
+func (l *rateLimiter) setPublished(now time.Duration, perMinute float64) {
+	if l.core.SetPublishedLimit(now, perMinute) != 0 && l.trace != nil {
+		l.trace(TraceEvent{Instance: l.inst, At: now, Kind: TracePublished, Limit: perMinute, Rate: l.core.Rate()})
+	}
+}
+
 func (l *rateLimiter) rate(time.Duration) float64 { return l.core.Rate() }
 func (l *rateLimiter) queued() int                { return l.core.Len() }
 
@@ -136,6 +144,7 @@ const (
 	TraceSuccess                    // OnSuccess
 	TraceThrottled                  // OnThrottled
 	TraceInstances                  // SetInstances
+	TracePublished                  // SetPublishedLimit that changed the cap
 )
 
 // TraceEvent is one call the simulator made on an instance's engine core,
@@ -148,5 +157,6 @@ type TraceEvent struct {
 	N          int // cost, or the instance count for TraceInstances
 	Sent       time.Duration
 	RetryAfter time.Duration
+	Limit      float64 // the published limit of TracePublished, units a minute
 	Rate       float64 // the core's rate after the call, units a minute
 }

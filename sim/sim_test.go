@@ -72,6 +72,9 @@ func TestRule1SameTraceSameRates(t *testing.T) {
 	}{
 		{AIMD(adaptive.AIMD{}), withController(adaptive.AIMD{})},
 		{CUBIC(adaptive.Cubic{}), withController(adaptive.Cubic{})},
+		// The cap from the published limit is the core's own
+		// SetPublishedLimit: replayed like every other call.
+		{CubicQuota(), withController(adaptive.Cubic{})},
 	}
 	for _, sc := range Scenarios {
 		for _, m := range modes {
@@ -123,6 +126,8 @@ func TestRule1SameTraceSameRates(t *testing.T) {
 						c.OnThrottled(e.At, e.Sent, e.N, e.RetryAfter)
 					case TraceInstances:
 						c.SetInstances(e.At, e.N)
+					case TracePublished:
+						c.SetPublishedLimit(e.At, e.Limit)
 					}
 					if got := c.Rate(); got != e.Rate {
 						t.Fatalf("call %d: %+v: direct core's rate %v, through the simulator %v", i, e, got, e.Rate)
@@ -132,6 +137,9 @@ func TestRule1SameTraceSameRates(t *testing.T) {
 					if kinds[k] == 0 {
 						t.Errorf("the trace has no call of kind %d: %v", k, kinds)
 					}
+				}
+				if m.mode.Name == CubicQuota().Name && kinds[TracePublished] == 0 {
+					t.Errorf("CUBIC + quota never set a published limit: %v", kinds)
 				}
 				if sc == Join && kinds[TraceInstances] != 2 {
 					t.Errorf("join: %d SetInstances calls, want 2 (one per instance already there)", kinds[TraceInstances])
@@ -167,6 +175,20 @@ func TestCubicQuotaMeetsTheTarget(t *testing.T) {
 		if r.Share < 0.97 || r.Throttled > 60 || r.GaveUp != 0 {
 			t.Errorf("seed %d: share %.3f, %d 429s, %d gave up; want ≥ 0.97, ≤ 60, 0", seed, r.Share, r.Throttled, r.GaveUp)
 		}
+	}
+}
+
+// TestQuotaGuardNoLongerFloods: the guard probes after a reset instead of
+// releasing every held attempt (it had 29,388 429s at seed 42 before), and
+// forgets what it knows when the API falls silent below 80% instead of
+// holding forever.
+func TestQuotaGuardNoLongerFloods(t *testing.T) {
+	r, err := Run(Config{NoSeries: true}, QuotaGuard(GuardOptions{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Throttled > 3000 || r.Share < 0.95 {
+		t.Errorf("quota guard: %d 429s, share %.3f; want at most 3,000 and at least 0.95", r.Throttled, r.Share)
 	}
 }
 

@@ -31,7 +31,10 @@ type RateState struct {
 	// Rate is the current rate.
 	Rate float64
 	// MinRate and MaxRate are this process's share of the minimum and
-	// maximum of the whole budget.
+	// maximum of the whole budget; with a published quota
+	// (Rate.SetPublishedLimit) the maximum is the lower of the configured
+	// one and PublishedLimitFraction × the quota, and the minimum at most
+	// that. The limiter enforces both on whatever the controller returns.
 	MinRate, MaxRate float64
 	// RateBeforeLastDecrease is the rate before the last cut; before the
 	// first cut, the initial rate.

@@ -51,7 +51,20 @@
 // ReserveFraction × limit) with the reset ahead, or while a Retry-After or a
 // backoff blocks the key; it admits otherwise and takes one unit off the
 // key's remaining at once, so concurrent callers cannot all spend the last
-// units (state.go says how responses then correct the count). Wait holds the
+// units (state.go says how responses then correct the count). AdmitN,
+// CheckN, WaitN and EnterN count an attempt's units instead (SharePoint's
+// resource units, tokens): it goes while remaining − cost stays at or
+// above the reserve.
+//
+// When the held reset passes, the guard does not assume the window is full
+// again (a sliding window frees only its oldest units): it lets one probe
+// through and holds the rest until a response publishes the figures, with
+// a new probe every AssumedReset while none does. A 2xx that publishes
+// nothing after the held reset means the server has fallen silent below its
+// publishing threshold (SharePoint publishes from 80% of the quota): the
+// guard forgets the published remaining and reset and admits freely.
+// State.PerMinute turns the published limit into units a minute for an
+// adaptive rate limiter's SetPublishedLimit. Wait holds the
 // caller instead of refusing. After a 429 or 503 that names neither a
 // Retry-After nor an exhausted quota with a reset, the key backs off
 // exponentially with jitter (github.com/cenkalti/backoff/v4); a success

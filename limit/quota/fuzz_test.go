@@ -140,8 +140,8 @@ func FuzzReset(f *testing.F) {
 	})
 }
 
-// FuzzObserve drives the guard with arbitrary responses: every wait it asks
-// for stays within [0, MaxRetryAfter].
+// FuzzObserve drives the guard with arbitrary responses and costs: every
+// wait it asks for stays within [0, MaxRetryAfter].
 func FuzzObserve(f *testing.F) {
 	f.Add(uint16(429), uint8(6), "0", uint8(7), "30", uint8(29), "86400", int64(5))
 	f.Fuzz(func(t *testing.T, status uint16, k1 uint8, v1 string, k2 uint8, v2 string, k3 uint8, v3 string, step int64) {
@@ -153,6 +153,7 @@ func FuzzObserve(f *testing.F) {
 		for i := range 3 {
 			g.Observe("k", int(status), fuzzHeader(k1, v1, k2, v2, k3, v3), now)
 			checkWait(t, g.Admit("k", now), 30*time.Second)
+			checkWait(t, g.AdmitN("k", now, step%11), 30*time.Second) // units, any cost
 			now = now.Add(time.Duration(step%int64(time.Hour)) * time.Duration(i+1))
 			checkWait(t, g.Admit("k", now), 30*time.Second)
 		}

@@ -1,0 +1,291 @@
+package quota
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/headroom-go/headroom/limit"
+)
+
+// sp builds SharePoint's draft-03 headers: remaining of limit, reset in
+// whole seconds.
+func sp(remaining, limit, resetSeconds int) http.Header {
+	h := http.Header{}
+	h.Set("RateLimit-Limit", strconv.Itoa(limit))
+	h.Set("RateLimit-Remaining", strconv.Itoa(remaining))
+	h.Set("RateLimit-Reset", strconv.Itoa(resetSeconds))
+	return h
+}
+
+func sec(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// AdmitN counts units: an attempt goes when the remaining less its cost
+// stays at or above the reserve.
+func TestAdmitNCountsUnits(t *testing.T) {
+	g := newGuard(t, Options{Name: "api"})
+	g.Observe("h", 200, xh(10, 100, time.Minute), t0) // reserve max(1, 2) = 2
+	if d := g.AdmitN("h", t0, 5); d != 0 {
+		t.Fatalf("5 of 10: wait %v", d)
+	}
+	// 5 left: another 5 would leave 0, inside the reserve of 2.
+	if d := g.AdmitN("h", t0, 5); d != time.Minute {
+		t.Fatalf("5 of 5: wait %v, want the reset (1m)", d)
+	}
+	err := g.CheckN("h", t0.Add(10*time.Second), 4)
+	var rl *limit.RateLimitedError
+	if !errors.As(err, &rl) || rl.RetryAfter != 50*time.Second || rl.Reason != limit.ReasonNoPermit || rl.Limiter != "api" {
+		t.Fatalf("CheckN: %v", err)
+	}
+	if err := g.CheckN("h", t0, 3); err != nil { // 5 − 3 = 2: at the reserve, allowed
+		t.Fatal(err)
+	}
+	if s, _ := g.State("h", t0); s.Remaining != 2 {
+		t.Fatalf("remaining %d, want 2", s.Remaining)
+	}
+	// A cost below 1 counts as 1.
+	g.Observe("z", 200, xh(3, 100, time.Minute), t0)
+	if d := g.AdmitN("z", t0, 0); d != 0 {
+		t.Fatal(d)
+	}
+	if d := g.AdmitN("z", t0, -7); d == 0 {
+		t.Fatal("a cost of -7 took nothing: 3 − 1 − 1 is inside the reserve")
+	}
+	if s, _ := g.State("z", t0); s.Remaining != 2 {
+		t.Fatalf("remaining %d, want 2", s.Remaining)
+	}
+	// Admit and Check are cost 1.
+	g.Observe("o", 200, xh(4, 100, time.Minute), t0)
+	if g.Admit("o", t0) != 0 || g.Check("o", t0) != nil || g.Admit("o", t0) == 0 {
+		t.Fatal("Admit and Check are not cost 1")
+	}
+}
+
+// An attempt that could never fit goes once the remaining is above the
+// reserve at all, and drives it below.
+func TestAdmitNOversized(t *testing.T) {
+	g := newGuard(t, Options{})
+	g.Observe("h", 200, xh(10, 10, time.Minute), t0) // reserve 1: 9 usable
+	if d := g.AdmitN("h", t0, 25); d != 0 {
+		t.Fatalf("oversized: wait %v", d)
+	}
+	if s, _ := g.State("h", t0); s.Remaining != -15 {
+		t.Fatalf("remaining %d, want −15", s.Remaining)
+	}
+	if d := g.AdmitN("h", t0, 25); d != time.Minute {
+		t.Fatalf("second oversized: wait %v, want the reset", d)
+	}
+	// 9 usable but only 5 left above the reserve: a cost of 9 fits the limit,
+	// so it waits.
+	g.Observe("k", 200, xh(6, 10, time.Minute), t0)
+	if d := g.AdmitN("k", t0, 9); d != time.Minute {
+		t.Fatalf("cost 9 with 5 above the reserve: wait %v", d)
+	}
+}
+
+// A sliding window: after the published reset passes, one probe goes and
+// the others wait for its figures, at most AssumedReset.
+func TestProbeAfterResetSlidingWindow(t *testing.T) {
+	g := newGuard(t, Options{}) // reserve of 100: max(1, 2) = 2
+	g.Observe("sp", 429, sp(0, 100, 1), t0)
+	// (A 429 without Retry-After whose quota explains it: no backoff.)
+	if d := g.Admit("sp", t0.Add(sec(0.5))); d != sec(0.5) {
+		t.Fatalf("before the reset: wait %v, want 0.5s", d)
+	}
+	at := t0.Add(time.Second)
+	if d := g.AdmitN("sp", at, 5); d != 0 {
+		t.Fatalf("the probe (cost 5) was held %v", d)
+	}
+	for i := range 10 {
+		if d := g.Admit("sp", at.Add(sec(0.1*float64(i)))); d != time.Second-sec(0.1*float64(i)) {
+			t.Fatalf("attempt %d behind the probe: wait %v", i, d)
+		}
+	}
+	if s, _ := g.State("sp", at); !s.Probing || !s.Known {
+		t.Fatalf("state %+v: want probing", s)
+	}
+	// A late answer for the window that is over (its reset already past)
+	// does not end the probing.
+	g.Observe("sp", 200, sp(1, 100, 0), at.Add(sec(0.05)))
+	if d := g.Admit("sp", at.Add(sec(0.05))); d == 0 {
+		t.Fatal("an answer about the old window ended the probing")
+	}
+	// The probe's answer: a sliding window freed 7 units; its oldest unit
+	// leaves in 1 s.
+	ans := at.Add(sec(0.08))
+	g.Observe("sp", 200, sp(7, 100, 1), ans)
+	n := 0
+	for g.Admit("sp", ans) == 0 {
+		n++
+	}
+	if n != 5 { // 7 − the reserve of 2
+		t.Fatalf("after the probe's answer: %d admitted, want 5", n)
+	}
+	if s, _ := g.State("sp", ans); s.Probing || s.Remaining != 2 {
+		t.Fatalf("state %+v", s)
+	}
+}
+
+// Without an answer the probing is bounded: a new probe every AssumedReset.
+func TestProbeUnansweredRepeats(t *testing.T) {
+	g := newGuard(t, Options{AssumedReset: limit.Duration(2 * time.Second)})
+	g.Observe("h", 200, xh(0, 100, 10*time.Second), t0)
+	at := t0.Add(10 * time.Second)
+	for i := range 3 {
+		now := at.Add(time.Duration(i) * 2 * time.Second)
+		if d := g.Admit("h", now); d != 0 {
+			t.Fatalf("probe %d held %v", i, d)
+		}
+		if d := g.Admit("h", now.Add(sec(0.5))); d != sec(1.5) {
+			t.Fatalf("after probe %d: wait %v, want 1.5s", i, d)
+		}
+	}
+	// An error answer publishes nothing: still probing.
+	g.Observe("h", 500, nil, at.Add(5*time.Second))
+	if s, _ := g.State("h", at.Add(5*time.Second)); !s.Probing {
+		t.Fatal("a 500 ended the probing")
+	}
+	// A 429 with Retry-After blocks, then a probe again.
+	g.Observe("h", 429, http.Header{"Retry-After": {"3"}}, at.Add(5*time.Second))
+	if d := g.Admit("h", at.Add(6*time.Second)); d != 2*time.Second {
+		t.Fatalf("blocked: wait %v, want 2s", d)
+	}
+	if d := g.Admit("h", at.Add(8*time.Second)); d != 0 {
+		t.Fatalf("the probe after the Retry-After held %v", d)
+	}
+	if d := g.Admit("h", at.Add(8*time.Second)); d != 2*time.Second {
+		t.Fatalf("second after that probe: %v", d)
+	}
+}
+
+// A fixed window pays one round trip per window: the probe's answer shows
+// the window full again.
+func TestProbeFixedWindow(t *testing.T) {
+	g := newGuard(t, Options{})
+	g.Observe("gh", 200, xh(2, 100, time.Minute), t0)
+	at := t0.Add(time.Minute)
+	if g.Admit("gh", at) != 0 || g.Admit("gh", at) == 0 {
+		t.Fatal("want one probe")
+	}
+	g.Observe("gh", 200, xh(99, 100, time.Minute), at.Add(sec(0.1)))
+	n := 0
+	for g.Admit("gh", at.Add(sec(0.1))) == 0 {
+		n++
+	}
+	if n != 97 { // 99 − the reserve of 2
+		t.Fatalf("%d admitted after the probe's answer, want 97", n)
+	}
+}
+
+// SharePoint falls silent below 80% of its quota: a 2xx without quota
+// headers after the held reset forgets the published figures.
+func TestSilenceAfterResetForgets(t *testing.T) {
+	g := newGuard(t, Options{})
+	g.Observe("sp", 200, sp(0, 3000, 2), t0) // held until t0+2s
+	if s, _ := g.State("sp", t0); s.PerMinute(time.Minute) != 3000 {
+		t.Fatalf("PerMinute %v, want 3000", s.PerMinute(time.Minute))
+	}
+	// Before the reset a silent 2xx (another endpoint, an answer from an
+	// earlier moment) changes nothing.
+	g.Observe("sp", 200, http.Header{"Content-Type": {"application/json"}}, t0.Add(time.Second))
+	if d := g.Admit("sp", t0.Add(time.Second)); d != time.Second {
+		t.Fatalf("silence before the reset: wait %v, want 1s", d)
+	}
+	// After it, a silent 429 or 5xx is no 2xx: kept.
+	g.Observe("sp", 500, nil, t0.Add(3*time.Second))
+	if s, _ := g.State("sp", t0.Add(3*time.Second)); !s.Known {
+		t.Fatal("a 500 forgot")
+	}
+	// A silent 2xx after the reset: forgotten, limit kept, admitted freely.
+	now := t0.Add(3 * time.Second)
+	g.Observe("sp", 204, nil, now)
+	s, ok := g.State("sp", now)
+	if !ok || s.Known || s.Limit != 3000 || s.Remaining != 0 || !s.Reset.IsZero() || s.Probing {
+		t.Fatalf("state %+v %v: want forgotten, limit kept", s, ok)
+	}
+	if s.PerMinute(time.Minute) != 0 {
+		t.Fatal("PerMinute of a state not known")
+	}
+	for i := range 1000 {
+		if d := g.AdmitN("sp", now, 5); d != 0 {
+			t.Fatalf("attempt %d after the silence: wait %v", i, d)
+		}
+	}
+	// Publishing again (80% reached): counted again.
+	g.Observe("sp", 200, sp(600, 3000, 1), now)
+	if s, _ := g.State("sp", now); !s.Known || s.Remaining != 600 {
+		t.Fatalf("state %+v", s)
+	}
+	// Probing after the reset, then a silent answer to the probe: forgotten.
+	later := now.Add(2 * time.Second)
+	if g.Admit("sp", later) != 0 {
+		t.Fatal("probe held")
+	}
+	g.Observe("sp", 200, nil, later.Add(sec(0.1)))
+	if d := g.Admit("sp", later.Add(sec(0.1))); d != 0 {
+		t.Fatalf("after a silent answer to the probe: wait %v", d)
+	}
+}
+
+// PerMinute uses the published window, else the one given.
+func TestStatePerMinute(t *testing.T) {
+	for _, tc := range []struct {
+		s    State
+		w    time.Duration
+		want float64
+	}{
+		{State{Known: true, Limit: 100, Window: 10 * time.Second}, time.Minute, 600},
+		{State{Known: true, Limit: 3000}, time.Minute, 3000},
+		{State{Known: true, Limit: 5000}, time.Hour, 5000.0 / 60},
+		{State{Known: true, Limit: 3000}, 0, 0},
+		{State{Known: false, Limit: 3000}, time.Minute, 0},
+		{State{Known: true}, time.Minute, 0},
+	} {
+		if got := tc.s.PerMinute(tc.w); got != tc.want {
+			t.Errorf("%+v over %v: %v, want %v", tc.s, tc.w, got, tc.want)
+		}
+	}
+	g := newGuard(t, Options{})
+	h := http.Header{"Ratelimit-Policy": {`"default";q=100;w=10`}, "Ratelimit": {`"default";r=50;t=5`}}
+	g.Observe("ietf", 200, h, t0)
+	if s, _ := g.State("ietf", t0); s.Window != 10*time.Second || s.PerMinute(time.Minute) != 600 {
+		t.Fatalf("IETF policy: %+v, %v a minute", s, s.PerMinute(time.Minute))
+	}
+}
+
+// WaitN holds callers behind the probe: the probe goes at the reset, the
+// next waiter AssumedReset later when no answer came.
+func TestWaitNBehindTheProbe(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := newGuard(t, Options{Queue: true})
+		start := time.Now()
+		g.Observe("h", 200, xh(0, 100, 2*time.Second), start)
+		var mu sync.Mutex
+		var got []time.Duration
+		var wg sync.WaitGroup
+		for range 2 {
+			wg.Go(func() {
+				if err := g.WaitN(context.Background(), "h", 3); err != nil {
+					t.Error(err)
+				}
+				mu.Lock()
+				got = append(got, time.Since(start))
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+		if len(got) != 2 || got[0] != 2*time.Second || got[1] != 3*time.Second {
+			t.Fatalf("released at %v, want 2s (the probe) and 3s (no answer: a new probe)", got)
+		}
+		slot, err := g.EnterN(context.Background(), "h", 1)
+		if err != nil || time.Since(start) != 4*time.Second {
+			t.Fatalf("EnterN: %v at %v", err, time.Since(start))
+		}
+		slot.Release()
+	})
+}
