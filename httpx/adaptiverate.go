@@ -1,7 +1,10 @@
 package httpx
 
 import (
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // adaptiveRateLayer builds WithAdaptiveRate's layer: the limiter layer with
@@ -17,14 +20,13 @@ func adaptiveRateLayer(o limit.AdaptiveRateOptions, c *limiterConfig, b *builder
 	}
 	return newHostSet(c, func(host string) *hostEntry {
 		name := c.name
-		mp := b.mp
+		opts := []limit.Option{limit.WithMeterProvider(b.mp)}
 		if host != "" {
 			if name == "" {
 				name = host
 			}
-			mp = hostMeters(b.mp, host)
+			opts = append(opts, limit.WithAttributes(attribute.String(telemetry.AttrHost, host)))
 		}
-		opts := []limit.Option{limit.WithMeterProvider(mp)}
 		if name != "" {
 			opts = append(opts, limit.WithName(name))
 		}

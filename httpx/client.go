@@ -81,6 +81,7 @@ type builder struct {
 	classify ResponseClassifier
 	mp       metric.MeterProvider
 	t        *Transport
+	guards   []*guardLayer
 }
 
 func (b *builder) meterProvider(mp metric.MeterProvider) metric.MeterProvider {
@@ -226,7 +227,9 @@ func guardLayerSpec(name string, o quota.Options) layer {
 			if b.t.guard == nil {
 				b.t.guard = g
 			}
-			return &guardLayer{next: next, g: g}, nil
+			gl := &guardLayer{next: next, g: g}
+			b.guards = append(b.guards, gl)
+			return gl, nil
 		}}
 }
 
@@ -326,6 +329,9 @@ func NewTransport(opts ...Option) (*Transport, error) {
 	if len(errs) > 0 {
 		t.Close()
 		return nil, errors.Join(errs...)
+	}
+	for _, g := range b.guards {
+		g.limiters = t.hosts
 	}
 	t.rt = rt
 	return t, nil

@@ -13,9 +13,12 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/limit/quota"
 	"github.com/headroom-go/headroom/resilience"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // Config is a client as read from JSON: resilience settings, named limiters,
@@ -310,7 +313,8 @@ func (c *Config) rateLimitOption() Option {
 				}
 				return &hostEntry{lim: lim, hold: hold, shared: true}
 			}
-			o.MeterProvider = hostMeters(b.meterProvider(o.MeterProvider), host)
+			o.MeterProvider = b.meterProvider(o.MeterProvider)
+			o.Attributes = append(o.Attributes[:len(o.Attributes):len(o.Attributes)], attribute.String(telemetry.AttrHost, host))
 			return &hostEntry{lim: mustLimiter(o), hold: hold}
 		}), nil
 	})

@@ -88,3 +88,42 @@ func TestQuotaGuardWaitsForReset(t *testing.T) {
 		})
 	}
 }
+
+// With an adaptive rate layer the guard does not refuse on its reserve: it
+// hands the published quota to the request's adaptive rate limiter as a
+// ceiling, and the limiter paces the requests.
+func TestQuotaGuardCapsAdaptiveRate(t *testing.T) {
+	var calls atomic.Int32
+	tr := mustTransport(t, WithTransport(exhausted(time.Minute, &calls)),
+		WithAdaptiveRate(limit.AdaptiveRateOptions{Controller: "cubic"}))
+	for range 2 {
+		resp, err := get(t, tr, "http://a.test/")
+		if err != nil {
+			t.Fatalf("request under an adaptive rate layer refused: %v", err)
+		}
+		resp.Body.Close()
+	}
+	if calls.Load() != 2 {
+		t.Fatalf("the server saw %d requests, want 2: the guard must not refuse", calls.Load())
+	}
+	rate, ok := tr.hosts[0].get(httptestRequest(t, "http://a.test/")).lim.(*limit.AdaptiveRateLimiter)
+	if !ok {
+		t.Fatal("no adaptive rate limiter for the host")
+	}
+	// X-RateLimit-Limit 10 with no published window: 10 a minute.
+	if got := rate.PublishedLimit(); got != 10 {
+		t.Errorf("PublishedLimit() = %v, want 10 units a minute", got)
+	}
+	if got := rate.Rate(); got > 0.98*10 {
+		t.Errorf("Rate() = %v, above 98%% of the published 10 a minute", got)
+	}
+}
+
+func httptestRequest(t *testing.T, url string) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
+}

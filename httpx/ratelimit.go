@@ -7,7 +7,10 @@ import (
 	"net/http"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // limiterLayer takes a permit for each attempt from the request's limiter
@@ -125,7 +128,8 @@ func rateLimitLayer(o limit.Options, c *limiterConfig, b *builder) (*hostSet, er
 			if oo.Name == "" {
 				oo.Name = host
 			}
-			oo.MeterProvider = hostMeters(b.meterProvider(o.MeterProvider), host)
+			oo.MeterProvider = b.meterProvider(o.MeterProvider)
+			oo.Attributes = append(oo.Attributes[:len(oo.Attributes):len(oo.Attributes)], attribute.String(telemetry.AttrHost, host))
 		} else if oo.MeterProvider == nil {
 			oo.MeterProvider = b.mp
 		}

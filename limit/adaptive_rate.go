@@ -245,7 +245,7 @@ func newAdaptiveRateLimiter(o Options) *AdaptiveRateLimiter {
 	if err != nil {
 		panic("limit: options passed Validate but not the engine: " + err.Error())
 	}
-	l := &AdaptiveRateLimiter{core: core, epoch: time.Now(), name: name, m: telemetry.NewLimiter(o.MeterProvider, name, "adaptive_rate")}
+	l := &AdaptiveRateLimiter{core: core, epoch: time.Now(), name: name, m: telemetry.NewLimiter(o.MeterProvider, name, telemetry.KindAdaptiveRate, o.Attributes...)}
 	if c := o.AdaptiveRate.InstanceCounter; c != nil {
 		if _, static := c.(adaptive.StaticInstances); static {
 			core.SetInstances(0, c.Instances())
