@@ -9,14 +9,14 @@ import (
 	"time"
 
 	"github.com/failsafe-go/failsafe-go/adaptivelimiter"
-	"github.com/headroom-go/headroom/bench/adaptivemodel"
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/limit/adaptive/adaptivetest"
 )
 
 // headroomModel drives limit.Adaptive through the model inside a synctest
 // bubble: the shell reads time.Since(epoch), which the bubble fakes.
 type headroomModel struct {
-	clock *adaptivemodel.Clock
+	clock *adaptivetest.Clock
 	lim   *limit.AdaptiveLimiter
 }
 
@@ -46,7 +46,7 @@ func (m *headroomModel) Limit() int {
 // time.Now, which the bubble fakes, and starts no goroutine of its own, so
 // it runs unchanged on model time.
 type failsafeModel struct {
-	clock *adaptivemodel.Clock
+	clock *adaptivetest.Clock
 	lim   adaptivelimiter.AdaptiveLimiter[any]
 }
 
@@ -67,11 +67,11 @@ func (m *failsafeModel) Limit() int { return m.lim.Limit() }
 // workers, exponential service of mean 100 ms (capacity 1000/s), an
 // open-loop Poisson load of 1500/s; capacity halves at 45 s and doubles back
 // at 90 s.
-func comparisonScenario(seed uint64) adaptivemodel.Config {
-	return adaptivemodel.Config{
+func comparisonScenario(seed uint64) adaptivetest.Config {
+	return adaptivetest.Config{
 		Exp:  100 * time.Millisecond,
 		Load: 1500,
-		Phases: []adaptivemodel.Phase{
+		Phases: []adaptivetest.Phase{
 			{Until: 45 * time.Second, Workers: 100},
 			{Until: 90 * time.Second, Workers: 50},
 			{Until: 135 * time.Second, Workers: 100},
@@ -80,15 +80,26 @@ func comparisonScenario(seed uint64) adaptivemodel.Config {
 	}
 }
 
-func runHeadroom(cfg adaptivemodel.Config) (r adaptivemodel.Result) {
-	lim, _ := limit.Adaptive(200)
-	r = adaptivemodel.Run(cfg, &headroomModel{adaptivemodel.NewClock(), lim})
-	return r
+func runHeadroom(t *testing.T, cfg adaptivetest.Config) adaptivetest.Result {
+	lim, err := limit.Adaptive(200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run(t, cfg, &headroomModel{adaptivetest.NewClock(), lim})
 }
 
-func runFailsafe(cfg adaptivemodel.Config) adaptivemodel.Result {
+func runFailsafe(t *testing.T, cfg adaptivetest.Config) adaptivetest.Result {
 	lim := adaptivelimiter.NewBuilder[any]().WithLimits(4, 200, 20).Build()
-	return adaptivemodel.Run(cfg, &failsafeModel{adaptivemodel.NewClock(), lim})
+	return run(t, cfg, &failsafeModel{adaptivetest.NewClock(), lim})
+}
+
+func run(t *testing.T, cfg adaptivetest.Config, lim adaptivetest.Limiter) adaptivetest.Result {
+	t.Helper()
+	r, err := adaptivetest.Run(cfg, lim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 // TestAdaptiveComparison prints the side-by-side table of
@@ -97,16 +108,16 @@ func runFailsafe(cfg adaptivemodel.Config) adaptivemodel.Result {
 //	cd bench && go test -run AdaptiveComparison -v
 func TestAdaptiveComparison(t *testing.T) {
 	cfg := comparisonScenario(1)
-	var h, f adaptivemodel.Result
-	synctest.Test(t, func(t *testing.T) { h = runHeadroom(cfg) })
-	synctest.Test(t, func(t *testing.T) { f = runFailsafe(cfg) })
+	var h, f adaptivetest.Result
+	synctest.Test(t, func(t *testing.T) { h = runHeadroom(t, cfg) })
+	synctest.Test(t, func(t *testing.T) { f = runFailsafe(t, cfg) })
 	fmt.Fprintf(os.Stdout, "unloaded p99 %v\n", cfg.UnloadedP99().Round(time.Millisecond))
 	fmt.Fprintln(os.Stdout, "| phase (workers) | limiter | limit mean [min, max] | follow | goodput/s | p50 | p99 | refused |")
 	fmt.Fprintln(os.Stdout, "|---|---|---|---|---|---|---|---|")
 	for i := range cfg.Phases {
 		for _, x := range []struct {
 			name string
-			r    adaptivemodel.Result
+			r    adaptivetest.Result
 		}{{"headroom", h}, {"failsafe-go", f}} {
 			p := x.r.Phases[i]
 			follow := "—"

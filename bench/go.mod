@@ -7,6 +7,7 @@ replace github.com/headroom-go/headroom => ../
 require (
 	github.com/failsafe-go/failsafe-go v0.9.8
 	github.com/headroom-go/headroom v0.0.0-00010101000000-000000000000
+	go.uber.org/goleak v1.3.0
 	go.uber.org/ratelimit v0.3.1
 	golang.org/x/time v0.16.0
 )

@@ -43,23 +43,7 @@ func BenchmarkRetrySuccess(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Run("lib=headroom", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			v, _ := resilience.Run(ctx, p, workCtx)
-			sink += v
-		}
-	})
-	rp := retrypolicy.NewBuilder[int]().WithMaxRetries(3).
-		WithBackoff(500*time.Millisecond, time.Minute).WithJitterFactor(0.5).Build()
-	exec := failsafe.With[int](rp).WithContext(ctx)
-	b.Run("lib=failsafe", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			v, _ := exec.Get(work)
-			sink += v
-		}
-	})
+	benchRunners(b, p, failsafe.With[int](failsafeRetry(500*time.Millisecond, 0.5)).WithContext(ctx))
 }
 
 // BenchmarkBreakerSuccess: retries with a failure-ratio circuit breaker
@@ -67,8 +51,25 @@ func BenchmarkRetrySuccess(b *testing.B) {
 // which also holds a retry budget; failsafe's retry policy composed around
 // its circuit breaker.
 func BenchmarkBreakerSuccess(b *testing.B) {
+	exec := failsafe.With[int](failsafeRetry(500*time.Millisecond, 0.5), failsafeBreaker()).
+		WithContext(context.Background())
+	benchRunners(b, resilience.Default(), exec)
+}
+
+// BenchmarkHTTPSuccess: the full HTTP pipeline: total timeout, retries,
+// breaker, attempt timeout.
+func BenchmarkHTTPSuccess(b *testing.B) {
+	total := timeout.New[int](30 * time.Second)
+	attempt := timeout.New[int](10 * time.Second)
+	exec := failsafe.With[int](total, failsafeRetry(2*time.Second, 0.25), failsafeBreaker(), attempt).
+		WithContext(context.Background())
+	benchRunners(b, resilience.HTTP(), exec)
+}
+
+// benchRunners runs the sub-benchmarks lib=headroom, a run of p, and
+// lib=failsafe, a run of exec, both under context.Background().
+func benchRunners(b *testing.B, p *resilience.Policy, exec failsafe.Executor[int]) {
 	ctx := context.Background()
-	p := resilience.Default()
 	b.Run("lib=headroom", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
@@ -76,11 +77,6 @@ func BenchmarkBreakerSuccess(b *testing.B) {
 			sink += v
 		}
 	})
-	rp := retrypolicy.NewBuilder[int]().WithMaxRetries(3).
-		WithBackoff(500*time.Millisecond, time.Minute).WithJitterFactor(0.5).Build()
-	cb := circuitbreaker.NewBuilder[int]().
-		WithFailureRateThreshold(0.1, 100, 30*time.Second).WithDelay(5 * time.Second).Build()
-	exec := failsafe.With[int](rp, cb).WithContext(ctx)
 	b.Run("lib=failsafe", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
@@ -90,30 +86,16 @@ func BenchmarkBreakerSuccess(b *testing.B) {
 	})
 }
 
-// BenchmarkHTTPSuccess: the full HTTP pipeline: total timeout, retries,
-// breaker, attempt timeout.
-func BenchmarkHTTPSuccess(b *testing.B) {
-	ctx := context.Background()
-	p := resilience.HTTP()
-	b.Run("lib=headroom", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			v, _ := resilience.Run(ctx, p, workCtx)
-			sink += v
-		}
-	})
-	total := timeout.New[int](30 * time.Second)
-	rp := retrypolicy.NewBuilder[int]().WithMaxRetries(3).
-		WithBackoff(2*time.Second, time.Minute).WithJitterFactor(0.25).Build()
-	cb := circuitbreaker.NewBuilder[int]().
+// failsafeRetry is failsafe's match of a headroom curve: 3 retries,
+// exponential from initial up to a minute, with jitter.
+func failsafeRetry(initial time.Duration, jitter float64) retrypolicy.RetryPolicy[int] {
+	return retrypolicy.NewBuilder[int]().WithMaxRetries(3).
+		WithBackoff(initial, time.Minute).WithJitterFactor(jitter).Build()
+}
+
+// failsafeBreaker is failsafe's match of Polly's default breaker, which
+// headroom's presets use: 10 % of at least 100 calls in 30 s, open 5 s.
+func failsafeBreaker() circuitbreaker.CircuitBreaker[int] {
+	return circuitbreaker.NewBuilder[int]().
 		WithFailureRateThreshold(0.1, 100, 30*time.Second).WithDelay(5 * time.Second).Build()
-	attempt := timeout.New[int](10 * time.Second)
-	exec := failsafe.With[int](total, rp, cb, attempt).WithContext(ctx)
-	b.Run("lib=failsafe", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			v, _ := exec.Get(work)
-			sink += v
-		}
-	})
 }

@@ -31,9 +31,6 @@ func adaptiveRateLayer(o limit.AdaptiveRateOptions, c *limiterConfig, b *builder
 			opts = append(opts, limit.WithName(name))
 		}
 		lim, err := limit.AdaptiveRate(o, opts...)
-		if err != nil {
-			panic("httpx: adaptive rate options passed Validate but not AdaptiveRate: " + err.Error())
-		}
-		return &hostEntry{lim: lim}
+		return limiterEntry(host, lim, err, false)
 	}), nil
 }

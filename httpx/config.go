@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
+	"reflect"
 	"sort"
 	"strconv"
 	"sync"
@@ -120,12 +122,12 @@ func LoadConfig(r io.Reader) (*Config, error) {
 	return ParseConfig(data)
 }
 
-// ParseConfig reads a Config from JSON and validates it. Unknown fields,
-// trailing data and malformed values are errors (the decoder stops at the
-// first); so is every problem Validate finds, all listed at once.
+// ParseConfig reads a Config from JSON and validates it. Malformed JSON, a
+// value of the wrong type and trailing data are errors on their own (the
+// decoder cannot read on past them); otherwise every unknown field and every
+// problem Validate finds are listed at once.
 func ParseConfig(data []byte) (*Config, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var c Config
 	if err := dec.Decode(&c); err != nil {
 		return nil, &ConfigError{Field: "(json)", Value: err, Want: "a valid configuration"}
@@ -133,8 +135,10 @@ func ParseConfig(data []byte) (*Config, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, &ConfigError{Field: "(json)", Value: "data after the configuration", Want: "one JSON object"}
 	}
-	if err := c.Validate(); err != nil {
-		return nil, err
+	problems := unknownFields("", data, reflect.TypeFor[Config]())
+	problems = append(problems, flatten(c.Validate())...)
+	if len(problems) > 0 {
+		return nil, errors.Join(problems...)
 	}
 	return &c, nil
 }
@@ -267,6 +271,10 @@ func (r *ResilienceConfig) options() resilience.Options {
 // rateLimitOption is the rate-limit layer of a config: for each host, the
 // limiter its override names, else RateLimit.
 func (c *Config) rateLimitOption() Option {
+	// A snapshot, taken when Options has just validated c: the limiters are
+	// made per host later, on first use, and must not see what the caller
+	// does to c after building the client.
+	c = &Config{Limiters: maps.Clone(c.Limiters), RateLimit: c.RateLimit, Hosts: maps.Clone(c.Hosts)}
 	return limiterOption("rateLimit", nil, func(lc *limiterConfig, b *builder) (*hostSet, error) {
 		var mu sync.Mutex
 		shared := map[string]limit.Limiter{}
@@ -308,38 +316,26 @@ func (c *Config) rateLimitOption() Option {
 				lim := shared[name]
 				if lim == nil {
 					o.MeterProvider = b.meterProvider(o.MeterProvider)
-					lim = mustLimiter(o)
+					var err error
+					if lim, err = limit.New(o); err != nil {
+						return limiterEntry(host, nil, err, hold)
+					}
 					shared[name] = lim
 				}
 				return &hostEntry{lim: lim, hold: hold, shared: true}
 			}
 			o.MeterProvider = b.meterProvider(o.MeterProvider)
 			o.Attributes = append(o.Attributes[:len(o.Attributes):len(o.Attributes)], attribute.String(telemetry.AttrHost, host))
-			return &hostEntry{lim: mustLimiter(o), hold: hold}
+			lim, err := limit.New(o)
+			return limiterEntry(host, lim, err, hold)
 		}), nil
 	})
-}
-
-func mustLimiter(o limit.Options) limit.Limiter {
-	l, err := limit.New(o)
-	if err != nil {
-		panic("httpx: limit options passed Validate but not New: " + err.Error())
-	}
-	return l
 }
 
 // prefixed returns the problems in err, each *limit.OptionError and
 // *resilience.OptionError with its Field prefixed by p.
 func prefixed(p string, err error) []error {
-	if err == nil {
-		return nil
-	}
-	var list []error
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		list = j.Unwrap()
-	} else {
-		list = []error{err}
-	}
+	list := flatten(err)
 	out := make([]error, 0, len(list))
 	for _, e := range list {
 		switch oe := e.(type) {
@@ -355,6 +351,17 @@ func prefixed(p string, err error) []error {
 		out = append(out, e)
 	}
 	return out
+}
+
+// flatten lists the problems in err: those of an errors.Join, or err alone.
+func flatten(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	if err == nil {
+		return nil
+	}
+	return []error{err}
 }
 
 func sortedKeys[V any](m map[string]V) []string {

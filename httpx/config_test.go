@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/resilience"
 )
@@ -181,4 +183,34 @@ func TestConfigGuardDisabled(t *testing.T) {
 		t.Error("a disabled guard was built")
 	}
 	var _ http.RoundTripper = client.Transport
+}
+
+func TestConfigEveryUnknownFieldListed(t *testing.T) {
+	_, err := ParseConfig([]byte(`{
+	  "resilince": {},
+	  "resilience": {"backoff": {"intial": "1s"}},
+	  "limiters": {"a": {"permitsPerSecnd": 5, "PermitsPerSecond": 5, "perWindow": null}},
+	  "hosts": {"a.test": {"ratelimit": "a", "limit": "a"}},
+	  "quotaGuard": {"backoff": {"jiter": 0.1}}
+	}`))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	var fields []string
+	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+		var ce *ConfigError
+		if !errors.As(e, &ce) {
+			t.Errorf("problem %T is not a *ConfigError: %v", e, e)
+			continue
+		}
+		fields = append(fields, ce.Field)
+	}
+	// Keys differing from a field's name only in case are the field, as
+	// encoding/json reads them; the limiter is valid, so only the unknown
+	// fields are problems.
+	want := []string{`hosts["a.test"].limit`, `limiters["a"].permitsPerSecnd`, "quotaGuard.backoff.jiter",
+		"resilience.backoff.intial", "resilince"}
+	if d := cmp.Diff(want, fields); d != "" {
+		t.Errorf("problems (-want +got):\n%s", d)
+	}
 }

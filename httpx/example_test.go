@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 
 	"github.com/headroom-go/headroom/httpx"
 	"github.com/headroom-go/headroom/limit"
@@ -91,4 +92,52 @@ func ExampleParseConfig() {
 	// Output:
 	// limit: limiters["a"].Options
 	// httpx: rateLimit "b"
+}
+
+func ExampleNewTransport() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "ok")
+	}))
+	defer srv.Close()
+
+	// A Transport for a client of your own; Close releases the limiters its
+	// layers made.
+	tr, err := httpx.NewTransport(
+		httpx.WithResilience(resilience.HTTP()),
+		httpx.WithRateLimit(limit.Options{Concurrency: 8, Name: "api"}),
+		httpx.WithoutQuotaGuard(),
+	)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer tr.Close()
+	client := &http.Client{Transport: tr}
+	resp, err := client.Get(srv.URL)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	fmt.Println(resp.StatusCode, string(body), tr.QuotaGuard() == nil)
+	// Output: 200 ok true
+}
+
+func ExampleLoadConfig() {
+	// Unknown fields are listed all at once, each with the fields known
+	// where it stands.
+	_, err := httpx.LoadConfig(strings.NewReader(`{
+	  "limiters": {"api": {"permitsPerSecnd": 5, "permitsPerSecond": 5}},
+	  "rateLimt": "api"
+	}`))
+	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+		var ce *httpx.ConfigError
+		if errors.As(e, &ce) {
+			fmt.Println(ce.Field)
+		}
+	}
+	// Output:
+	// limiters["api"].permitsPerSecnd
+	// rateLimt
 }

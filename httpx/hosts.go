@@ -1,6 +1,7 @@
 package httpx
 
 import (
+	"fmt"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/limit/quota"
+	"github.com/headroom-go/headroom/resilience"
 )
 
 // Defaults of the per-host limiter map.
@@ -73,6 +75,7 @@ func LimiterName(name string) LimiterOption { return func(c *limiterConfig) { c.
 // hostEntry is one host's limiter.
 type hostEntry struct {
 	lim    limit.Limiter // nil: no limiter for this host
+	err    error         // the limiter could not be built: every request fails with it
 	hold   bool          // keep the permit until the response body is done
 	shared bool          // the limiter serves other entries too: never closed here
 	used   atomic.Bool   // a request since the last sweep
@@ -206,6 +209,22 @@ func (e *hostEntry) close() {
 	if !e.shared {
 		closeLimiter(e.lim)
 	}
+}
+
+// limiterEntry is a host's entry for the limiter limit.New returned. The
+// layer validated the options when it was built, so New fails only when the
+// caller has since changed what the options point to (a *limit.WindowOptions,
+// say); the host's requests then fail with that error, Permanent for the
+// resilience layer, instead of the transport panicking.
+func limiterEntry(host string, lim limit.Limiter, err error, hold bool) *hostEntry {
+	if err != nil {
+		if host == "" {
+			host = "(all hosts)"
+		}
+		return &hostEntry{err: &resilience.PermanentError{
+			Err: fmt.Errorf("%w: the limiter of host %q, valid when the layer was built: %w", ErrConfig, host, err)}}
+	}
+	return &hostEntry{lim: lim, hold: hold}
 }
 
 func closeLimiter(l limit.Limiter) {

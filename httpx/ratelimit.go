@@ -25,6 +25,10 @@ type limiterLayer struct {
 
 func (l *limiterLayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	e := l.hosts.get(req)
+	if e.err != nil {
+		closeRequestBody(req)
+		return nil, e.err
+	}
 	if e.lim == nil {
 		return l.next.RoundTrip(req)
 	}
@@ -134,9 +138,6 @@ func rateLimitLayer(o limit.Options, c *limiterConfig, b *builder) (*hostSet, er
 			oo.MeterProvider = b.mp
 		}
 		lim, err := limit.New(oo)
-		if err != nil {
-			panic("httpx: limit options passed Validate but not New: " + err.Error())
-		}
-		return &hostEntry{lim: lim, hold: hold}
+		return limiterEntry(host, lim, err, hold)
 	}), nil
 }

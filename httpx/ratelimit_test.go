@@ -227,3 +227,22 @@ func TestAdaptiveRateCostEstimator(t *testing.T) {
 		t.Errorf("second POST = %v, want refused", err)
 	}
 }
+
+// Options changed through a pointer after the layer was built cannot make
+// a host's limiter: that host's requests fail with the validation error,
+// never reaching the base transport, and the transport does not panic.
+func TestRateLimitOptionsChangedAfterBuild(t *testing.T) {
+	win := &limit.WindowOptions{Permits: 5, Window: limit.Duration(time.Minute)}
+	sent := 0
+	base := rtFunc(func(r *http.Request) (*http.Response, error) { sent++; return ok200(r) })
+	tr := mustTransport(t, WithTransport(base), WithoutQuotaGuard(), WithRateLimit(limit.Options{PerWindow: win}))
+	win.Permits = 0
+	resp, err := get(t, tr, "http://a.test/")
+	var oe *limit.OptionError
+	if resp != nil || !errors.Is(err, ErrConfig) || !errors.As(err, &oe) || oe.Field != "PerWindow.Permits" {
+		t.Fatalf("got %v, %v; want an ErrConfig naming PerWindow.Permits", resp, err)
+	}
+	if sent != 0 {
+		t.Errorf("%d requests sent through a host without a limiter", sent)
+	}
+}

@@ -3,6 +3,7 @@ package limit
 import (
 	"context"
 	"math"
+	"strconv"
 	"sync"
 	"time"
 
@@ -51,7 +52,7 @@ func (a *AdaptiveOptions) validate() []error {
 		add("Maximum", a.Maximum, "0 (200) or more")
 	}
 	if a.Maximum > math.MaxInt32 {
-		add("Maximum", a.Maximum, "at most "+itoa(math.MaxInt32))
+		add("Maximum", a.Maximum, "at most "+strconv.Itoa(math.MaxInt32))
 	}
 	if a.Initial < 0 {
 		add("Initial", a.Initial, "0 (20) or more")
@@ -71,10 +72,10 @@ func (a *AdaptiveOptions) validate() []error {
 			hi = adaptive.DefaultMaximum
 		}
 		if lo > hi {
-			add("Minimum", a.Minimum, "at most Maximum ("+itoa(hi)+")")
+			add("Minimum", a.Minimum, "at most Maximum ("+strconv.Itoa(hi)+")")
 		}
 		if a.Initial > 0 && (a.Initial < lo || a.Initial > hi) {
-			add("Initial", a.Initial, "between Minimum ("+itoa(lo)+") and Maximum ("+itoa(hi)+")")
+			add("Initial", a.Initial, "between Minimum ("+strconv.Itoa(lo)+") and Maximum ("+strconv.Itoa(hi)+")")
 		}
 	}
 	return errs

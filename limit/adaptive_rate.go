@@ -222,7 +222,8 @@ type rateWaiter struct {
 }
 
 // AdaptiveRate returns an adaptive rate limiter configured by o, adjusted by
-// opts (WithName, WithMeterProvider), or the problems Validate finds.
+// opts (WithName, WithMeterProvider, WithAttributes), or the problems
+// Validate finds. Options.QueueLimit does not apply: o has its own.
 func AdaptiveRate(o AdaptiveRateOptions, opts ...Option) (*AdaptiveRateLimiter, error) {
 	oo := Options{AdaptiveRate: &o}
 	for _, opt := range opts {
@@ -231,19 +232,28 @@ func AdaptiveRate(o AdaptiveRateOptions, opts ...Option) (*AdaptiveRateLimiter, 
 	if err := oo.Validate(); err != nil {
 		return nil, err
 	}
-	return newAdaptiveRateLimiter(oo), nil
+	return newAdaptiveRateLimiter(oo)
 }
 
-func newAdaptiveRate(o Options) Limiter { return newAdaptiveRateLimiter(o) }
+func newAdaptiveRate(o Options) (Limiter, error) {
+	l, err := newAdaptiveRateLimiter(o)
+	if err != nil {
+		return nil, err // not a nil *AdaptiveRateLimiter in a non-nil Limiter
+	}
+	return l, nil
+}
 
-func newAdaptiveRateLimiter(o Options) *AdaptiveRateLimiter {
+// newAdaptiveRateLimiter builds the limiter of a validated o. Validate runs
+// the engine's own checks, so NewRate's error is only passed on in case the
+// two ever disagree.
+func newAdaptiveRateLimiter(o Options) (*AdaptiveRateLimiter, error) {
 	name := o.Name
 	if name == "" {
 		name = "adaptive_rate"
 	}
 	core, err := adaptive.NewRate(o.AdaptiveRate.config(), 0)
 	if err != nil {
-		panic("limit: options passed Validate but not the engine: " + err.Error())
+		return nil, err
 	}
 	l := &AdaptiveRateLimiter{core: core, epoch: time.Now(), name: name, m: telemetry.NewLimiter(o.MeterProvider, name, telemetry.KindAdaptiveRate, o.Attributes...)}
 	if c := o.AdaptiveRate.InstanceCounter; c != nil {
@@ -256,7 +266,7 @@ func newAdaptiveRateLimiter(o Options) *AdaptiveRateLimiter {
 	l.m.SetLimit(core.Rate())
 	l.self.leaseOwner = l
 	l.m.CloseWhenUnreachable(l)
-	return l
+	return l, nil
 }
 
 func (l *AdaptiveRateLimiter) now() time.Duration { return time.Since(l.epoch) }
@@ -452,9 +462,16 @@ func (l *AdaptiveRateLimiter) poll() {
 // ignored). The current rate is rescaled so that the whole budget's rate is
 // kept.
 func (l *AdaptiveRateLimiter) SetInstances(n int) {
+	l.rescale(func(now time.Duration) adaptive.Change { return l.core.SetInstances(now, n) })
+}
+
+// rescale applies set, a change of the rate's bounds, to the core under the
+// lock; when the rate changed it serves the queue at the new rate and
+// reports it.
+func (l *AdaptiveRateLimiter) rescale(set func(now time.Duration) adaptive.Change) {
 	now := l.now()
 	l.mu.Lock()
-	ch := l.core.SetInstances(now, n)
+	ch := set(now)
 	if ch != 0 && l.core.Len() > 0 {
 		l.serviceLocked(now)
 	}
@@ -475,17 +492,7 @@ func (l *AdaptiveRateLimiter) SetInstances(n int) {
 // each response with the limit the guard knows (quota.State.PerMinute), and
 // with 0 when the guard knows none. See adaptive.Rate.SetPublishedLimit.
 func (l *AdaptiveRateLimiter) SetPublishedLimit(unitsPerMinute float64) {
-	now := l.now()
-	l.mu.Lock()
-	ch := l.core.SetPublishedLimit(now, unitsPerMinute)
-	if ch != 0 && l.core.Len() > 0 {
-		l.serviceLocked(now)
-	}
-	rate := l.core.Rate()
-	l.mu.Unlock()
-	if ch != 0 {
-		l.m.SetLimit(rate)
-	}
+	l.rescale(func(now time.Duration) adaptive.Change { return l.core.SetPublishedLimit(now, unitsPerMinute) })
 }
 
 // PublishedLimit is the cap SetPublishedLimit last set, whole budget, units
@@ -569,13 +576,9 @@ func (l *AdaptiveRateLimiter) Counts() adaptive.RateCounts {
 	return l.core.Counts()
 }
 
-// Close unregisters the limiter's metrics and stops its timer. Waiters
-// still queued keep waiting until their context ends.
-func (l *AdaptiveRateLimiter) Close() {
-	l.mu.Lock()
-	if l.timer != nil && l.core.Len() == 0 {
-		l.timer.Stop()
-	}
-	l.mu.Unlock()
-	l.m.Close()
-}
+// Close unregisters the limiter's metrics; a limiter that is dropped
+// without Close does so when it is collected. The limiter keeps working:
+// its timer runs only while requests wait (every change to the queue
+// stops it once the queue is empty), so requests still queued are served
+// or refused as usual and nothing is left running after the last.
+func (l *AdaptiveRateLimiter) Close() { l.m.Close() }

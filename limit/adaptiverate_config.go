@@ -25,12 +25,7 @@ type AdaptiveRateConfig struct {
 // validates it. Unknown fields, trailing data and bare-number durations are
 // errors; so is every problem Validate finds, all listed at once.
 func ParseAdaptiveRateConfig(data []byte) (*AdaptiveRateConfig, error) {
-	return LoadAdaptiveRateConfig(bytes.NewReader(data))
-}
-
-// LoadAdaptiveRateConfig is ParseAdaptiveRateConfig reading from r.
-func LoadAdaptiveRateConfig(r io.Reader) (*AdaptiveRateConfig, error) {
-	dec := json.NewDecoder(r)
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var c AdaptiveRateConfig
 	if err := dec.Decode(&c); err != nil {

@@ -12,7 +12,12 @@
 //     CUBIC), shared fairly by the processes that use one budget.
 //
 // Options describes any of them, reads from JSON, and Validate lists every
-// problem at once; New builds the limiter. Exactly one shape per Options.
+// problem at once, each an *OptionError; New builds the limiter. Exactly
+// one shape per Options: two are an error, never a silent pick. The
+// constructors named after the shapes take the shape's own arguments and
+// Options adjusted by WithName, WithBurst, WithSegments, WithQueueLimit,
+// WithAdaptive, WithMeterProvider and WithAttributes.
+// ParseAdaptiveRateConfig reads a set of named adaptive rate limiters.
 //
 // # Refusal and queueing
 //
@@ -32,12 +37,15 @@
 //		return fetch(ctx)
 //	})
 //
-// QueueLimit is 0 by default for the four fixed shapes: a call that cannot
-// get a permit is refused at once. With QueueLimit above 0, up to that many
-// permits' worth of callers wait in FIFO order; a caller whose context ends
-// leaves the queue with ctx.Err() and takes no permit with it, and one whose
-// deadline falls before a permit would be free is refused at once rather
-// than left to wait in vain. The adaptive rate limiter queues by default.
+// QueueLimit is 0 by default for PerSecond, PerWindow, Concurrency and
+// Adaptive: a call that cannot get a permit is refused at once. With
+// QueueLimit above 0, up to that many permits' worth of callers wait in FIFO
+// order; a caller whose context ends leaves the queue with ctx.Err() and
+// takes no permit with it. The rate shapes know when a permit will be free,
+// so a PerSecond or PerWindow caller whose deadline falls before then is
+// refused at once (ReasonDeadline) rather than left to wait in vain. The
+// adaptive rate limiter queues by default (500 requests, MaxWait 100 s).
+// A cost that no wait could satisfy is refused with a *CostError.
 //
 // # The lease is the measurement
 //
@@ -45,6 +53,15 @@
 // with what the call taught it: Throttle(retryAfter), Drop, Ignore, or
 // nothing for a success. The limiters that learn read it; the others ignore
 // it. Release is idempotent and the zero Lease is safe.
+//
+// # Telemetry
+//
+// Every limiter records through package telemetry (instrument names under
+// headroom.limiter), with the meter provider of Options.MeterProvider or
+// the global one. Each measurement carries the limiter's name and kind,
+// then Options.Attributes: the HTTP layer adds the host this way
+// (WithAttributes). The instruments are unregistered when the limiter is
+// collected, or by AdaptiveRateLimiter.Close.
 //
 // # Time
 //

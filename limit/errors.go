@@ -3,7 +3,6 @@ package limit
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 )
 
@@ -75,5 +74,3 @@ type OptionError struct {
 func (e *OptionError) Error() string {
 	return fmt.Sprintf("limit: %s = %v: want %s", e.Field, e.Value, e.Want)
 }
-
-func itoa(i int) string { return strconv.Itoa(i) }

@@ -26,8 +26,8 @@ func ExampleAdaptive() {
 	}
 	_ = call(context.Background())
 
-	// Nothing until it has seen 100 calls; then the settled limit and what
-	// it thinks a fast call takes.
+	// No opinion until it has seen 100 calls (Baseline says the same of
+	// what it thinks a fast call takes).
 	n, ok := lim.CurrentLimit()
 	fmt.Println(n, ok)
 	// Output: 0 false

@@ -1,11 +1,15 @@
 package limit
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // Outcome is what a call taught the limiter, reported on its Lease before
 // Release. Only the limiters that learn read it: the adaptive concurrency
-// limit samples latency from Success and Dropped, the adaptive rate limiter
-// cuts on Throttled and may climb on Success.
+// limit samples latency from Success and reads Dropped and Throttled as
+// queueing; the adaptive rate limiter cuts on Throttled and may climb on
+// Success. Ignored teaches both nothing.
 type Outcome uint8
 
 const (
@@ -29,7 +33,7 @@ func (o Outcome) String() string {
 	if int(o) < len(outcomeNames) {
 		return outcomeNames[o]
 	}
-	return "outcome(" + itoa(int(o)) + ")"
+	return "outcome(" + strconv.Itoa(int(o)) + ")"
 }
 
 // leaseOwner is the limiter a Lease came from. release is called at most once

@@ -2,6 +2,7 @@ package limit
 
 import (
 	"errors"
+	"strconv"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -127,7 +128,7 @@ func (o *Options) Validate() error {
 			add("PerWindow.Segments", w.Segments, "0 (8 segments) or more")
 		}
 		if w.Segments > maxSegments {
-			add("PerWindow.Segments", w.Segments, "at most "+itoa(maxSegments))
+			add("PerWindow.Segments", w.Segments, "at most "+strconv.Itoa(maxSegments))
 		}
 		if w.Window > 0 && w.Segments > 0 && w.Window < Duration(w.Segments) {
 			add("PerWindow.Segments", w.Segments, "at most one segment a nanosecond of Window")
@@ -163,6 +164,6 @@ func New(o Options) (Limiter, error) {
 	case o.Adaptive != nil:
 		return newAdaptive(o), nil
 	default:
-		return newAdaptiveRate(o), nil
+		return newAdaptiveRate(o)
 	}
 }

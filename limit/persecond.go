@@ -23,10 +23,9 @@ import (
 // only the monotonic clock and is faked inside testing/synctest bubbles; build
 // the limiter in the bubble that uses it.
 type perSecond struct {
-	name       string
-	epoch      time.Time
-	metrics    *telemetry.Limiter
-	queueLimit int
+	name    string
+	epoch   time.Time
+	metrics *telemetry.Limiter
 
 	mu sync.Mutex
 	// queue holds the pending waiters in booking (and so readyAt) order.
@@ -50,13 +49,15 @@ func newPerSecond(o Options) Limiter {
 		name = "per_second"
 	}
 	l := &perSecond{
-		name:       name,
-		epoch:      time.Now(),
-		metrics:    telemetry.NewLimiter(o.MeterProvider, name, telemetry.KindPerSecond, o.Attributes...),
-		queueLimit: o.QueueLimit,
-		queue:      waitQueue{limit: o.QueueLimit},
-		bucket:     window.NewTokenBucket(o.PermitsPerSecond, burst),
+		name:    name,
+		epoch:   time.Now(),
+		metrics: telemetry.NewLimiter(o.MeterProvider, name, telemetry.KindPerSecond, o.Attributes...),
+		queue:   waitQueue{limit: o.QueueLimit},
+		bucket:  window.NewTokenBucket(o.PermitsPerSecond, burst),
 	}
+	// The meter provider holds the instruments until closed; close them
+	// when the limiter is dropped.
+	l.metrics.CloseWhenUnreachable(l)
 	return l
 }
 
@@ -101,18 +102,11 @@ func (l *perSecond) refused(ctx context.Context, now time.Duration, cost int, re
 	if cost < 0 || cost > l.bucket.Burst() {
 		return Lease{}, &CostError{Limiter: l.name, Cost: cost, Capacity: l.bucket.Burst()}
 	}
-	if l.queueLimit == 0 {
+	if l.queue.limit == 0 {
 		return Lease{}, l.refuse(ReasonNoPermit, retryAfter)
 	}
 	return l.wait(ctx, now, cost)
 }
-
-// release frees nothing: a token bucket's permits are spent when granted.
-// Its leases carry no owner, so it is never called; it is here so that a
-// lease could name this limiter if an outcome ever came to matter to it.
-func (l *perSecond) release(Lease) {}
-
-var _ leaseOwner = (*perSecond)(nil)
 
 func (l *perSecond) refuse(reason string, retryAfter time.Duration) error {
 	l.metrics.Denied(reason)
@@ -171,7 +165,7 @@ func (l *perSecond) wait(ctx context.Context, arrived time.Duration, cost int) (
 		readyAt := w.readyAt
 		if readyAt <= now {
 			// Due (dropDue may have taken it out of the queue already).
-			l.leave(w)
+			l.unlink(w)
 			l.mu.Unlock()
 			l.queue.put(w)
 			l.metrics.Waited(now - arrived)
@@ -185,7 +179,7 @@ func (l *perSecond) wait(ctx context.Context, arrived time.Duration, cost int) (
 					l.queue.wake(later) // to sleep again, for less
 				}
 			}
-			l.leave(w)
+			l.unlink(w)
 			l.mu.Unlock()
 			l.queue.put(w)
 			return Lease{}, ctx.Err()
@@ -214,6 +208,3 @@ func (l *perSecond) unlink(w *waiter) {
 		l.metrics.QueueAdd(-int64(w.cost))
 	}
 }
-
-// leave is w's goroutine leaving for good. l.mu must be held.
-func (l *perSecond) leave(w *waiter) { l.unlink(w) }

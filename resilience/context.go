@@ -9,11 +9,11 @@ import (
 // attemptCtx is an attempt's context: it ends at deadline, when the parent
 // (the caller's context) ends, or when the attempt returns, like
 // context.WithDeadline followed by cancel. It builds that real context only
-// when fn asks for Done or Value: an attempt that never waits on its
-// context (or never looks at it) costs one small allocation and no timer,
-// and Err is computed from the clock and the parent. Once built, every
-// method defers to the real context, so context.Cause, AfterFunc and
-// derived contexts behave as with the standard library.
+// when fn asks for Done: an attempt that never waits on its context costs
+// one small allocation and no timer, and Err is computed from the clock and
+// the parent. Once built, every method defers to the real context, so
+// context.Cause, AfterFunc and derived contexts behave as with the standard
+// library.
 type attemptCtx struct {
 	parent   context.Context
 	deadline time.Time
@@ -29,7 +29,22 @@ func (c *attemptCtx) Deadline() (time.Time, bool) { return c.deadline, true }
 
 func (c *attemptCtx) Done() <-chan struct{} { return c.materialize().Done() }
 
-func (c *attemptCtx) Value(key any) any { return c.materialize().Value(key) }
+// Value looks key up in the parent until the real context is built: the
+// attempt context adds no values of its own, so a lookup (a logger's trace
+// ID, say) needs no timer. Once built, the real context answers, because
+// the standard library finds its cancelCtx through Value: a context derived
+// from this one (net/http's Transport derives one per request) registers
+// with that cancelCtx directly, where a lookup answered by the parent would
+// make it start a goroutine to watch Done.
+func (c *attemptCtx) Value(key any) any {
+	c.mu.Lock()
+	r := c.real
+	c.mu.Unlock()
+	if r == nil {
+		return c.parent.Value(key)
+	}
+	return r.Value(key)
+}
 
 func (c *attemptCtx) Err() error {
 	c.mu.Lock()

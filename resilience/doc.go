@@ -58,6 +58,6 @@
 // A run whose first attempt succeeds allocates nothing when the policy has
 // no timeouts, or when the caller's context deadline already bounds the
 // attempt; otherwise it allocates one small attempt context (the timer and
-// the standard context behind it are built only if fn calls Done or
-// Value). The backoff curves are set up on the first retry.
+// the standard context behind it are built only if fn calls Done). The
+// backoff curves are set up on the first retry.
 package resilience

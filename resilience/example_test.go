@@ -123,3 +123,21 @@ func ExampleDefaultClassify() {
 	// permanent
 	// transient
 }
+
+func ExampleDefault() {
+	// The general preset, for calls that are not HTTP: no timeouts of its
+	// own, so the caller's context bounds the call.
+	p := resilience.Default(resilience.WithName("ledger"), resilience.WithRetries(1))
+	o := p.Options()
+	fmt.Println(o.Name, o.Retries, o.Timeout, o.Backoff.Initial, p.Breaker().Name())
+
+	calls := 0
+	_, err := resilience.Run(context.Background(), p, func(ctx context.Context) (int, error) {
+		calls++
+		return 0, &resilience.PermanentError{Err: errors.New("account closed")}
+	})
+	fmt.Println(err, calls)
+	// Output:
+	// ledger 1 0s 500ms ledger
+	// account closed 1
+}

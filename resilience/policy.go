@@ -135,12 +135,7 @@ func DefaultBudgetOptions() BudgetOptions {
 //
 // Polly's standard pipeline also holds a rate limiter (1000 concurrent);
 // here limiters go inside the callback, one permit per attempt.
-func HTTPOptions() Options {
-	o := httpBase()
-	o.Breaker, _ = NewBreaker(HTTPBreakerOptions(o.Name))
-	o.Budget, _ = NewBudget(DefaultBudgetOptions())
-	return o
-}
+func HTTPOptions() Options { return adjust(httpBase(), nil) }
 
 func httpBase() Options {
 	return Options{
@@ -158,12 +153,7 @@ func httpBase() Options {
 // Budget: as HTTPOptions, but named "default", with no timeouts of its own
 // (the caller's context bounds the call, as with Polly's bare retry) and
 // the Transient curve DefaultBackoff (500 ms × 1.5ⁿ ± 50 %, ≤ 60 s).
-func DefaultOptions() Options {
-	o := defaultBase()
-	o.Breaker, _ = NewBreaker(HTTPBreakerOptions(o.Name))
-	o.Budget, _ = NewBudget(DefaultBudgetOptions())
-	return o
-}
+func DefaultOptions() Options { return adjust(defaultBase(), nil) }
 
 func defaultBase() Options {
 	return Options{
@@ -229,7 +219,10 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 	return func(p *preset) { p.o.MeterProvider = mp }
 }
 
-func build(base Options, opts []Option) *Policy {
+// adjust applies opts to a preset's base options and gives the result its
+// own breaker, named after the policy and reporting where it does, and its
+// own budget, unless opts replaced them.
+func adjust(base Options, opts []Option) Options {
 	p := preset{o: base}
 	for _, opt := range opts {
 		if opt != nil {
@@ -239,12 +232,17 @@ func build(base Options, opts []Option) *Policy {
 	if !p.noBreaker {
 		bo := HTTPBreakerOptions(p.o.Name)
 		bo.MeterProvider = p.o.MeterProvider
-		p.o.Breaker, _ = NewBreaker(bo)
+		p.o.Breaker, _ = NewBreaker(bo) // valid: the preset's own options
 	}
 	if !p.noBudget {
-		p.o.Budget, _ = NewBudget(DefaultBudgetOptions())
+		p.o.Budget, _ = NewBudget(DefaultBudgetOptions()) // valid: Finagle's defaults
 	}
-	pol, _ := New(p.o)
+	return p.o
+}
+
+// build is HTTP and Default: an invalid policy carries its error (Policy.Err).
+func build(base Options, opts []Option) *Policy {
+	pol, _ := New(adjust(base, opts))
 	return pol
 }
 

@@ -61,13 +61,14 @@ func run[T any](ctx context.Context, p *Policy, fn func(context.Context) (T, err
 	// The clock is read only when something needs it: on a fast machine
 	// time.Now costs little, but on some virtual machines it is the larger
 	// part of the runner's overhead. A run whose first attempt succeeds reads
-	// it at most once before the attempt (for timeouts, a slow-call
-	// threshold or Try's durations) and once after (for the breaker's window
-	// and the budget's slice).
-	needStart := o.Timeout > 0 || o.AttemptTimeout > 0 || rec != nil ||
-		(br != nil && br.opts.SlowCallThreshold > 0)
-	needEnd := rec != nil || (br != nil && (br.needsTime() || br.opts.SlowCallThreshold > 0)) ||
-		(bu != nil && bu.deposit > 0)
+	// it once: before the attempt when timeouts need it, and then the
+	// breaker's window and the budget's slice take the attempt's start as its
+	// stamp (their slices are seconds long); otherwise after the attempt.
+	// Only a slow-call threshold and Try's durations need both readings.
+	slow := br != nil && br.opts.SlowCallThreshold > 0
+	needStart := o.Timeout > 0 || o.AttemptTimeout > 0 || rec != nil || slow
+	needEnd := rec != nil || slow ||
+		(!needStart && ((br != nil && br.needsTime()) || (bu != nil && bu.deposit > 0)))
 	var now time.Time
 	if needStart {
 		now = time.Now()
@@ -148,19 +149,19 @@ func run[T any](ctx context.Context, p *Policy, fn func(context.Context) (T, err
 			verdict = p.classify(err)
 		}
 
+		stamp := end // when the breaker and the budget count the attempt
+		if stamp.IsZero() {
+			stamp = now
+		}
 		if br != nil {
 			if evidence {
-				br.Record(end, probe, verdict.Kind, took)
+				br.Record(stamp, probe, verdict.Kind, took)
 			} else {
 				br.release(probe)
 			}
 		}
 		if bu != nil && !deposited && !verdict.SelfImposed {
-			t := end
-			if t.IsZero() {
-				t = now
-			}
-			bu.Deposit(t)
+			bu.Deposit(stamp)
 			deposited = true
 		}
 		p.tel.Attempt(ctx, int(verdict.Kind), verdict.SelfImposed)

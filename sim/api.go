@@ -50,11 +50,6 @@ type API struct {
 	// units in the window reach PublishAt of the quota (SharePoint: 80%).
 	Publish   bool
 	PublishAt float64
-	// ResetWhenEmpty makes RateLimit-Reset the seconds until the whole
-	// window has emptied (when the full quota is back, as a fixed window's
-	// reset means), instead of the seconds until the oldest accepted unit
-	// leaves it (when the remaining allowance next grows).
-	ResetWhenEmpty bool
 }
 
 // NewAPI returns a model API with a quota schedule. The first step's time is
@@ -159,19 +154,15 @@ func (a *API) Handle(now time.Duration, units int) Response {
 
 // headers writes the draft-03 trio. Remaining is what the window has left
 // under the quota; Reset is the whole seconds until units start to leave the
-// window (the oldest accepted unit; see ResetWhenEmpty), or, on a 429, the
-// Retry-After, as SharePoint makes them match.
+// window (the oldest accepted unit: when the remaining allowance next
+// grows), or, on a 429, the Retry-After, as SharePoint makes them match.
 func (a *API) headers(now time.Duration, q int, retryAfter time.Duration) http.Header {
 	remaining := max(q-a.used, 0)
 	reset := retryAfter
 	if reset == 0 {
 		reset = time.Second
 		if a.head < len(a.entries) {
-			e := a.entries[a.head]
-			if a.ResetWhenEmpty {
-				e = a.entries[len(a.entries)-1]
-			}
-			reset = wholeSeconds(e.at + Window - now)
+			reset = wholeSeconds(a.entries[a.head].at + Window - now)
 		}
 	}
 	h := make(http.Header, 3)

@@ -15,43 +15,28 @@ import (
 // the rate.
 func AdaptiveConcurrency(c adaptive.ConcurrencyConfig) Mode {
 	return Mode{Name: "adaptive concurrency", newLimiter: func(env limiterEnv) (limiter, error) {
-		return &concurrencyLimiter{core: adaptive.NewConcurrency(c)}, nil
+		return &concurrencyLimiter{core: adaptive.NewConcurrency(c),
+			queue: holdQueue{limit: adaptive.DefaultQueueLimit, maxWait: adaptive.DefaultMaxWait}}, nil
 	}}
 }
 
 type concurrencyLimiter struct {
-	core *adaptive.Concurrency
-	q    []*request
+	core  *adaptive.Concurrency
+	queue holdQueue
 }
 
 func (l *concurrencyLimiter) acquire(now time.Duration, req *request) admit {
-	if len(l.q) == 0 && l.core.TryAcquire(1) {
+	if l.queue.empty() && l.core.TryAcquire(1) {
 		return granted
 	}
 	l.core.Blocked()
-	if len(l.q) >= adaptive.DefaultQueueLimit {
-		return rejected
-	}
-	req.held = now
-	l.q = append(l.q, req)
-	return queued
+	return l.queue.hold(now, req)
 }
 
 func (l *concurrencyLimiter) poll(now time.Duration, out *pollOut) (time.Duration, bool) {
-	for len(l.q) > 0 {
-		h := l.q[0]
-		switch {
-		case now-h.held >= adaptive.DefaultMaxWait:
-			out.rejected = append(out.rejected, h)
-		case l.core.TryAcquire(1):
-			out.granted = append(out.granted, h)
-		default:
-			return h.held + adaptive.DefaultMaxWait, true
-		}
-		l.q[0] = nil
-		l.q = l.q[1:]
-	}
-	return 0, false
+	// A slot frees only when a response comes back (feedback), so a waiter
+	// names no wait of its own.
+	return l.queue.release(now, out, func(*request) (bool, time.Duration) { return l.core.TryAcquire(1), 0 })
 }
 
 func (l *concurrencyLimiter) feedback(now time.Duration, req *request, resp *Response) {
@@ -64,4 +49,4 @@ func (l *concurrencyLimiter) feedback(now time.Duration, req *request, resp *Res
 
 func (l *concurrencyLimiter) setInstances(time.Duration, int) {}
 func (l *concurrencyLimiter) rate(time.Duration) float64      { return 0 }
-func (l *concurrencyLimiter) queued() int                     { return len(l.q) }
+func (l *concurrencyLimiter) queued() int                     { return l.queue.len() }

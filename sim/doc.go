@@ -21,11 +21,19 @@
 // CUBIC, RateMode (any adaptive.RateConfig), AdaptiveConcurrency,
 // QuotaGuard and Combined (GuardOptions), and CubicQuota, the combination
 // that meets the target of docs/simulator.md. DefaultModes lists the
-// command's modes; ModeNamed and ModeNames find them by name. Every mode
-// drives an engine core — adaptive.Rate, adaptive.Concurrency, quota.Guard —
-// through its time-explicit methods; Config.Trace sees every call made on
-// an adaptive.Rate (TraceEvent), which is how the tests prove that the
-// simulator holds no model of its own.
+// command's modes; ModeNamed and ModeNames find them by name.
+//
+// Every mode drives an engine core — adaptive.Rate, adaptive.Concurrency,
+// quota.Guard — through the methods that take the time as an argument
+// (Acquire, Enqueue, Dequeue, OnSuccess, OnThrottled, SetPublishedLimit;
+// TryAcquire, Release; AdmitN, Observe, State), passing the virtual clock
+// (as a time.Time from a fixed epoch for the guard). The simulator adds
+// only what a shell would: for the guard and the concurrency limit, whose
+// cores do not queue, a FIFO queue bounded as the adaptive rate limiter's
+// is (500 requests, 100 s). Config.Trace sees every call made on an
+// adaptive.Rate (TraceEvent); replaying a trace on a fresh core gives the
+// same rates bit for bit, which is how the tests prove that the simulator
+// holds no model of its own.
 //
 // # Results
 //

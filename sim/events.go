@@ -13,7 +13,6 @@ const (
 	evWake                      // an instance's limiter may grant or expire waiters
 	evServer                    // a request reaches the API
 	evResponse                  // the API's answer reaches the client
-	evQuota                     // the quota schedule steps (recorded only)
 	evJoin                      // an instance joins
 	evSample                    // the per-second time series
 )

@@ -2,10 +2,10 @@ package sim
 
 import (
 	"fmt"
-
-	"github.com/headroom-go/headroom/limit/adaptive"
 	"strings"
 	"time"
+
+	"github.com/headroom-go/headroom/limit/adaptive"
 )
 
 // A Mode is a way for the clients to hold themselves back: each instance
@@ -17,8 +17,6 @@ type Mode struct {
 	Name string
 	// Headers makes the model API publish its rate-limit headers.
 	Headers bool
-	// ResetWhenEmpty: see API.ResetWhenEmpty.
-	ResetWhenEmpty bool
 
 	newLimiter func(env limiterEnv) (limiter, error)
 }

@@ -44,14 +44,22 @@ func CUBIC(k adaptive.Cubic) Mode {
 // ignored.
 func RateMode(name string, c adaptive.RateConfig) Mode {
 	return Mode{Name: name, newLimiter: func(env limiterEnv) (limiter, error) {
-		cc := c
-		cc.Instances = env.instances
-		r, err := adaptive.NewRate(cc, env.now)
+		r, err := newRateLimiter(name, c, env)
 		if err != nil {
-			return nil, fmt.Errorf("sim: mode %s: %w", name, err)
+			return nil, err // not a nil *rateLimiter in a non-nil limiter
 		}
-		return &rateLimiter{core: r, trace: env.trace, inst: env.inst}, nil
+		return r, nil
 	}}
+}
+
+// newRateLimiter builds the adaptive.Rate of one instance of mode name.
+func newRateLimiter(name string, c adaptive.RateConfig, env limiterEnv) (*rateLimiter, error) {
+	c.Instances = env.instances
+	r, err := adaptive.NewRate(c, env.now)
+	if err != nil {
+		return nil, fmt.Errorf("sim: mode %s: %w", name, err)
+	}
+	return &rateLimiter{core: r, trace: env.trace, inst: env.inst}, nil
 }
 
 // rateLimiter drives an adaptive.Rate. Its queue of requests mirrors the

@@ -175,9 +175,8 @@ func (c Config) Schedule() []QuotaStep {
 // MeanQuota is the time-weighted mean of the quota over the run, in units a
 // minute.
 func (c Config) MeanQuota() float64 {
-	a := NewAPI(c.Schedule())
 	total := 0.0
-	s := a.schedule
+	s := c.Schedule()
 	for i, step := range s {
 		end := c.Duration
 		if i+1 < len(s) {
@@ -248,7 +247,6 @@ func Run(cfg Config, mode Mode) (*Result, error) {
 	r := &runner{cfg: cfg, mode: mode}
 	r.api = NewAPI(cfg.Schedule())
 	r.api.Publish = mode.Headers
-	r.api.ResetWhenEmpty = mode.ResetWhenEmpty
 	r.net = rand.New(rand.NewPCG(cfg.Seed, 1))
 	sum, mean := 0.0, 0.0
 	for _, k := range cfg.Costs {
@@ -282,9 +280,6 @@ func Run(cfg Config, mode Mode) (*Result, error) {
 		} else {
 			r.loop.schedule(event{at: cfg.JoinAt, kind: evJoin, inst: int32(i)})
 		}
-	}
-	for i, s := range r.api.schedule[1:] {
-		r.loop.schedule(event{at: s.At, kind: evQuota, inst: int32(i)})
 	}
 	if !cfg.NoSeries {
 		r.loop.schedule(event{at: 0, kind: evSample})
@@ -387,9 +382,6 @@ func (r *runner) run() {
 				}
 			}
 			r.kick(in)
-		case evQuota:
-			// The quota lives in the API's schedule; nothing to do but let
-			// the limiters see the time pass.
 		case evJoin:
 			in := r.insts[e.inst]
 			r.count++

@@ -14,7 +14,9 @@ import (
 func TestSameSeedSameResults(t *testing.T) {
 	for _, m := range DefaultModes() {
 		for _, sc := range Scenarios {
-			cfg := Config{Scenario: sc, Duration: 6 * time.Minute} // through the drop and the join
+			// Through the drop, the recovery and the join, brought forward
+			// to keep the race-enabled suite quick.
+			cfg := Config{Scenario: sc, Duration: 150 * time.Second, DropAt: time.Minute, JoinAt: time.Minute}
 			a, err := Run(cfg, m)
 			if err != nil {
 				t.Fatal(err)
@@ -31,8 +33,8 @@ func TestSameSeedSameResults(t *testing.T) {
 }
 
 func TestDifferentSeedsDiffer(t *testing.T) {
-	a, _ := Run(Config{Seed: 1, NoSeries: true}, NoLimiter())
-	b, _ := Run(Config{Seed: 2, NoSeries: true}, NoLimiter())
+	a, _ := Run(Config{Seed: 1, Duration: 2 * time.Minute, NoSeries: true}, NoLimiter())
+	b, _ := Run(Config{Seed: 2, Duration: 2 * time.Minute, NoSeries: true}, NoLimiter())
 	if a.Accepted == b.Accepted && a.Throttled == b.Throttled && a.Requests == b.Requests {
 		t.Errorf("seeds 1 and 2 gave the same run: %+v", a)
 	}
@@ -79,6 +81,7 @@ func TestRule1SameTraceSameRates(t *testing.T) {
 	for _, sc := range Scenarios {
 		for _, m := range modes {
 			t.Run(fmt.Sprintf("%s/%s", m.mode.Name, sc), func(t *testing.T) {
+				t.Parallel() // each run is its own world
 				var trace []TraceEvent
 				cfg := Config{Scenario: sc, Trace: func(e TraceEvent) { trace = append(trace, e) }}
 				res, err := Run(cfg, m.mode)

@@ -1,8 +1,9 @@
 // Package telemetry holds headroom's OpenTelemetry instruments: their names,
 // units and attributes, in one place (names.go), and the recorders the rest
 // of the module reports through. A limiter records through a *Limiter made
-// by NewLimiter; the resilience runner records through its own recorder in
-// this package. Nothing outside this package names an instrument.
+// by NewLimiter; the resilience runner through a *Runner made by NewRunner,
+// and its circuit breaker through a *Breaker made by NewBreaker. Nothing
+// outside this package names an instrument.
 //
 // Every instrument is created on the meter named ScopeName of the meter
 // provider the caller passes; a nil provider means the global one,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -76,4 +77,54 @@ func ExampleLimiter_CloseWhenUnreachable() {
 	b.m = telemetry.NewLimiter(nil, "pool", telemetry.KindConcurrency)
 	b.m.CloseWhenUnreachable(b)
 	b.m.SetLimit(float64(cap(b.sem)))
+}
+
+func ExampleNewRunner() {
+	ctx := context.Background()
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	defer mp.Shutdown(ctx)
+
+	// What the resilience runner records for a call that was throttled
+	// once by the dependency and then succeeded. Verdicts and stop reasons
+	// are indexes of RunnerVerdicts and RunnerStops.
+	r := telemetry.NewRunner(mp, "inventory")
+	r.Attempt(ctx, 2, false) // throttled
+	r.Retry(ctx, 2, false, 4*time.Second)
+	r.Attempt(ctx, 0, false) // success
+	r.Stop(ctx, 0)           // succeeded
+
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(ctx, &rm); err != nil {
+		panic(err)
+	}
+	var lines []string
+	for _, sm := range rm.ScopeMetrics {
+		for _, mt := range sm.Metrics {
+			switch d := mt.Data.(type) {
+			case metricdata.Sum[int64]:
+				for _, dp := range d.DataPoints {
+					what, ok := dp.Attributes.Value(telemetry.AttrVerdict)
+					if !ok {
+						what, _ = dp.Attributes.Value(telemetry.AttrStop)
+					}
+					lines = append(lines, fmt.Sprintf("%s %s: %d", mt.Name, what.Emit(), dp.Value))
+				}
+			case metricdata.Histogram[float64]:
+				for _, dp := range d.DataPoints {
+					lines = append(lines, fmt.Sprintf("%s: %d delay of %gs", mt.Name, dp.Count, dp.Sum))
+				}
+			}
+		}
+	}
+	slices.Sort(lines)
+	for _, l := range lines {
+		fmt.Println(l)
+	}
+	// Output:
+	// headroom.runner.attempts success: 1
+	// headroom.runner.attempts throttled: 1
+	// headroom.runner.calls succeeded: 1
+	// headroom.runner.delay.duration: 1 delay of 4s
+	// headroom.runner.retries throttled: 1
 }

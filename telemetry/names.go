@@ -42,6 +42,10 @@ const (
 
 // Resilience runner instruments. Each carries AttrRunner.
 const (
+	// CallsName counts runs (calls of resilience.Run or Try), unit "{call}",
+	// with AttrStop: why the run stopped.
+	CallsName = "headroom.runner.calls"
+
 	// AttemptsName counts attempts, unit "{attempt}", with AttrVerdict and,
 	// for throttled attempts, AttrSelfImposed.
 	AttemptsName = "headroom.runner.attempts"
@@ -94,6 +98,9 @@ const (
 	// AttrSelfImposed is true on a throttled attempt that one of our own
 	// limiters refused, before anything reached the dependency.
 	AttrSelfImposed = "headroom.self_imposed"
+
+	// AttrStop is why a run stopped, on CallsName: one of the Stop values.
+	AttrStop = "headroom.stop"
 )
 
 // Values of AttrLimiterKind.
@@ -125,6 +132,18 @@ const (
 	VerdictTransient = "transient"
 	VerdictThrottled = "throttled"
 	VerdictPermanent = "permanent"
+)
+
+// Values of AttrStop, in the order of resilience.StopReason.
+const (
+	StopSucceeded         = "succeeded"
+	StopAttemptsExhausted = "attempts_exhausted"
+	StopPermanent         = "permanent"
+	StopDeadline          = "deadline"
+	StopCancelled         = "cancelled"
+	StopBreakerOpen       = "breaker_open"
+	StopBudgetExhausted   = "budget_exhausted"
+	StopInvalid           = "invalid"
 )
 
 // Values of BreakerStateName.

@@ -2,37 +2,12 @@ package telemetry
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
-)
-
-// The resilience runner's instrument names beyond those in names.go
-// (AttemptsName, RetriesName, DelayDurationName, BreakerStateName,
-// BudgetDenialsName), under the same prefix "headroom.runner.".
-const (
-	// CallsName counts runs (calls of resilience.Run or Try), unit "{call}",
-	// with AttrStop: why the run stopped.
-	CallsName = "headroom.runner.calls"
-)
-
-// AttrStop is why a run stopped, on CallsName: one of the Stop values.
-const AttrStop = "headroom.stop"
-
-// Values of AttrStop, in the order of resilience.StopReason.
-const (
-	StopSucceeded         = "succeeded"
-	StopAttemptsExhausted = "attempts_exhausted"
-	StopPermanent         = "permanent"
-	StopDeadline          = "deadline"
-	StopCancelled         = "cancelled"
-	StopBreakerOpen       = "breaker_open"
-	StopBudgetExhausted   = "budget_exhausted"
-	StopInvalid           = "invalid"
 )
 
 // RunnerVerdicts are the values of AttrVerdict indexed by the verdict
@@ -73,56 +48,40 @@ type Runner struct {
 // NewRunner never fails: when an instrument cannot be created, it reports
 // the error through otel.Handle and returns nil, which records nothing.
 func NewRunner(mp metric.MeterProvider, name string, extra ...attribute.KeyValue) *Runner {
-	if mp == nil {
-		mp = otel.GetMeterProvider()
+	in := newInstruments(mp)
+	r := &Runner{
+		attempts: in.counter(AttemptsName, "{attempt}", "Attempts made by the resilience runner, by verdict."),
+		retries:  in.counter(RetriesName, "{retry}", "Retries scheduled, by the verdict of the attempt retried."),
+		delay:    in.histogram(DelayDurationName, "Delays slept between attempts.", delayBuckets),
+		calls:    in.counter(CallsName, "{call}", "Runs of the resilience runner, by stop reason."),
+		denials:  in.counter(BudgetDenialsName, "{retry}", "Retries the retry budget refused."),
 	}
-	meter := mp.Meter(ScopeName)
-	r := &Runner{}
-	var err, e error
-	r.attempts, e = meter.Int64Counter(AttemptsName, metric.WithUnit("{attempt}"),
-		metric.WithDescription("Attempts made by the resilience runner, by verdict."))
-	err = errors.Join(err, e)
-	r.retries, e = meter.Int64Counter(RetriesName, metric.WithUnit("{retry}"),
-		metric.WithDescription("Retries scheduled, by the verdict of the attempt retried."))
-	err = errors.Join(err, e)
-	r.delay, e = meter.Float64Histogram(DelayDurationName, metric.WithUnit("s"),
-		metric.WithDescription("Delays slept between attempts."),
-		metric.WithExplicitBucketBoundaries(delayBuckets...))
-	err = errors.Join(err, e)
-	r.calls, e = meter.Int64Counter(CallsName, metric.WithUnit("{call}"),
-		metric.WithDescription("Runs of the resilience runner, by stop reason."))
-	err = errors.Join(err, e)
-	r.denials, e = meter.Int64Counter(BudgetDenialsName, metric.WithUnit("{retry}"),
-		metric.WithDescription("Retries the retry budget refused."))
-	err = errors.Join(err, e)
-	if err != nil {
-		otel.Handle(fmt.Errorf("headroom/telemetry: runner %q: %w", name, err))
+	if in.err != nil {
+		otel.Handle(fmt.Errorf("headroom/telemetry: runner %q: %w", name, in.err))
 		return nil
 	}
 
 	kvs := append([]attribute.KeyValue{attribute.String(AttrRunner, name)}, extra...)
-	set := func(more ...attribute.KeyValue) attribute.Set {
-		return attribute.NewSet(append(append(make([]attribute.KeyValue, 0, len(kvs)+len(more)), kvs...), more...)...)
-	}
-	r.base = []metric.AddOption{metric.WithAttributeSet(set())}
-	for v, name := range RunnerVerdicts {
+	r.base = []metric.AddOption{metric.WithAttributeSet(attrSet(kvs))}
+	for v, verdict := range RunnerVerdicts {
 		for self := range 2 {
-			more := []attribute.KeyValue{attribute.String(AttrVerdict, name)}
-			if name == VerdictThrottled {
+			more := []attribute.KeyValue{attribute.String(AttrVerdict, verdict)}
+			if verdict == VerdictThrottled {
 				more = append(more, attribute.Bool(AttrSelfImposed, self == 1))
 			}
-			opt := metric.WithAttributeSet(set(more...))
+			opt := metric.WithAttributeSet(attrSet(kvs, more...))
 			r.attemptOpts[v][self] = []metric.AddOption{opt}
 			r.retryOpts[v][self] = []metric.AddOption{opt}
 			r.delayOpts[v][self] = []metric.RecordOption{opt}
 		}
 	}
 	for i, s := range RunnerStops {
-		r.stopOpts[i] = []metric.AddOption{metric.WithAttributeSet(set(attribute.String(AttrStop, s)))}
+		r.stopOpts[i] = []metric.AddOption{metric.WithAttributeSet(attrSet(kvs, attribute.String(AttrStop, s)))}
 	}
 	return r
 }
 
+// b2i indexes the self-imposed dimension of the option tables.
 func b2i(b bool) int {
 	if b {
 		return 1
@@ -176,17 +135,14 @@ type Breaker struct {
 // (nil: the global meter provider) and records it closed. It never fails:
 // on error it reports through otel.Handle and returns nil.
 func NewBreaker(mp metric.MeterProvider, name string, extra ...attribute.KeyValue) *Breaker {
-	if mp == nil {
-		mp = otel.GetMeterProvider()
-	}
-	g, err := mp.Meter(ScopeName).Int64Gauge(BreakerStateName, metric.WithUnit("1"),
-		metric.WithDescription("A circuit breaker's state: 0 closed, 1 half-open, 2 open."))
-	if err != nil {
-		otel.Handle(fmt.Errorf("headroom/telemetry: breaker %q: %w", name, err))
+	in := newInstruments(mp)
+	g := in.gauge(BreakerStateName, "1", "A circuit breaker's state: 0 closed, 1 half-open, 2 open.")
+	if in.err != nil {
+		otel.Handle(fmt.Errorf("headroom/telemetry: breaker %q: %w", name, in.err))
 		return nil
 	}
 	kvs := append([]attribute.KeyValue{attribute.String(AttrRunner, name)}, extra...)
-	b := &Breaker{state: g, opts: []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(kvs...))}}
+	b := &Breaker{state: g, opts: []metric.RecordOption{metric.WithAttributeSet(attrSet(kvs))}}
 	b.State(context.Background(), BreakerClosed)
 	return b
 }

@@ -46,14 +46,11 @@ type options struct {
 	seeds  int
 }
 
-// errUsage marks an error in the flags: exit status 2.
-type errUsage struct{ err error }
-
-func (e errUsage) Error() string { return e.err.Error() }
-
-func parse(args []string, stderr io.Writer) (*options, error) {
+// parse reads the flags. It writes nothing: -h returns flag.ErrHelp, and
+// run prints the usage to stdout; an error is printed once, by run.
+func parse(args []string) (*options, *flag.FlagSet, error) {
 	fs := flag.NewFlagSet("headroom-sim", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard)
 	var (
 		instances = fs.Int("instances", 2, "instances (processes) that share the quota at the start")
 		quota     = fs.Int("quota", 3000, "the API's hidden quota, units in any 60 s")
@@ -66,18 +63,14 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 		plot      = fs.String("plot", "", "also draw rate, quota and 429s over time for each mode to FILE.svg or FILE.png")
 		seeds     = fs.Int("seeds", 1, "run this many seeds from -seed on and print the median, minimum and maximum of each column")
 	)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: headroom-sim [flags]\n\nRuns every mode against a model API with a hidden quota, on virtual time.\n\n")
-		fs.PrintDefaults()
-	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
+			return nil, fs, err
 		}
-		return nil, errUsage{err}
+		return nil, fs, err
 	}
 	if fs.NArg() > 0 {
-		return nil, errUsage{fmt.Errorf("unexpected argument %q: every setting is a flag", fs.Arg(0))}
+		return nil, fs, fmt.Errorf("unexpected argument %q: every setting is a flag", fs.Arg(0))
 	}
 	var errs []error
 	if *seed == 0 {
@@ -115,15 +108,41 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	}
 	o.modes, errs = parseModes(*modes, errs)
 	if err := errors.Join(errs...); err != nil {
-		return nil, errUsage{err}
+		return nil, fs, err
 	}
-	return o, nil
+	return o, fs, nil
 }
 
+// usage is what -h prints.
+func usage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprint(w, `usage: headroom-sim [flags]
+
+Runs each way of holding a client back (a mode) against a model API with a
+hidden quota, on virtual time, and prints one row per mode. Without flags:
+2 instances share a quota of 3,000 units a minute; after minute 5 another
+client takes half of it for 60 s; seed 42. The same flags always give the
+same numbers.
+
+  headroom-sim                          the comparison table
+  headroom-sim -seeds 20                median (min-max) over seeds 42 to 61
+  headroom-sim -modes cubic,cubic+quota -scenario join
+  headroom-sim -plot sim.svg            also draw each mode over time
+
+The model, the columns and the recommended default: docs/simulator.md
+
+flags:
+`)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+}
+
+// modeFlagNames are the mode names as -modes takes them: "no-limiter",
+// "cubic+quota".
 func modeFlagNames() []string {
 	var s []string
 	for _, n := range sim.ModeNames() {
-		s = append(s, strings.ReplaceAll(n, " ", "-"))
+		s = append(s, strings.ReplaceAll(strings.ReplaceAll(n, " + ", "+"), " ", "-"))
 	}
 	return s
 }
@@ -155,19 +174,16 @@ func parseModes(s string, errs []error) ([]sim.Mode, []error) {
 	return modes, errs
 }
 
+// run is the command: it returns the exit status, 2 for bad flags.
 func run(args []string, stdout, stderr io.Writer) int {
-	o, err := parse(args, stderr)
+	o, fs, err := parse(args)
 	if errors.Is(err, flag.ErrHelp) {
+		usage(stdout, fs)
 		return 0
 	}
 	if err != nil {
-		var u errUsage
-		if errors.As(err, &u) {
-			fmt.Fprintf(stderr, "headroom-sim: %v\n(run headroom-sim -h for the flags)\n", err)
-			return 2
-		}
-		fmt.Fprintf(stderr, "headroom-sim: %v\n", err)
-		return 1
+		fmt.Fprintf(stderr, "headroom-sim: %v\n(run headroom-sim -h for the flags)\n", err)
+		return 2
 	}
 	cfg := o.cfg
 	cfg.NoSeries = o.plot == ""
@@ -177,7 +193,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	results, err := runAll(cfg, o.modes)
 	if err != nil {
 		fmt.Fprintf(stderr, "headroom-sim: %v\n", err)
-		return 2
+		return 1
 	}
 	switch o.format {
 	case "json":
@@ -295,17 +311,28 @@ func thousands(n int) string {
 	return b.String()
 }
 
-func describe(cfg sim.Config) string {
-	s := fmt.Sprintf("Quota %s, %d instances of %s, %s, seed %d", thousands(cfg.Quota), cfg.Instances,
-		thousands(int(math.Round(cfg.Demand))), human(cfg.Duration), cfg.Seed)
+// describe is the title of a table or a plot: the quota, the instances and
+// the demand of each (units a minute), the run's length, its seed (unless
+// withSeed is false: the spread names its seeds on a line of its own) and
+// the scenario.
+func describe(cfg sim.Config, withSeed bool) string {
+	s := fmt.Sprintf("Quota %s, %d instances of %s, %s", thousands(cfg.Quota), cfg.Instances,
+		thousands(int(math.Round(cfg.Demand))), human(cfg.Duration))
+	if withSeed {
+		s += fmt.Sprintf(", seed %d", cfg.Seed)
+	}
+	s += ", scenario " + string(cfg.Scenario)
 	switch cfg.Scenario {
 	case sim.Drop:
-		s += fmt.Sprintf("; another client takes %.0f%% of the quota for %s after %s", cfg.DropShare*100, human(cfg.DropFor), human(cfg.DropAt))
+		s += fmt.Sprintf(" (%.0f%% of the quota taken for %s after %s)", cfg.DropShare*100, human(cfg.DropFor), human(cfg.DropAt))
 	case sim.Join:
-		s += fmt.Sprintf("; one more instance joins after %s", human(cfg.JoinAt))
+		s += fmt.Sprintf(" (one more instance after %s)", human(cfg.JoinAt))
 	}
-	return s + "."
+	return s
 }
+
+// footer is the last line of a table.
+const footer = "Rates in units a minute; model numbers, not a real API. Modes, columns, the recommended default: docs/simulator.md\n"
 
 // human writes whole minutes as "15 min", else seconds.
 func human(d time.Duration) string {
@@ -333,7 +360,7 @@ func runSpread(o *options, stdout, stderr io.Writer) int {
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		fmt.Fprintf(stderr, "headroom-sim: %v\n", err)
-		return 2
+		return 1
 	}
 	var err error
 	switch o.format {
@@ -376,8 +403,8 @@ func runSpread(o *options, stdout, stderr io.Writer) int {
 		cw.Flush()
 		err = cw.Error()
 	default:
-		fmt.Fprintf(stdout, "%s\nSeeds %d to %d: median (min–max). Model numbers, not a real API.\n\n",
-			strings.Replace(describe(cfg), fmt.Sprintf(", seed %d", cfg.Seed), "", 1), cfg.Seed, cfg.Seed+uint64(o.seeds)-1)
+		fmt.Fprintf(stdout, "%s\nSeeds %d to %d: median (min–max) of each column.\n\n",
+			describe(cfg, false), cfg.Seed, cfg.Seed+uint64(o.seeds)-1)
 		rows := [][]string{{"Mode", "Throughput", "Share", "429s", "Rejected", "Gave up", "p95 wait", "Recovery"}}
 		n := func(s sim.Spread) string {
 			return fmt.Sprintf("%s (%s–%s)", thousands(int(math.Round(s.Median))), thousands(int(math.Round(s.Min))), thousands(int(math.Round(s.Max))))
@@ -395,7 +422,9 @@ func runSpread(o *options, stdout, stderr io.Writer) int {
 				n(s.Throttled), n(s.Rejected), n(s.GaveUp),
 				fmt.Sprintf("%.1f (%.1f–%.1f) s", s.P95Wait.Median, s.P95Wait.Min, s.P95Wait.Max), rec})
 		}
-		err = alignRows(stdout, rows)
+		if err = alignRows(stdout, rows); err == nil {
+			_, err = io.WriteString(stdout, "\n"+footer)
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "headroom-sim: %v\n", err)
@@ -405,7 +434,7 @@ func runSpread(o *options, stdout, stderr io.Writer) int {
 }
 
 func writeTable(w io.Writer, cfg sim.Config, results []*sim.Result) error {
-	fmt.Fprintf(w, "%s\nRates in units a minute. Model numbers, not a real API.\n\n", describe(cfg))
+	fmt.Fprintf(w, "%s\n\n", describe(cfg, true))
 	rows := [][]string{{"Mode", "Throughput", "Share", "429s", "Rejected", "Gave up", "p95 wait", "Recovery"}}
 	for _, r := range results {
 		rec := "-"
@@ -416,7 +445,11 @@ func writeTable(w io.Writer, cfg sim.Config, results []*sim.Result) error {
 			fmt.Sprintf("%.0f%%", r.Share*100), thousands(r.Throttled), thousands(r.Rejected),
 			thousands(r.GaveUp), fmt.Sprintf("%.1f s", r.P95Wait.Seconds()), rec})
 	}
-	return alignRows(w, rows)
+	if err := alignRows(w, rows); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n"+footer)
+	return err
 }
 
 // alignRows writes rows as columns: the first left-aligned, the others

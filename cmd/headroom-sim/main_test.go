@@ -133,3 +133,36 @@ func TestSeedsSpread(t *testing.T) {
 		t.Errorf("exit %d: %s\n%s", code, errs, out)
 	}
 }
+
+func TestFirstScreen(t *testing.T) {
+	code, out, _ := runCmd(t, "-modes", "cubic+quota", "-duration", "2m", "-scenario", "steady")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || !strings.Contains(lines[0], "scenario steady") || !strings.Contains(lines[0], "seed 42") ||
+		!strings.HasPrefix(lines[2], "Mode") || !strings.Contains(lines[len(lines)-1], "docs/simulator.md") {
+		t.Errorf("exit %d; want a title naming the scenario and the seed, the table, a line pointing at the docs:\n%s", code, out)
+	}
+	code, out, errs := runCmd(t, "-h")
+	if code != 0 || !strings.Contains(out, "usage: headroom-sim") || !strings.Contains(out, "-modes") || errs != "" {
+		t.Errorf("-h: exit %d, stdout %q, stderr %q; want the usage on stdout", code, out, errs)
+	}
+	// A bad flag is said once, not followed by the whole usage.
+	_, _, errs = runCmd(t, "-instances", "x")
+	if strings.Count(errs, `invalid value "x"`) != 1 || strings.Contains(errs, "-demand") {
+		t.Errorf("bad flag: stderr %q; want the error once and no usage", errs)
+	}
+}
+
+// FuzzParseFlags: whatever the arguments, parse returns options that run
+// (a valid config and at least one mode) or an error; it never panics.
+func FuzzParseFlags(f *testing.F) {
+	f.Add("-modes", "aimd,CUBIC+quota", "-seeds=3")
+	f.Fuzz(func(t *testing.T, a, b, c string) {
+		o, _, err := parse([]string{a, b, c})
+		if err != nil {
+			return
+		}
+		if verr := o.cfg.Defaults().Validate(); verr != nil || len(o.modes) == 0 || o.seeds < 1 {
+			t.Fatalf("%q %q %q: accepted with %v, %d modes, %d seeds", a, b, c, verr, len(o.modes), o.seeds)
+		}
+	})
+}

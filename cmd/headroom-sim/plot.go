@@ -60,7 +60,7 @@ func writePlot(file string, cfg sim.Config, results []*sim.Result) error {
 	sty := draw.TextStyle{Color: color.Black, Font: plot.DefaultFont, XAlign: draw.XCenter, YAlign: draw.YCenter, Handler: plot.DefaultTextHandler}
 	sty.Font.Size = 11
 	sty.Font.Variant = "Sans"
-	title.FillText(sty, vg.Point{X: (title.Min.X + title.Max.X) / 2, Y: (title.Min.Y + title.Max.Y) / 2}, describe(cfg))
+	title.FillText(sty, vg.Point{X: (title.Min.X + title.Max.X) / 2, Y: (title.Min.Y + title.Max.Y) / 2}, describe(cfg, true))
 
 	tiles := draw.Tiles{Rows: rows, Cols: 2, PadX: vg.Centimeter, PadY: 0.3 * vg.Centimeter,
 		PadTop: 0.2 * vg.Centimeter, PadBottom: 0.2 * vg.Centimeter, PadLeft: 0.2 * vg.Centimeter, PadRight: 0.4 * vg.Centimeter}

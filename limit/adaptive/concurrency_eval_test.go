@@ -3,10 +3,31 @@ package adaptive
 import (
 	"testing"
 	"time"
+
+	"github.com/headroom-go/headroom/limit/adaptive/adaptivetest"
 )
 
+// modelCore drives the engine core directly on model time.
+type modelCore struct{ c *Concurrency }
+
+func (m modelCore) Acquire(time.Duration) (any, bool) { return nil, m.c.TryAcquire(1) }
+func (m modelCore) Release(now, latency time.Duration, _ any) {
+	m.c.Release(now, latency, 1)
+}
+func (m modelCore) Limit() int { return m.c.Limit() }
+
+// runModel runs cfg on the engine c.
+func runModel(t *testing.T, cfg adaptivetest.Config, c *Concurrency) adaptivetest.Result {
+	t.Helper()
+	r, err := adaptivetest.Run(cfg, modelCore{c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 // The evaluation of issue 4 on the engine core: a dependency with c workers
-// and a FIFO queue (bench/adaptivemodel, copied in concurrency_model_test.go),
+// and a FIFO queue (package adaptivetest, which the bench module drives too),
 // exponential service times of mean 100 ms, driven at 1.5× its capacity by
 // an open-loop Poisson load. The limit settles within ±20 % of c, admitted
 // calls' p99 stays within 2× the unloaded p99, and after capacity halves and
@@ -17,10 +38,10 @@ import (
 // +20 %; see docs/adaptive-concurrency.md for that and for how the settle
 // point depends on the service-time distribution.
 func TestConcurrencyModelSettlesAndFollows(t *testing.T) {
-	cfg := mdlConfig{
+	cfg := adaptivetest.Config{
 		Exp:  100 * time.Millisecond,
 		Load: 1.5 * 1000,
-		Phases: []mdlPhase{
+		Phases: []adaptivetest.Phase{
 			{Until: 45 * time.Second, Workers: 100},
 			{Until: 90 * time.Second, Workers: 50},
 			{Until: 135 * time.Second, Workers: 100},
@@ -28,7 +49,7 @@ func TestConcurrencyModelSettlesAndFollows(t *testing.T) {
 		Seed: 1,
 		Hold: 5 * time.Second,
 	}
-	r := mdlRun(cfg, mdlCore{NewConcurrency(ConcurrencyConfig{})})
+	r := runModel(t, cfg, NewConcurrency(ConcurrencyConfig{}))
 	for i, p := range r.Phases {
 		t.Logf("c=%d: limit mean %.1f [%d, %d], follow %v, p50 %v, p99 %v, goodput %.0f/s, refused %d of %d",
 			p.Workers, p.MeanLimit, p.MinLimit, p.MaxLimit, p.Follow, p.P50, p.P99, p.Goodput, p.Rejected, p.Offered)
@@ -55,17 +76,17 @@ func TestConcurrencyModelSettlesAndFollows(t *testing.T) {
 // up, the round's fastest call stops looking slow, and the limit climbs
 // back towards Maximum while the dependency is still drowning.
 func TestConcurrencyModelSlowDependency30Minutes(t *testing.T) {
-	cfg := mdlConfig{
+	cfg := adaptivetest.Config{
 		Exp:  400 * time.Millisecond,
 		Load: 1.5 * 125,
-		Phases: []mdlPhase{
+		Phases: []adaptivetest.Phase{
 			{Until: 2 * time.Minute, Workers: 50},
 			{Until: 32 * time.Minute, Workers: 2},
 			{Until: 34 * time.Minute, Workers: 50},
 		},
 		Seed: 1,
 	}
-	peak := func(r mdlResult) int {
+	peak := func(r adaptivetest.Result) int {
 		m := 0
 		for _, v := range r.Trace[int(7*time.Minute/(100*time.Millisecond)):int(32*time.Minute/(100*time.Millisecond))] {
 			m = max(m, v)
@@ -74,7 +95,7 @@ func TestConcurrencyModelSlowDependency30Minutes(t *testing.T) {
 	}
 
 	c := NewConcurrency(ConcurrencyConfig{})
-	r := mdlRun(cfg, mdlCore{c})
+	r := runModel(t, cfg, c)
 	incident, after := r.Phases[1], r.Phases[2]
 	b, _ := c.Baseline()
 	t.Logf("guarded: incident limit mean %.1f, peak %d, p99 %v; after: follow %v, mean %.1f; baseline %v, measured p10 %v",
@@ -88,7 +109,7 @@ func TestConcurrencyModelSlowDependency30Minutes(t *testing.T) {
 
 	u := NewConcurrency(ConcurrencyConfig{})
 	u.base.doubling = -1 // no guardrail: the baseline is the raw five-minute p10
-	ru := mdlRun(cfg, mdlCore{u})
+	ru := runModel(t, cfg, u)
 	t.Logf("unguarded: incident limit mean %.1f, peak %d, p99 %v", ru.Phases[1].MeanLimit, peak(ru), ru.Phases[1].P99)
 	if p := peak(ru); p < 50 {
 		t.Errorf("unguarded: peak limit %d during the incident; the ablation should show the drift (≥ 50)", p)

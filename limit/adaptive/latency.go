@@ -111,10 +111,6 @@ func (b *LatencyBaseline) Value() (time.Duration, bool) { return b.value, b.know
 // caps it; 0 until there is a baseline.
 func (b *LatencyBaseline) Measured() time.Duration { return b.measured }
 
-// Ceiling is the cap on the baseline, which follows Measured by at most ×2
-// an hour.
-func (b *LatencyBaseline) Ceiling() time.Duration { return b.ceiling }
-
 // rotate drops the slices that have left the window by now. Time that runs
 // backwards is ignored.
 func (b *LatencyBaseline) rotate(now time.Duration) {

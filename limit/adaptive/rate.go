@@ -224,9 +224,8 @@ const (
 
 // Waiter is a request that left the queue (Rate.Dequeue).
 type Waiter struct {
-	ID       uint64
-	Cost     int
-	Enqueued time.Duration
+	ID   uint64
+	Cost int
 	// Granted is true when the waiter got its units; false when it waited
 	// MaxWait without getting them (refuse it with RefusedMaxWait).
 	Granted bool
@@ -524,7 +523,7 @@ func (r *Rate) Dequeue(now time.Duration) (w Waiter, ok bool) {
 		return Waiter{}, false
 	}
 	r.pop()
-	w.ID, w.Cost, w.Enqueued = h.id, h.cost, h.enqueued
+	w.ID, w.Cost = h.id, h.cost
 	return w, true
 }
 
@@ -782,11 +781,5 @@ func (r *Rate) PausedUntil() time.Duration { return r.pauseUntil }
 // MeasuredRate is the measured send rate, in units per minute.
 func (r *Rate) MeasuredRate() float64 { return r.measured * 60 }
 
-// Disabled reports whether the limiter only measures.
-func (r *Rate) Disabled() bool { return r.disabled }
-
 // Counts returns the running totals.
 func (r *Rate) Counts() RateCounts { return r.counts }
-
-// Config returns the configuration the Rate was built with.
-func (r *Rate) Config() RateConfig { return r.cfg }

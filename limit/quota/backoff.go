@@ -15,9 +15,10 @@ import (
 // other statuses leave it where it is.
 //
 // The curve's own clock only measures elapsed time for MaxElapsedTime, which
-// is off (0: a key never stops backing off, it just stays at Max), so the
-// core stays free of clocks: the instant the wait ends is computed from the
-// now the caller passes.
+// is off (0: a key never stops backing off, it just stays at Max, and
+// NextBackOff never returns Stop). It is given a clock that stands still, so
+// the core reads none: the instant the wait ends is computed from the now
+// the caller passes.
 
 func (c *config) newBackoff() *backoff.ExponentialBackOff {
 	b := &backoff.ExponentialBackOff{
@@ -27,7 +28,7 @@ func (c *config) newBackoff() *backoff.ExponentialBackOff {
 		MaxInterval:         c.boMax,
 		MaxElapsedTime:      0,
 		Stop:                backoff.Stop,
-		Clock:               backoff.SystemClock,
+		Clock:               stoppedClock{},
 	}
 	b.Reset()
 	return b
@@ -38,9 +39,11 @@ func (e *entry) nextBackoff(c *config) time.Duration {
 	if e.bo == nil {
 		e.bo = c.newBackoff()
 	}
-	d := e.bo.NextBackOff()
-	if d == backoff.Stop {
-		d = c.boMax
-	}
-	return clampWait(d, c.maxRetryAfter)
+	return clampWait(e.bo.NextBackOff(), c.maxRetryAfter)
 }
+
+// stoppedClock is the backoff curve's clock: it only feeds MaxElapsedTime,
+// which is off.
+type stoppedClock struct{}
+
+func (stoppedClock) Now() time.Time { return time.Time{} }

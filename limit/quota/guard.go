@@ -297,13 +297,6 @@ func (g *Guard) sweep(n int64) {
 	})
 }
 
-// size is how many keys the guard holds (tests).
-func (g *Guard) size() int {
-	n := 0
-	g.m.Range(func(any, any) bool { n++; return true })
-	return n
-}
-
 // A Slot is one request in flight for a key, taken by Acquire, AcquireWait
 // or Enter. Release it once, when the response has been received or the
 // attempt has failed (seed 003 §3.4). The zero Slot is valid and releases
@@ -329,13 +322,10 @@ func (g *Guard) Acquire(key string) (Slot, error) {
 	if g.c.maxInFlight == 0 {
 		return Slot{}, nil
 	}
-	e := g.own(key)
-	select {
-	case e.sem <- struct{}{}:
-		return Slot{e}, nil
-	default:
-		return Slot{}, g.refuse(0, limit.ReasonNoPermit)
+	if s, ok := g.own(key).tryTake(); ok {
+		return s, nil
 	}
+	return Slot{}, g.refuse(0, limit.ReasonNoPermit)
 }
 
 // AcquireWait takes an in-flight slot for key, waiting in FIFO order for
@@ -345,16 +335,26 @@ func (g *Guard) AcquireWait(ctx context.Context, key string) (Slot, error) {
 		return Slot{}, nil
 	}
 	e := g.own(key)
-	select {
-	case e.sem <- struct{}{}:
-		return Slot{e}, nil
-	default:
+	// A free slot is taken even when the context has ended: the select
+	// below would pick between the two at random.
+	if s, ok := e.tryTake(); ok {
+		return s, nil
 	}
 	select {
 	case e.sem <- struct{}{}:
 		return Slot{e}, nil
 	case <-ctx.Done():
 		return Slot{}, ctx.Err()
+	}
+}
+
+// tryTake takes a free in-flight slot of e without waiting. e.sem is set.
+func (e *entry) tryTake() (Slot, bool) {
+	select {
+	case e.sem <- struct{}{}:
+		return Slot{e}, true
+	default:
+		return Slot{}, false
 	}
 }
 
@@ -383,20 +383,16 @@ func (g *Guard) EnterN(ctx context.Context, key string, cost int64) (Slot, error
 	var s Slot
 	var err error
 	if g.c.queue {
-		s, err = g.AcquireWait(ctx, key)
+		if s, err = g.AcquireWait(ctx, key); err == nil {
+			err = g.WaitN(ctx, key, cost)
+		}
 	} else {
-		s, err = g.Acquire(key)
+		if s, err = g.Acquire(key); err == nil {
+			err = g.CheckN(key, time.Now(), cost)
+		}
 	}
 	if err != nil {
-		return Slot{}, err
-	}
-	if g.c.queue {
-		err = g.WaitN(ctx, key, cost)
-	} else {
-		err = g.CheckN(key, time.Now(), cost)
-	}
-	if err != nil {
-		s.Release()
+		s.Release() // the zero Slot when none was taken
 		return Slot{}, err
 	}
 	return s, nil

@@ -24,6 +24,13 @@ func newGuard(t *testing.T, o Options) *Guard {
 	return g
 }
 
+// size is how many keys g holds.
+func (g *Guard) size() int {
+	n := 0
+	g.m.Range(func(any, any) bool { n++; return true })
+	return n
+}
+
 // xh builds X-RateLimit headers: remaining of limit, reset after d.
 func xh(remaining, limit int, d time.Duration) http.Header {
 	h := http.Header{}

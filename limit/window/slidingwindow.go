@@ -51,16 +51,15 @@ import (
 // the lock, so their times may arrive slightly out of order); the permits
 // are then counted from that later time, which only delays their expiry.
 type SlidingWindow struct {
-	mu       sync.Mutex
-	permits  int64
-	window   time.Duration
-	segment  time.Duration // length of one segment
-	segments int           // as configured; len(slots) is segments+1
-	slots    []windowSlot  // slot of segment k is slots[k%len(slots)]
-	total    int64         // permits counted in slots, not yet expired
-	oldest   int64         // segment number of the oldest slot that may count permits
-	newest   int64         // segment number of the newest grant
-	latest   time.Duration // the latest now seen by a method that expires counts
+	mu      sync.Mutex
+	permits int64
+	window  time.Duration
+	segment time.Duration // length of one segment
+	slots   []windowSlot  // one per segment and one more; segment k's is slots[k%len(slots)]
+	total   int64         // permits counted in slots, not yet expired
+	oldest  int64         // segment number of the oldest slot that may count permits
+	newest  int64         // segment number of the newest grant
+	latest  time.Duration // the latest now seen by a method that expires counts
 }
 
 type windowSlot struct {
@@ -79,22 +78,12 @@ func NewSlidingWindow(permits int, window time.Duration, segments int) (*Sliding
 		return nil, errors.Join(ErrInvalid, errors.New("want permits ≥ 1, window > 0 and 1 ≤ segments ≤ window in nanoseconds"))
 	}
 	return &SlidingWindow{
-		permits:  int64(permits),
-		window:   window,
-		segment:  (window + time.Duration(segments) - 1) / time.Duration(segments),
-		segments: segments,
-		slots:    make([]windowSlot, segments+1),
+		permits: int64(permits),
+		window:  window,
+		segment: (window + time.Duration(segments) - 1) / time.Duration(segments),
+		slots:   make([]windowSlot, segments+1),
 	}, nil
 }
-
-// Permits is the number of permits any interval of length Window may hold.
-func (w *SlidingWindow) Permits() int { return int(w.permits) }
-
-// Window is the length of the window.
-func (w *SlidingWindow) Window() time.Duration { return w.window }
-
-// Segments is how many steps the window slides in.
-func (w *SlidingWindow) Segments() int { return w.segments }
 
 // TryTake takes cost permits at now when the window has room for them.
 //

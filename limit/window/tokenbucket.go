@@ -98,15 +98,6 @@ func (b *TokenBucket) Interval() time.Duration { return time.Duration(b.interval
 // cost it can ever grant.
 func (b *TokenBucket) Burst() int { return b.burst }
 
-// Rate is the number of permits the bucket refills a second: 10^9/Interval,
-// or +Inf when there is no limit.
-func (b *TokenBucket) Rate() float64 {
-	if b.interval == 0 {
-		return math.Inf(1)
-	}
-	return 1e9 / float64(b.interval)
-}
-
 // TryTake takes cost permits at now if they are all free, and reports whether
 // it did. A cost of 0 (or less) always succeeds and changes nothing.
 //

@@ -1,0 +1,46 @@
+package httpx
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/resilience"
+)
+
+// FuzzParseConfig feeds ParseConfig arbitrary bytes (seeds in
+// testdata/fuzz/FuzzParseConfig). It must not panic; every problem it
+// reports must be one of the typed errors the package documents; and a
+// configuration it accepts must be valid and read back the same from its
+// own JSON.
+func FuzzParseConfig(f *testing.F) {
+	f.Add([]byte(sampleConfig))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := ParseConfig(data)
+		if err != nil {
+			if c != nil {
+				t.Fatalf("a config and an error: %v", err)
+			}
+			for _, e := range flatten(err) {
+				var ce *ConfigError
+				var le *limit.OptionError
+				var re *resilience.OptionError
+				if !errors.As(e, &ce) && !errors.As(e, &le) && !errors.As(e, &re) {
+					t.Fatalf("untyped problem %T: %v", e, e)
+				}
+			}
+			return
+		}
+		if err := c.Validate(); err != nil {
+			t.Fatalf("accepted an invalid config: %v", err)
+		}
+		again, err := json.Marshal(c)
+		if err != nil {
+			t.Fatalf("Marshal: %v", err)
+		}
+		if _, err := ParseConfig(again); err != nil {
+			t.Fatalf("its own JSON %s refused: %v", again, err)
+		}
+	})
+}

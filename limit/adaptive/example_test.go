@@ -1,0 +1,61 @@
+package adaptive_test
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/headroom-go/headroom/limit/adaptive"
+)
+
+// The rate limiter's core on the caller's clock: a bucket of 10 units at 10
+// units a second, a waiter served when its unit is there, and a throttle
+// with a Retry-After that cuts the rate (AIMD: × 0.7) and pauses.
+func ExampleNewRate() {
+	cfg := adaptive.DefaultRateConfig()
+	cfg.InitialUnitsPerMinute = 600 // 10 units a second
+	cfg.Burst = time.Second         // the bucket holds 10 units
+	r, err := adaptive.NewRate(cfg, 0)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(r.Acquire(0, 10), r.Acquire(0, 1))
+
+	_, wait, why := r.Enqueue(0, 1, adaptive.NoDeadline)
+	at, _ := r.Next(0)
+	w, _ := r.Dequeue(at)
+	fmt.Println(wait.Round(time.Millisecond), why == adaptive.NotRefused, w.Granted)
+
+	ch := r.OnThrottled(at, 0, 1, 2*time.Second)
+	fmt.Printf("%.0f units/min, cut %v, paused %v\n", r.Rate(), ch&adaptive.ChangeCut != 0, r.Paused(at+time.Second))
+	// Output:
+	// true false
+	// 100ms true true
+	// 420 units/min, cut true, paused true
+}
+
+// The latency-adaptive limit's core: it holds at Initial until 100
+// successes give it a baseline, then a round of calls whose fastest is
+// slower than twice the baseline (a queue downstream) cuts it by 10 %.
+func ExampleNewConcurrency() {
+	c := adaptive.NewConcurrency(adaptive.ConcurrencyConfig{Minimum: 2, Initial: 4})
+	now := time.Duration(0)
+	for range 100 {
+		c.TryAcquire(1)
+		now += 10 * time.Millisecond
+		c.Release(now, 10*time.Millisecond, 1)
+	}
+	fmt.Println(c.CurrentLimit())
+
+	for range 4 {
+		c.TryAcquire(1)
+	}
+	for range 4 {
+		now += 50 * time.Millisecond
+		c.Release(now, 50*time.Millisecond, 1)
+	}
+	fmt.Println(c.CurrentLimit())
+	// Output:
+	// 4 true
+	// 3 true
+}

@@ -1,0 +1,55 @@
+package limit_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/headroom-go/headroom/limit"
+)
+
+// Options read from a configuration file: exactly one shape, durations as
+// strings. New builds the limiter, or lists every problem at once.
+func ExampleNew() {
+	var o limit.Options
+	if err := json.Unmarshal([]byte(`{"name": "search", "perWindow": {"permits": 100, "window": "1m"}}`), &o); err != nil {
+		fmt.Println(err)
+		return
+	}
+	lim, err := limit.New(o)
+	fmt.Println(lim.Name(), err)
+
+	_, err = limit.New(limit.Options{PermitsPerSecond: 5, Concurrency: 10, QueueLimit: -1})
+	fmt.Println(err)
+	// Output:
+	// search <nil>
+	// limit: Options = [PermitsPerSecond Concurrency]: want exactly one shape; the others would silently lose
+	// limit: QueueLimit = -1: want 0 (refuse at once) or more
+}
+
+// A set of named adaptive rate limiters from JSON; each is named after its
+// entry.
+func ExampleParseAdaptiveRateConfig() {
+	c, err := limit.ParseAdaptiveRateConfig([]byte(`{"limiters": {
+		"orders-api": {"controller": "cubic", "maxUnitsPerMinute": 2700},
+		"search-api": {"queueLimit": -1}
+	}}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	lims, err := c.Build()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, name := range []string{"orders-api", "search-api"} {
+		l := lims[name]
+		_, err := l.Acquire(context.Background())
+		fmt.Printf("%s: %.0f units/min, %v\n", l.Name(), l.Rate(), err)
+		l.Close()
+	}
+	// Output:
+	// orders-api: 1125 units/min, <nil>
+	// search-api: 1125 units/min, <nil>
+}
