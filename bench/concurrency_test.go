@@ -15,10 +15,7 @@ const concurrencySlots = 1 << 16
 
 // concurrencyPeers builds, per library, a func that takes one slot, gives
 // it back, and reports whether it got it.
-var concurrencyPeers = []struct {
-	name string
-	make func(b *testing.B) func() bool
-}{
+var concurrencyPeers = []peer{
 	{"headroom", func(b *testing.B) func() bool {
 		lim, err := limit.Concurrency(concurrencySlots)
 		if err != nil {
@@ -58,30 +55,4 @@ var concurrencyPeers = []struct {
 
 // BenchmarkConcurrency compares taking and giving back one slot, serially
 // and from RunParallel's goroutines (GOMAXPROCS of them, set by -cpu).
-func BenchmarkConcurrency(b *testing.B) {
-	for _, p := range concurrencyPeers {
-		b.Run("mode=serial/lib="+p.name, func(b *testing.B) {
-			admit := p.make(b)
-			b.ReportAllocs()
-			for b.Loop() {
-				if !admit() {
-					b.Fatal("refused")
-				}
-			}
-		})
-	}
-	for _, p := range concurrencyPeers {
-		b.Run("mode=parallel/lib="+p.name, func(b *testing.B) {
-			admit := p.make(b)
-			b.ReportAllocs()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					if !admit() {
-						b.Error("refused")
-						return
-					}
-				}
-			})
-		})
-	}
-}
+func BenchmarkConcurrency(b *testing.B) { comparePeers(b, concurrencyPeers) }

@@ -21,10 +21,7 @@ const perSecondRate = 1e9
 
 // perSecondPeers builds, per library, a func that admits one call and
 // reports whether it was admitted.
-var perSecondPeers = []struct {
-	name string
-	make func(b *testing.B) func() bool
-}{
+var perSecondPeers = []peer{
 	{"headroom", func(b *testing.B) func() bool {
 		lim, err := limit.PerSecond(perSecondRate, limit.WithBurst(perSecondRate))
 		if err != nil {
@@ -54,33 +51,7 @@ var perSecondPeers = []struct {
 
 // BenchmarkPerSecond compares admitting one call, serially and from
 // RunParallel's goroutines (GOMAXPROCS of them, set by -cpu).
-func BenchmarkPerSecond(b *testing.B) {
-	for _, p := range perSecondPeers {
-		b.Run("mode=serial/lib="+p.name, func(b *testing.B) {
-			admit := p.make(b)
-			b.ReportAllocs()
-			for b.Loop() {
-				if !admit() {
-					b.Fatal("refused")
-				}
-			}
-		})
-	}
-	for _, p := range perSecondPeers {
-		b.Run("mode=parallel/lib="+p.name, func(b *testing.B) {
-			admit := p.make(b)
-			b.ReportAllocs()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					if !admit() {
-						b.Error("refused")
-						return
-					}
-				}
-			})
-		})
-	}
-}
+func BenchmarkPerSecond(b *testing.B) { comparePeers(b, perSecondPeers) }
 
 // TestPerSecondWaitAccuracy compares how much of the rate waiting callers
 // achieve, in real time, so it runs only when asked:

@@ -4,10 +4,7 @@ import "testing"
 
 // plainChanPeer is the plain buffered-channel semaphore of issue 2's
 // reference figure: send to acquire, receive to release, no select.
-var plainChanPeer = struct {
-	name string
-	make func(b *testing.B) func() bool
-}{"chanplain", func(*testing.B) func() bool {
+var plainChanPeer = peer{"chanplain", func(*testing.B) func() bool {
 	sem := make(chan struct{}, concurrencySlots)
 	return func() bool {
 		sem <- struct{}{}
@@ -23,28 +20,5 @@ var plainChanPeer = struct {
 func BenchmarkSemaphore(b *testing.B) {
 	peers := append(concurrencyPeers[:1:1], plainChanPeer)
 	peers = append(peers, concurrencyPeers[1:]...)
-	for _, mode := range []string{"serial", "parallel"} {
-		for _, p := range peers {
-			b.Run("mode="+mode+"/lib="+p.name, func(b *testing.B) {
-				admit := p.make(b)
-				b.ReportAllocs()
-				if mode == "serial" {
-					for b.Loop() {
-						if !admit() {
-							b.Fatal("refused")
-						}
-					}
-					return
-				}
-				b.RunParallel(func(pb *testing.PB) {
-					for pb.Next() {
-						if !admit() {
-							b.Error("refused")
-							return
-						}
-					}
-				})
-			})
-		}
-	}
+	comparePeers(b, peers)
 }
