@@ -1,0 +1,181 @@
+package adaptive
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// The defaults of the throttle-driven rate limiter. Rates are units per
+// minute for the whole budget (all instances together).
+//
+// The rates come from SharePoint Online's published per-app, per-tenant
+// limits of 1,250 to 6,250 resource units a minute by tenant size (the "SharePoint default
+// rates" of the seeds; see /work/shared/research/headers-and-distributed.md):
+// the maximum is 90% of the largest tier (5,625, which the seeds' table
+// shows as 2,812.5 per process for 2 instances), the initial rate 90% of
+// the smallest (1,125: safe for a tenant of any size), and the minimum one
+// unit a second (60), so a limiter never stalls.
+const (
+	DefaultMinUnitsPerMinute     = 60.0
+	DefaultMaxUnitsPerMinute     = 5625.0
+	DefaultInitialUnitsPerMinute = 1125.0
+	DefaultBurst                 = 10 * time.Second  // the bucket holds 10 s of the rate
+	DefaultQueueLimit            = 500               // waiting requests
+	DefaultMaxWait               = 100 * time.Second // longest wait in the queue
+	DefaultDecreaseCooldown      = 5 * time.Second   // least time between two cuts
+	DefaultMaxPause              = 30 * time.Second  // longest Retry-After pause
+	// DefaultPublishedLimitFraction is the share of a published quota the
+	// rate may use (Rate.SetPublishedLimit): 1 − the quota guard's default
+	// reserve of 2% (limit/quota), so that the rate limiter and the guard
+	// agree on what is left for others. docs/simulator.md shows 0.97 losing
+	// throughput and 0.99 keeping less margin for another client.
+	DefaultPublishedLimitFraction = 0.98
+)
+
+// RateConfig configures a Rate. Unlike limit.AdaptiveRateOptions, no zero
+// field means a default here: start from DefaultRateConfig. Rates are for the
+// whole budget, in units per minute; the limiter takes 1/Instances of them.
+type RateConfig struct {
+	MinUnitsPerMinute     float64
+	MaxUnitsPerMinute     float64
+	InitialUnitsPerMinute float64
+	// Burst is how much of the rate the bucket holds (at least 1 unit).
+	Burst time.Duration
+	// QueueLimit is how many requests may wait; 0 refuses at once
+	// (RefusedNoUnits) instead of queueing.
+	QueueLimit int
+	// MaxWait is the longest a request may wait in the queue; above 0 when
+	// QueueLimit is.
+	MaxWait time.Duration
+	// DecreaseCooldown is the least time between two cuts.
+	DecreaseCooldown time.Duration
+	// MaxPause caps the pause after a throttle with a Retry-After; 0 never
+	// pauses.
+	MaxPause time.Duration
+	// Controller sets the rate; nil means AIMD{}.
+	Controller RateController
+	// Instances is how many processes share the budget; 0 means 1.
+	Instances int
+	// Disabled measures only: every request is admitted at once, the rate
+	// never changes, units and throttles are still counted.
+	Disabled bool
+	// PublishedLimitFraction is the share of a published quota the whole
+	// budget may use once Rate.SetPublishedLimit is given one: the maximum
+	// becomes min(MaxUnitsPerMinute, PublishedLimitFraction × published).
+	// In (0, 1]; 0 means DefaultPublishedLimitFraction (0.98), the one field
+	// whose zero is a default, so that configurations written before it
+	// existed keep working.
+	PublishedLimitFraction float64
+}
+
+// DefaultRateConfig returns the defaults, with AIMD.
+func DefaultRateConfig() RateConfig {
+	return RateConfig{
+		MinUnitsPerMinute:     DefaultMinUnitsPerMinute,
+		MaxUnitsPerMinute:     DefaultMaxUnitsPerMinute,
+		InitialUnitsPerMinute: DefaultInitialUnitsPerMinute,
+		Burst:                 DefaultBurst,
+		QueueLimit:            DefaultQueueLimit,
+		MaxWait:               DefaultMaxWait,
+		DecreaseCooldown:      DefaultDecreaseCooldown,
+		MaxPause:              DefaultMaxPause,
+		Controller:            AIMD{},
+		Instances:             1,
+
+		PublishedLimitFraction: DefaultPublishedLimitFraction,
+	}
+}
+
+// A Problem is one thing wrong with a RateConfig: the field, its value and
+// what would be right. limit turns each into a *limit.OptionError.
+type Problem struct {
+	Field string // a RateConfig field name, e.g. "MaxUnitsPerMinute"
+	Value any
+	Want  string
+}
+
+func (p *Problem) Error() string {
+	return fmt.Sprintf("adaptive: %s = %v: want %s", p.Field, p.Value, p.Want)
+}
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+// Problems lists every problem with c; nil when NewRate would succeed.
+func (c *RateConfig) Problems() []*Problem {
+	var ps []*Problem
+	add := func(field string, value any, want string) {
+		ps = append(ps, &Problem{Field: field, Value: value, Want: want})
+	}
+	rates := []struct {
+		name string
+		v    float64
+	}{{"MinUnitsPerMinute", c.MinUnitsPerMinute}, {"MaxUnitsPerMinute", c.MaxUnitsPerMinute}, {"InitialUnitsPerMinute", c.InitialUnitsPerMinute}}
+	ok := true
+	for _, r := range rates {
+		if !(r.v > 0) || !finite(r.v) {
+			add(r.name, r.v, "a rate above 0 units per minute")
+			ok = false
+		}
+	}
+	if ok {
+		if c.MinUnitsPerMinute > c.MaxUnitsPerMinute {
+			add("MinUnitsPerMinute", c.MinUnitsPerMinute, fmt.Sprintf("at most MaxUnitsPerMinute (%v)", c.MaxUnitsPerMinute))
+		} else if c.InitialUnitsPerMinute < c.MinUnitsPerMinute || c.InitialUnitsPerMinute > c.MaxUnitsPerMinute {
+			add("InitialUnitsPerMinute", c.InitialUnitsPerMinute, fmt.Sprintf("between MinUnitsPerMinute (%v) and MaxUnitsPerMinute (%v)", c.MinUnitsPerMinute, c.MaxUnitsPerMinute))
+		}
+	}
+	if c.Burst <= 0 {
+		add("Burst", c.Burst, "a duration above 0, such as \"10s\"")
+	}
+	if c.QueueLimit < 0 {
+		add("QueueLimit", c.QueueLimit, "0 (refuse at once) or more")
+	}
+	if c.MaxWait < 0 || (c.QueueLimit > 0 && c.MaxWait == 0) {
+		add("MaxWait", c.MaxWait, "a duration above 0 when requests may queue")
+	}
+	if c.DecreaseCooldown < 0 {
+		add("DecreaseCooldown", c.DecreaseCooldown, "0 or more")
+	}
+	if c.MaxPause < 0 {
+		add("MaxPause", c.MaxPause, "0 (never pause) or more")
+	}
+	if c.Instances < 0 {
+		add("Instances", c.Instances, "1 or more (0 means 1)")
+	}
+	if f := c.PublishedLimitFraction; !(f >= 0 && f <= 1) {
+		add("PublishedLimitFraction", f, "a fraction in (0, 1], such as 0.98 (0 means 0.98)")
+	}
+	switch ctl := c.Controller.(type) {
+	case AIMD:
+		ps = append(ps, ctl.problems()...)
+	case Cubic:
+		ps = append(ps, ctl.problems()...)
+	}
+	return ps
+}
+
+func (a AIMD) problems() []*Problem {
+	var ps []*Problem
+	if f := a.DecreaseFactor; f != 0 && (!(f > 0 && f < 1)) {
+		ps = append(ps, &Problem{"AIMD.DecreaseFactor", f, "a factor between 0 and 1, such as 0.7"})
+	}
+	if s := a.IncreaseStep; !(s >= 0) || !finite(s) {
+		ps = append(ps, &Problem{"AIMD.IncreaseStep", s, "a step above 0 units per minute"})
+	}
+	if a.IncreaseInterval < 0 {
+		ps = append(ps, &Problem{"AIMD.IncreaseInterval", a.IncreaseInterval, "a duration above 0, such as \"10s\""})
+	}
+	return ps
+}
+
+func (c Cubic) problems() []*Problem {
+	var ps []*Problem
+	if b := c.Beta; b != 0 && (!(b > 0 && b < 1)) {
+		ps = append(ps, &Problem{"Cubic.Beta", b, "a factor between 0 and 1, such as 0.7"})
+	}
+	if s := c.ScaleConstant; !(s >= 0) || !finite(s) {
+		ps = append(ps, &Problem{"Cubic.ScaleConstant", s, "a constant above 0, such as 0.4"})
+	}
+	return ps
+}

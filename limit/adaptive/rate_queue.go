@@ -1,0 +1,141 @@
+package adaptive
+
+import (
+	"math"
+	"time"
+)
+
+// Enqueue queues a request of cost (≥ 1) units that Acquire did not admit,
+// and marks that requests waited. It returns the waiter's ID and the wait
+// expected at the current rate; or, with a Refusal, no ID and the suggested
+// retry-after:
+//
+//   - RefusedNoUnits when QueueLimit is 0: wait is when the units would be
+//     there;
+//   - RefusedQueueFull when QueueLimit requests wait already: wait is when
+//     the head is expected to leave;
+//   - RefusedMaxWait when the expected wait is above MaxWait: wait is how
+//     much above;
+//   - RefusedDeadline when now plus the expected wait is after deadline
+//     (NoDeadline for none): wait is the expected wait.
+func (r *Rate) Enqueue(now time.Duration, cost int, deadline time.Duration) (id uint64, wait time.Duration, why Refusal) {
+	r.waited = true
+	r.refill(now)
+	wait = r.waitFor(now, r.qUnits, cost)
+	switch {
+	case r.cfg.QueueLimit == 0:
+		why = RefusedNoUnits
+	case r.Len() >= r.cfg.QueueLimit:
+		why = RefusedQueueFull
+		wait, _ = r.Next(now)
+		wait -= now
+	case wait > r.cfg.MaxWait:
+		why = RefusedMaxWait
+		wait -= r.cfg.MaxWait
+	case deadline < NoDeadline && wait > deadline-now:
+		why = RefusedDeadline
+	default:
+		r.nextID++
+		r.q = append(r.q, waiter{id: r.nextID, cost: cost, enqueued: now})
+		r.qUnits += int64(cost)
+		return r.nextID, wait, NotRefused
+	}
+	r.counts.Refused[why]++
+	return 0, wait, why
+}
+
+// waitFor is how long, from now, until a request of cost can go behind
+// ahead units of waiters, at the current rate.
+func (r *Rate) waitFor(now time.Duration, ahead int64, cost int) time.Duration {
+	start := max(now, r.lastFill)
+	// The waiters ahead go in turn, each once the bucket holds its need
+	// (≤ its cost), so the last goes once the bucket has gathered all
+	// their costs and its own need: exact while the rate holds.
+	deficit := float64(ahead) + r.need(cost) - r.tokensAt(now)
+	if deficit <= epsilon {
+		return start - now
+	}
+	return start - now + durationFor(deficit, r.perNs)
+}
+
+// durationFor is the time to gather units at perNs, rounded up.
+func durationFor(units, perNs float64) time.Duration {
+	d := math.Ceil(units / perNs)
+	if d >= float64(math.MaxInt64/2) {
+		return time.Duration(math.MaxInt64 / 2)
+	}
+	return time.Duration(d)
+}
+
+// Next reports when the queue's head can next leave: when its units will
+// be there at the current rate, or when it will have waited MaxWait,
+// whichever is first. ok is false when nobody waits. A shell sets its timer
+// for at and calls Dequeue then; any rate change moves at, so ask again
+// after each call that reports a Change.
+func (r *Rate) Next(now time.Duration) (at time.Duration, ok bool) {
+	if r.qHead >= len(r.q) {
+		return 0, false
+	}
+	h := r.q[r.qHead]
+	at = now + r.waitFor(now, 0, h.cost)
+	if r.cfg.MaxWait > 0 {
+		at = min(at, h.enqueued+r.cfg.MaxWait)
+	}
+	return max(at, now), true
+}
+
+// Dequeue removes the queue's head if it can leave at now: Granted with its
+// units taken from the bucket, or not Granted once it has waited MaxWait.
+// Call it until ok is false: several waiters may leave at once.
+func (r *Rate) Dequeue(now time.Duration) (w Waiter, ok bool) {
+	if r.qHead >= len(r.q) {
+		return Waiter{}, false
+	}
+	h := r.q[r.qHead]
+	r.refill(now)
+	switch {
+	case now >= r.lastFill && r.tokens+epsilon >= r.need(h.cost):
+		r.tokens -= float64(h.cost)
+		r.counts.Units += int64(h.cost)
+		w.Granted = true
+	case r.cfg.MaxWait > 0 && now-h.enqueued >= r.cfg.MaxWait:
+		r.counts.Refused[RefusedMaxWait]++
+	default:
+		return Waiter{}, false
+	}
+	r.pop()
+	w.ID, w.Cost = h.id, h.cost
+	return w, true
+}
+
+func (r *Rate) pop() {
+	r.qUnits -= int64(r.q[r.qHead].cost)
+	r.q[r.qHead] = waiter{}
+	r.qHead++
+	if r.qHead == len(r.q) {
+		r.q, r.qHead = r.q[:0], 0
+	} else if r.qHead >= 64 && r.qHead*2 >= len(r.q) {
+		n := copy(r.q, r.q[r.qHead:])
+		clear(r.q[n:])
+		r.q, r.qHead = r.q[:n], 0
+	}
+}
+
+// Cancel removes waiter id from the queue (its context ended) and reports
+// whether it was there. No units were taken for it. The waiters behind may
+// now be able to leave: call Dequeue.
+func (r *Rate) Cancel(now time.Duration, id uint64) bool {
+	for i := r.qHead; i < len(r.q); i++ {
+		if r.q[i].id == id {
+			r.qUnits -= int64(r.q[i].cost)
+			copy(r.q[i:], r.q[i+1:])
+			r.q[len(r.q)-1] = waiter{}
+			r.q = r.q[:len(r.q)-1]
+			if r.qHead == len(r.q) {
+				r.q, r.qHead = r.q[:0], 0
+			}
+			return true
+		}
+	}
+	return false
+}

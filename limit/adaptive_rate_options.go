@@ -1,0 +1,187 @@
+package limit
+
+import (
+	"strings"
+	"time"
+
+	"github.com/headroom-go/headroom/limit/adaptive"
+)
+
+// AdaptiveRateOptions configures the throttle-driven adaptive rate limiter
+// (seeds 000 and 001): a token bucket in units whose rate is learned from
+// the throttles the dependency answers, with AIMD (the default) or CUBIC.
+//
+// Rates are units per minute for the whole budget; with Instances above 1
+// each process takes its share. A zero field means its default, so
+// "adaptiveRate": {} is a complete configuration. The defaults derive from
+// SharePoint Online's published per-app limits of 1,250 to 6,250 resource
+// units a minute by tenant size: at most 5,625 (90% of the largest tier),
+// starting at 1,125 (90% of the smallest), never below 60 (one unit a
+// second). For another API, set MaxUnitsPerMinute just below its limit.
+type AdaptiveRateOptions struct {
+	// Controller is "aimd" (the default) or "cubic".
+	Controller string `json:"controller,omitempty"`
+	// MinUnitsPerMinute is the floor of the rate; default 60, or
+	// MaxUnitsPerMinute if lower.
+	MinUnitsPerMinute float64 `json:"minUnitsPerMinute,omitempty"`
+	// MaxUnitsPerMinute is the ceiling of the rate; default 5,625 (or the
+	// minimum or initial rate if higher).
+	MaxUnitsPerMinute float64 `json:"maxUnitsPerMinute,omitempty"`
+	// InitialUnitsPerMinute is the starting rate; default 1,125, kept
+	// between the minimum and the maximum.
+	InitialUnitsPerMinute float64 `json:"initialUnitsPerMinute,omitempty"`
+	// Burst is how much of the rate the bucket holds; default "10s". The
+	// bucket holds at least 1 unit, and a request larger than the bucket
+	// goes when it is full and drives it below zero.
+	Burst Duration `json:"burst,omitempty"`
+	// QueueLimit is how many requests may wait in FIFO order; default 500.
+	// -1 refuses at once instead of queueing. (Options.QueueLimit does not
+	// apply to this shape.)
+	QueueLimit int `json:"queueLimit,omitempty"`
+	// MaxWait is the longest a request may wait; default "100s".
+	MaxWait Duration `json:"maxWait,omitempty"`
+	// DecreaseCooldown is the least time between two cuts; default "5s";
+	// negative for none.
+	DecreaseCooldown Duration `json:"decreaseCooldown,omitempty"`
+	// MaxPause caps the pause after a throttle with a Retry-After; default
+	// "30s"; negative never pauses.
+	MaxPause Duration `json:"maxPause,omitempty"`
+	// Instances is how many processes share the budget; default 1. See
+	// also InstanceCounter and AdaptiveRateLimiter.SetInstances.
+	Instances int `json:"instances,omitempty"`
+	// Disabled measures only: the limiter admits every request and never
+	// changes its rate, but still records units and throttles.
+	Disabled bool `json:"disabled,omitempty"`
+	// AIMD tunes the "aimd" controller.
+	AIMD *AIMDOptions `json:"aimd,omitempty"`
+	// Cubic tunes the "cubic" controller.
+	Cubic *CubicOptions `json:"cubic,omitempty"`
+	// PublishedLimitFraction is the share of a published quota the whole
+	// budget may use once AdaptiveRateLimiter.SetPublishedLimit gives one:
+	// the maximum becomes min(MaxUnitsPerMinute, fraction × published); in
+	// (0, 1], default 0.98 (1 − the quota guard's default reserve of 2%).
+	PublishedLimitFraction float64 `json:"publishedLimitFraction,omitempty"`
+
+	// RateController replaces Controller with your own.
+	RateController adaptive.RateController `json:"-"`
+	// InstanceCounter, when set, is polled at most once a second for the
+	// instance count, and wins over Instances after the first poll.
+	InstanceCounter adaptive.InstanceCounter `json:"-"`
+}
+
+// AIMDOptions tunes AIMD; a zero field means its default.
+type AIMDOptions struct {
+	// DecreaseFactor multiplies the rate on a cut; default 0.7.
+	DecreaseFactor float64 `json:"decreaseFactor,omitempty"`
+	// IncreaseStep is added, for the whole budget, after each
+	// IncreaseInterval in which requests waited; default 120 units a
+	// minute.
+	IncreaseStep float64 `json:"increaseStep,omitempty"`
+	// IncreaseInterval is the least time between two steps; default "10s".
+	IncreaseInterval Duration `json:"increaseInterval,omitempty"`
+}
+
+// CubicOptions tunes CUBIC; a zero field means its default (the AWS SDK's).
+type CubicOptions struct {
+	// Beta is the fraction of the rate kept on a cut; default 0.7.
+	Beta float64 `json:"beta,omitempty"`
+	// ScaleConstant is C for the whole budget, in units per second per
+	// second³; default 0.4.
+	ScaleConstant float64 `json:"scaleConstant,omitempty"`
+}
+
+// config turns the options into the engine's configuration, defaults
+// applied.
+func (a *AdaptiveRateOptions) config() adaptive.RateConfig {
+	c := adaptive.DefaultRateConfig()
+	c.MaxUnitsPerMinute = a.MaxUnitsPerMinute
+	if c.MaxUnitsPerMinute == 0 {
+		c.MaxUnitsPerMinute = max(adaptive.DefaultMaxUnitsPerMinute, a.MinUnitsPerMinute, a.InitialUnitsPerMinute)
+	}
+	c.MinUnitsPerMinute = a.MinUnitsPerMinute
+	if c.MinUnitsPerMinute == 0 {
+		c.MinUnitsPerMinute = min(adaptive.DefaultMinUnitsPerMinute, c.MaxUnitsPerMinute)
+	}
+	c.InitialUnitsPerMinute = a.InitialUnitsPerMinute
+	if c.InitialUnitsPerMinute == 0 {
+		c.InitialUnitsPerMinute = min(max(adaptive.DefaultInitialUnitsPerMinute, c.MinUnitsPerMinute), c.MaxUnitsPerMinute)
+	}
+	if a.Burst != 0 {
+		c.Burst = time.Duration(a.Burst)
+	}
+	switch {
+	case a.QueueLimit == -1:
+		c.QueueLimit = 0
+	case a.QueueLimit != 0:
+		c.QueueLimit = a.QueueLimit
+	}
+	if a.MaxWait != 0 {
+		c.MaxWait = time.Duration(a.MaxWait)
+	}
+	if a.DecreaseCooldown != 0 {
+		c.DecreaseCooldown = max(time.Duration(a.DecreaseCooldown), 0)
+	}
+	if a.MaxPause != 0 {
+		c.MaxPause = max(time.Duration(a.MaxPause), 0)
+	}
+	c.Instances = max(a.Instances, 1)
+	if a.Instances < 0 {
+		c.Instances = a.Instances // reported by Problems
+	}
+	c.Disabled = a.Disabled
+	if a.PublishedLimitFraction != 0 {
+		c.PublishedLimitFraction = a.PublishedLimitFraction
+	}
+	switch {
+	case a.RateController != nil:
+		c.Controller = a.RateController
+	case strings.EqualFold(a.Controller, "cubic"):
+		var k adaptive.Cubic
+		if a.Cubic != nil {
+			k = adaptive.Cubic{Beta: a.Cubic.Beta, ScaleConstant: a.Cubic.ScaleConstant}
+		}
+		c.Controller = k
+	default:
+		var k adaptive.AIMD
+		if a.AIMD != nil {
+			k = adaptive.AIMD{DecreaseFactor: a.AIMD.DecreaseFactor, IncreaseStep: a.AIMD.IncreaseStep, IncreaseInterval: time.Duration(a.AIMD.IncreaseInterval)}
+		}
+		c.Controller = k
+	}
+	return c
+}
+
+// validate lists every problem with a, each an *OptionError whose Field
+// starts with "AdaptiveRate.".
+func (a *AdaptiveRateOptions) validate() []error {
+	var errs []error
+	add := func(field string, value any, want string) {
+		errs = append(errs, &OptionError{Field: "AdaptiveRate." + field, Value: value, Want: want})
+	}
+	cubic := strings.EqualFold(a.Controller, "cubic")
+	switch {
+	case a.Controller == "" || cubic || strings.EqualFold(a.Controller, "aimd"):
+	default:
+		add("Controller", a.Controller, `"aimd" (the default) or "cubic"`)
+	}
+	if a.RateController != nil && a.Controller != "" {
+		add("Controller", a.Controller, `"" when RateController is set: one controller, never a silent pick`)
+	}
+	if a.Cubic != nil && (!cubic || a.RateController != nil) {
+		add("Cubic", "set", `options only with Controller "cubic"`)
+	}
+	if a.AIMD != nil && (cubic || a.RateController != nil) {
+		add("AIMD", "set", `options only with Controller "aimd" (or none)`)
+	}
+	if a.QueueLimit < -1 {
+		add("QueueLimit", a.QueueLimit, "0 (500), -1 (refuse at once) or more")
+	}
+	c := a.config()
+	if a.QueueLimit < -1 {
+		c.QueueLimit = 0
+	}
+	for _, p := range c.Problems() {
+		add(p.Field, p.Value, p.Want)
+	}
+	return errs
+}
