@@ -1,0 +1,150 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/headroom-go/headroom/sim"
+)
+
+// options are the parsed flags.
+type options struct {
+	cfg    sim.Config
+	modes  []sim.Mode
+	format string
+	plot   string
+	seeds  int
+}
+
+// parse reads the flags. It writes nothing: -h returns flag.ErrHelp, and
+// run prints the usage to stdout; an error is printed once, by run.
+func parse(args []string) (*options, *flag.FlagSet, error) {
+	fs := flag.NewFlagSet("headroom-sim", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var (
+		instances = fs.Int("instances", 2, "instances (processes) that share the quota at the start")
+		quota     = fs.Int("quota", 3000, "the API's hidden quota, units in any 60 s")
+		demand    = fs.Float64("demand", 2000, "demand of each instance, units a minute (Poisson)")
+		duration  = fs.Duration("duration", 15*time.Minute, "virtual time to simulate")
+		seed      = fs.Uint64("seed", 42, "random seed (1 or more): the same seed gives the same numbers")
+		scenario  = fs.String("scenario", "drop", "steady | drop (another client takes half of the quota for 60 s after minute 5) | join (one more instance joins after minute 5)")
+		modes     = fs.String("modes", "all", "comma-separated modes, or all: "+strings.Join(modeFlagNames(), ","))
+		format    = fs.String("format", "table", "table | csv | json")
+		plot      = fs.String("plot", "", "also draw rate, quota and 429s over time for each mode to FILE.svg or FILE.png")
+		seeds     = fs.Int("seeds", 1, "run this many seeds from -seed on and print the median, minimum and maximum of each column")
+	)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, fs, err
+		}
+		return nil, fs, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fs, fmt.Errorf("unexpected argument %q: every setting is a flag", fs.Arg(0))
+	}
+	var errs []error
+	if *seed == 0 {
+		errs = append(errs, errors.New("-seed 0: want 1 or more"))
+	}
+	o := &options{format: *format, plot: *plot, seeds: *seeds}
+	if *seeds < 1 || *seeds > 1000 {
+		errs = append(errs, fmt.Errorf("-seeds %d: want 1 to 1000", *seeds))
+	}
+	if *seeds > 1 && *plot != "" {
+		errs = append(errs, errors.New("-plot draws one seed: leave out -seeds"))
+	}
+	switch *format {
+	case "table", "csv", "json":
+	default:
+		errs = append(errs, fmt.Errorf("-format %q: want table, csv or json", *format))
+	}
+	if p := *plot; p != "" {
+		switch strings.ToLower(filepath.Ext(p)) {
+		case ".svg", ".png":
+		default:
+			errs = append(errs, fmt.Errorf("-plot %q: want a file name ending in .svg or .png", p))
+		}
+	}
+	o.cfg = sim.Config{
+		Seed: *seed, Instances: *instances, Quota: *quota, Demand: *demand,
+		Duration: *duration, Scenario: sim.Scenario(strings.ToLower(*scenario)),
+	}
+	// Zero means "default" in sim.Config; on the command line it is an error.
+	if *instances == 0 || *quota == 0 || *demand == 0 || *duration == 0 {
+		errs = append(errs, errors.New("-instances, -quota, -demand and -duration must be above 0"))
+	}
+	if err := o.cfg.Defaults().Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	o.modes, errs = parseModes(*modes, errs)
+	if err := errors.Join(errs...); err != nil {
+		return nil, fs, err
+	}
+	return o, fs, nil
+}
+
+// usage is what -h prints.
+func usage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprint(w, `usage: headroom-sim [flags]
+
+Runs each way of holding a client back (a mode) against a model API with a
+hidden quota, on virtual time, and prints one row per mode. Without flags:
+2 instances share a quota of 3,000 units a minute; after minute 5 another
+client takes half of it for 60 s; seed 42. The same flags always give the
+same numbers.
+
+  headroom-sim                          the comparison table
+  headroom-sim -seeds 20                median (min-max) over seeds 42 to 61
+  headroom-sim -modes cubic,cubic+quota -scenario join
+  headroom-sim -plot sim.svg            also draw each mode over time
+
+The model, the columns and the recommended default: docs/simulator.md
+
+flags:
+`)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+}
+
+// modeFlagNames are the mode names as -modes takes them: "no-limiter",
+// "cubic+quota".
+func modeFlagNames() []string {
+	var s []string
+	for _, n := range sim.ModeNames() {
+		s = append(s, strings.ReplaceAll(strings.ReplaceAll(n, " + ", "+"), " ", "-"))
+	}
+	return s
+}
+
+func parseModes(s string, errs []error) ([]sim.Mode, []error) {
+	if strings.TrimSpace(strings.ToLower(s)) == "all" {
+		return sim.DefaultModes(), errs
+	}
+	var modes []sim.Mode
+	seen := map[string]bool{}
+	for _, name := range strings.Split(s, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		m, err := sim.ModeNamed(name)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if !seen[m.Name] {
+			seen[m.Name] = true
+			modes = append(modes, m)
+		}
+	}
+	if len(modes) == 0 && len(errs) == 0 {
+		errs = append(errs, errors.New("-modes: want at least one mode, or all"))
+	}
+	return modes, errs
+}

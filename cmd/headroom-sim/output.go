@@ -1,0 +1,166 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/headroom-go/headroom/sim"
+)
+
+// row is one line of the JSON output.
+type row struct {
+	Mode       string   `json:"mode"`
+	Throughput float64  `json:"throughput_per_min"`
+	Share      float64  `json:"share"`
+	Throttled  int      `json:"throttled"`
+	Rejected   int      `json:"rejected"`
+	GaveUp     int      `json:"gave_up"`
+	P95Wait    float64  `json:"p95_wait_s"`
+	Recovery   *float64 `json:"recovery_s"` // null without a drop, or when it never recovered
+}
+
+func round(x float64, places int) float64 {
+	p := math.Pow(10, float64(places))
+	return math.Round(x*p) / p
+}
+
+func toRow(r *sim.Result) row {
+	w := row{
+		Mode: r.Mode, Throughput: round(r.Throughput, 1), Share: round(r.Share, 4),
+		Throttled: r.Throttled, Rejected: r.Rejected, GaveUp: r.GaveUp,
+		P95Wait: round(r.P95Wait.Seconds(), 3),
+	}
+	if r.HasRecovery {
+		s := r.Recovery.Seconds()
+		w.Recovery = &s
+	}
+	return w
+}
+
+func writeJSON(w io.Writer, results []*sim.Result) error {
+	rows := make([]row, 0, len(results))
+	for _, r := range results {
+		rows = append(rows, toRow(r))
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(rows)
+}
+
+func writeCSV(w io.Writer, results []*sim.Result) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"mode", "throughput_per_min", "share", "throttled", "rejected", "gave_up", "p95_wait_s", "recovery_s"})
+	f := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+	for _, r := range results {
+		x := toRow(r)
+		rec := ""
+		if x.Recovery != nil {
+			rec = f(*x.Recovery)
+		}
+		cw.Write([]string{x.Mode, f(x.Throughput), f(x.Share), strconv.Itoa(x.Throttled),
+			strconv.Itoa(x.Rejected), strconv.Itoa(x.GaveUp), f(x.P95Wait), rec})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// thousands writes n with comma separators, as the seeds' table does.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// describe is the title of a table or a plot: the quota, the instances and
+// the demand of each (units a minute), the run's length, its seed (unless
+// withSeed is false: the spread names its seeds on a line of its own) and
+// the scenario.
+func describe(cfg sim.Config, withSeed bool) string {
+	s := fmt.Sprintf("Quota %s, %d instances of %s, %s", thousands(cfg.Quota), cfg.Instances,
+		thousands(int(math.Round(cfg.Demand))), human(cfg.Duration))
+	if withSeed {
+		s += fmt.Sprintf(", seed %d", cfg.Seed)
+	}
+	s += ", scenario " + string(cfg.Scenario)
+	switch cfg.Scenario {
+	case sim.Drop:
+		s += fmt.Sprintf(" (%.0f%% of the quota taken for %s after %s)", cfg.DropShare*100, human(cfg.DropFor), human(cfg.DropAt))
+	case sim.Join:
+		s += fmt.Sprintf(" (one more instance after %s)", human(cfg.JoinAt))
+	}
+	return s
+}
+
+// footer is the last line of a table.
+const footer = "Rates in units a minute; model numbers, not a real API. Modes, columns, the recommended default: docs/simulator.md\n"
+
+// human writes whole minutes as "15 min", else seconds.
+func human(d time.Duration) string {
+	if d >= time.Minute && d%time.Minute == 0 {
+		return fmt.Sprintf("%d min", d/time.Minute)
+	}
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
+}
+
+func writeTable(w io.Writer, cfg sim.Config, results []*sim.Result) error {
+	fmt.Fprintf(w, "%s\n\n", describe(cfg, true))
+	rows := [][]string{{"Mode", "Throughput", "Share", "429s", "Rejected", "Gave up", "p95 wait", "Recovery"}}
+	for _, r := range results {
+		rec := "-"
+		if r.HasRecovery {
+			rec = fmt.Sprintf("%.0f s", r.Recovery.Seconds())
+		}
+		rows = append(rows, []string{r.Mode, thousands(int(math.Round(r.Throughput))),
+			fmt.Sprintf("%.0f%%", r.Share*100), thousands(r.Throttled), thousands(r.Rejected),
+			thousands(r.GaveUp), fmt.Sprintf("%.1f s", r.P95Wait.Seconds()), rec})
+	}
+	if err := alignRows(w, rows); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n"+footer)
+	return err
+}
+
+// alignRows writes rows as columns: the first left-aligned, the others
+// right-aligned, two spaces apart.
+func alignRows(w io.Writer, rows [][]string) error {
+	width := make([]int, len(rows[0]))
+	for _, row := range rows {
+		for i, c := range row {
+			width[i] = max(width[i], utf8.RuneCountInString(c))
+		}
+	}
+	var b strings.Builder
+	for _, row := range rows {
+		for i, c := range row {
+			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
+			switch i {
+			case 0:
+				b.WriteString(c + pad)
+			default:
+				b.WriteString("  " + pad + c)
+			}
+		}
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

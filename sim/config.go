@@ -1,0 +1,178 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+)
+
+// Scenario names what happens to the quota and the instances during a run.
+type Scenario string
+
+// Scenarios lists the scenarios, in the order the command shows them.
+var Scenarios = []Scenario{Steady, Drop, Join}
+
+// Cost is one class of request in the demand: Units per request, drawn with
+// probability Weight/(sum of weights).
+type Cost struct {
+	Units  int
+	Weight float64
+}
+
+// DefaultCosts is the default mix of request costs: 55% cost 1, 35% cost 2,
+// 10% cost 5, a mean of 1.75 units (SharePoint's resource units: 1 for a
+// single-item read, 2 for a multi-item query or a write, 5 for a permission
+// operation; its rule of thumb is about 2 a request). See docs/simulator.md
+// for why this mix.
+var DefaultCosts = []Cost{{1, 0.55}, {2, 0.35}, {5, 0.10}}
+
+// Latency is the one-way network delay, drawn uniformly from [Min, Max] for
+// each leg (client to API, API to client).
+type Latency struct {
+	Min, Max time.Duration
+}
+
+// Config is one run's world: the API, the clients and the scenario. The zero
+// value of a field means its default; Defaults fills them in.
+type Config struct {
+	Seed      uint64        // 42
+	Instances int           // 2 at the start
+	Quota     int           // 3,000 units in 60 s
+	Demand    float64       // 2,000 units a minute for each instance
+	Duration  time.Duration // 15 min
+	Scenario  Scenario      // Drop
+
+	Costs    []Cost  // DefaultCosts
+	Latency  Latency // 20–60 ms each way
+	Attempts int     // 4: the first try and 3 retries
+
+	DropAt    time.Duration // 5 min
+	DropFor   time.Duration // 60 s
+	DropShare float64       // 0.5: the share of the quota the other client takes
+	JoinAt    time.Duration // 5 min
+
+	// NoSeries skips the per-second time series.
+	NoSeries bool
+	// Trace, when set, sees every call the simulator makes on an engine
+	// core, with the core's rate after it.
+	Trace func(TraceEvent)
+}
+
+// Defaults returns c with every zero field set to its default.
+func (c Config) Defaults() Config {
+	if c.Seed == 0 {
+		c.Seed = 42
+	}
+	if c.Instances == 0 {
+		c.Instances = 2
+	}
+	if c.Quota == 0 {
+		c.Quota = 3000
+	}
+	if c.Demand == 0 {
+		c.Demand = 2000
+	}
+	if c.Duration == 0 {
+		c.Duration = 15 * time.Minute
+	}
+	if c.Scenario == "" {
+		c.Scenario = Drop
+	}
+	if c.Costs == nil {
+		c.Costs = DefaultCosts
+	}
+	if c.Latency == (Latency{}) {
+		c.Latency = Latency{Min: 20 * time.Millisecond, Max: 60 * time.Millisecond}
+	}
+	if c.Attempts == 0 {
+		c.Attempts = 4
+	}
+	if c.DropAt == 0 {
+		c.DropAt = 5 * time.Minute
+	}
+	if c.DropFor == 0 {
+		c.DropFor = time.Minute
+	}
+	if c.DropShare == 0 {
+		c.DropShare = 0.5
+	}
+	if c.JoinAt == 0 {
+		c.JoinAt = 5 * time.Minute
+	}
+	return c
+}
+
+// Validate lists every problem with c (after Defaults) at once.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf("sim: "+format, a...)) }
+	if c.Instances < 1 || c.Instances > 1000 {
+		bad("instances = %d: want 1 to 1000", c.Instances)
+	}
+	if c.Quota < 1 {
+		bad("quota = %d: want 1 or more units a minute", c.Quota)
+	}
+	if !(c.Demand > 0) || math.IsInf(c.Demand, 0) || c.Demand > 1e7 {
+		bad("demand = %v: want more than 0 and at most 10,000,000 units a minute", c.Demand)
+	}
+	if c.Duration < time.Second || c.Duration > 24*time.Hour {
+		bad("duration = %v: want 1s to 24h", c.Duration)
+	}
+	switch c.Scenario {
+	case Steady, Drop, Join:
+	default:
+		bad("scenario = %q: want steady, drop or join", c.Scenario)
+	}
+	sum := 0.0
+	for _, k := range c.Costs {
+		if k.Units < 1 || !(k.Weight >= 0) || math.IsInf(k.Weight, 0) {
+			bad("cost %d with weight %v: want 1 or more units and a weight of 0 or more", k.Units, k.Weight)
+		}
+		sum += k.Weight
+	}
+	if !(sum > 0) {
+		bad("costs: want at least one cost with a weight above 0")
+	}
+	if c.Latency.Min < 0 || c.Latency.Max < c.Latency.Min {
+		bad("latency %v–%v: want 0 <= min <= max", c.Latency.Min, c.Latency.Max)
+	}
+	if c.Attempts < 1 || c.Attempts > 100 {
+		bad("attempts = %d: want 1 to 100", c.Attempts)
+	}
+	if !(c.DropShare >= 0 && c.DropShare < 1) {
+		bad("drop share = %v: want at least 0 and below 1", c.DropShare)
+	}
+	if c.DropAt < 0 || c.DropFor < 0 || c.JoinAt < 0 {
+		bad("drop and join times must not be negative")
+	}
+	return errors.Join(errs...)
+}
+
+// Schedule is the quota schedule of the scenario.
+func (c Config) Schedule() []QuotaStep {
+	s := []QuotaStep{{0, c.Quota}}
+	if c.Scenario == Drop {
+		s = append(s,
+			QuotaStep{c.DropAt, c.Quota - int(math.Round(float64(c.Quota)*c.DropShare))},
+			QuotaStep{c.DropAt + c.DropFor, c.Quota})
+	}
+	return s
+}
+
+// MeanQuota is the time-weighted mean of the quota over the run, in units a
+// minute.
+func (c Config) MeanQuota() float64 {
+	total := 0.0
+	s := c.Schedule()
+	for i, step := range s {
+		end := c.Duration
+		if i+1 < len(s) {
+			end = min(s[i+1].At, c.Duration)
+		}
+		if end > step.At {
+			total += float64(step.Units) * (end - step.At).Seconds()
+		}
+	}
+	return total / c.Duration.Seconds()
+}
