@@ -3,7 +3,6 @@ package limit
 import (
 	"context"
 	"testing"
-	"time"
 )
 
 func benchAdaptiveRate(b *testing.B) *AdaptiveRateLimiter {
@@ -17,18 +16,7 @@ func benchAdaptiveRate(b *testing.B) *AdaptiveRateLimiter {
 
 // Acquire and Release with units available and nobody queued (the release
 // records a success).
-func BenchmarkAdaptiveRateAcquireRelease(b *testing.B) {
-	l := benchAdaptiveRate(b)
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		le, err := l.Acquire(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		le.Release()
-	}
-}
+func BenchmarkAdaptiveRateAcquireRelease(b *testing.B) { benchAcquireRelease(b, benchAdaptiveRate(b)) }
 
 // Release of a throttled lease: recording a throttle (inside the cooldown
 // after the first, as in a burst of 429s).
@@ -55,14 +43,5 @@ func BenchmarkAdaptiveRateReleaseSuccess(b *testing.B) {
 }
 
 func BenchmarkAdaptiveRateAcquireReleaseParallel(b *testing.B) {
-	l := benchAdaptiveRate(b)
-	ctx := context.Background()
-	b.ReportAllocs()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			le, _ := l.Acquire(ctx)
-			le.Release()
-		}
-	})
-	_ = time.Now
+	benchAcquireReleaseParallel(b, benchAdaptiveRate(b))
 }

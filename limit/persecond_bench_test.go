@@ -21,30 +21,10 @@ func benchPerSecond(b *testing.B) Limiter {
 	return l
 }
 
-func BenchmarkPerSecondAcquireRelease(b *testing.B) {
-	l, ctx := benchPerSecond(b), context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		lease, err := l.Acquire(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		lease.Release()
-	}
-}
+func BenchmarkPerSecondAcquireRelease(b *testing.B) { benchAcquireRelease(b, benchPerSecond(b)) }
 
 func BenchmarkPerSecondAcquireReleaseParallel(b *testing.B) {
-	l, ctx := benchPerSecond(b), context.Background()
-	b.ReportAllocs()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			lease, err := l.Acquire(ctx)
-			if err != nil {
-				b.Fatal(err)
-			}
-			lease.Release()
-		}
-	})
+	benchAcquireReleaseParallel(b, benchPerSecond(b))
 }
 
 // BenchmarkPerSecondRefused is the cost of a refusal with QueueLimit 0: it

@@ -25,32 +25,6 @@ func benchConcurrency(b *testing.B) Limiter {
 	return l
 }
 
-func benchAcquireRelease(b *testing.B, l Limiter) {
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		lease, err := l.Acquire(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		lease.Release()
-	}
-}
-
-func benchAcquireReleaseParallel(b *testing.B, l Limiter) {
-	ctx := context.Background()
-	b.ReportAllocs()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			lease, err := l.Acquire(ctx)
-			if err != nil {
-				b.Fatal(err)
-			}
-			lease.Release()
-		}
-	})
-}
-
 func BenchmarkPerWindowAcquireRelease(b *testing.B) { benchAcquireRelease(b, benchPerWindow(b)) }
 
 func BenchmarkPerWindowAcquireReleaseParallel(b *testing.B) {
