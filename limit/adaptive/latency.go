@@ -17,11 +17,12 @@ import (
 //     ±6.25 % of the exact one). The oldest slice is dropped whole
 //     when time moves into a new one, so the window covers the last 4.5 to
 //     5 minutes.
-//   - A running sum of the live slices, so reading the percentile scans one
-//     histogram, not ten. Recording a sample is O(1); dropping a slice is
-//     O(latBuckets) once every 30 s; reading the p10 is O(latBuckets) and
-//     happens once per latRecomputeEvery samples (or on rotation), so the
-//     cost per sample is O(1) amortised. Nothing allocates.
+//   - A running sum of the live slices, and the p10's bucket in it with the
+//     count of samples below, kept as samples arrive and slices leave. A
+//     reading walks from the last p10 instead of scanning, once per
+//     latRecomputeEvery samples (or on rotation). Recording a sample is
+//     O(1); dropping a slice is O(latBuckets) once every 30 s. Nothing
+//     allocates.
 //
 // The guardrail against drift (failsafe-go issue #127: in a long incident an
 // averaged baseline creeps up to the slow latency, the queueing signal
@@ -66,11 +67,16 @@ const (
 // zero value is ready to use. It is not safe for concurrent use.
 type LatencyBaseline struct {
 	slices   [latSlices][latBuckets]uint32
-	counts   [latSlices]uint32 // samples in each slice
 	sum      [latBuckets]uint32
 	total    uint64        // samples in the live slices
 	seen     uint64        // samples ever
 	epoch    int64         // index of the current slice: now / latSliceWidth
+	cur      int           // epoch % latSlices, the slice being filled
+	sliceEnd time.Duration // when the current slice ends: (epoch+1) × latSliceWidth
+	// p10 and below locate the p10 in sum without a scan: the bucket that
+	// held it at the last reading, and the samples in the buckets under it.
+	p10      int
+	below    uint64
 	pending  int           // samples since the last read of the p10
 	rotated  bool          // a slice was dropped since the last read
 	measured time.Duration // p10 of the window, last read
@@ -86,12 +92,15 @@ type LatencyBaseline struct {
 
 // Add records the latency of one call that ended at now.
 func (b *LatencyBaseline) Add(now, latency time.Duration) {
-	b.rotate(now)
+	if now >= b.sliceEnd {
+		b.rotate(now)
+	}
 	i := latBucket(latency)
-	cur := b.epoch % latSlices
-	b.slices[cur][i]++
-	b.counts[cur]++
+	b.slices[b.cur][i]++
 	b.sum[i]++
+	if i < b.p10 {
+		b.below++
+	}
 	b.total++
 	b.seen++
 	b.pending++
@@ -111,33 +120,33 @@ func (b *LatencyBaseline) Value() (time.Duration, bool) { return b.value, b.know
 // caps it; 0 until there is a baseline.
 func (b *LatencyBaseline) Measured() time.Duration { return b.measured }
 
-// rotate drops the slices that have left the window by now. Time that runs
-// backwards is ignored.
+// rotate drops the slices that have left the window by now and moves to
+// the slice now falls in. Time that runs backwards is ignored.
 func (b *LatencyBaseline) rotate(now time.Duration) {
 	e := int64(now / latSliceWidth)
-	if e <= b.epoch {
-		return
+	if e > b.epoch {
+		for k := range min(e-b.epoch, latSlices) {
+			b.drop(int((b.epoch + 1 + k) % latSlices))
+		}
+		b.epoch, b.cur = e, int(e%latSlices)
 	}
-	steps := e - b.epoch
-	if steps > latSlices {
-		steps = latSlices
-	}
-	for k := int64(1); k <= steps; k++ {
-		s := (b.epoch + k) % latSlices
-		if b.counts[s] == 0 {
+	b.sliceEnd = time.Duration(b.epoch+1) * latSliceWidth
+}
+
+// drop empties slice s, taking its samples out of the window.
+func (b *LatencyBaseline) drop(s int) {
+	for i, c := range b.slices[s] {
+		if c == 0 {
 			continue
 		}
-		for i, c := range b.slices[s] {
-			if c != 0 {
-				b.sum[i] -= c
-				b.slices[s][i] = 0
-			}
+		b.sum[i] -= c
+		b.total -= uint64(c)
+		if i < b.p10 {
+			b.below -= uint64(c)
 		}
-		b.total -= uint64(b.counts[s])
-		b.counts[s] = 0
+		b.slices[s][i] = 0
 		b.rotated = true
 	}
-	b.epoch = e
 }
 
 // update reads the p10 of the window, moves the ceiling toward it by at
@@ -171,19 +180,21 @@ func (b *LatencyBaseline) update(now time.Duration) {
 }
 
 // quantile is the q-quantile of the live window: the midpoint of the bucket
-// holding the sample of rank ceil(q × total).
+// holding the sample of rank ceil(q × total). It walks from the bucket of
+// the last reading, which a window that moves slowly keeps near, so a
+// reading costs a few steps rather than a scan of the histogram.
 func (b *LatencyBaseline) quantile(q float64) time.Duration {
-	rank := uint64(math.Ceil(q * float64(b.total)))
-	rank = max(rank, 1)
-	var acc uint64
-	for i, c := range b.sum {
-		acc += uint64(c)
-		if acc >= rank {
-			lo, hi := latBucketBounds(i)
-			return lo + (hi-lo)/2
-		}
+	rank := max(uint64(math.Ceil(q*float64(b.total))), 1)
+	for b.p10 > 0 && b.below >= rank {
+		b.p10--
+		b.below -= uint64(b.sum[b.p10])
 	}
-	return latMaxBucketedTime
+	for b.below+uint64(b.sum[b.p10]) < rank {
+		b.below += uint64(b.sum[b.p10])
+		b.p10++
+	}
+	lo, hi := latBucketBounds(b.p10)
+	return lo + (hi-lo)/2
 }
 
 // latBucket maps a latency to its histogram bucket: values below 8 ns have

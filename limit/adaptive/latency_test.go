@@ -177,12 +177,65 @@ func TestLatencyBaselineBoundedMemory(t *testing.T) {
 	}
 }
 
+// BenchmarkLatencyBaselineAdd records latencies drawn beforehand (so the
+// draw is not timed) from an exponential around 20 ms.
 func BenchmarkLatencyBaselineAdd(b *testing.B) {
 	var lb LatencyBaseline
 	rng := rand.New(rand.NewPCG(1, 2))
+	var draws [1024]time.Duration
+	for i := range draws {
+		draws[i] = time.Duration(rng.ExpFloat64() * 20e6)
+	}
 	var now time.Duration
+	i := 0
 	for b.Loop() {
 		now += 100 * time.Microsecond
-		lb.Add(now, time.Duration(rng.ExpFloat64()*20e6))
+		lb.Add(now, draws[i%len(draws)])
+		i++
 	}
+}
+
+// The p10 found by walking from the last reading is the one a scan of the
+// whole window finds, however the window moves: samples that jump across
+// octaves, slices that expire, silences that empty the window.
+func TestLatencyBaselineWalkMatchesScan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var b LatencyBaseline
+	var now time.Duration
+	for i := range 200_000 {
+		now += time.Duration(rng.ExpFloat64() * float64(5*time.Millisecond))
+		if i%50_000 == 0 {
+			now += 7 * time.Minute // the whole window expires
+		}
+		scale := []float64{1e3, 1e5, 2e7, 3e9}[(i/3_000)%4]
+		b.Add(now, time.Duration(rng.ExpFloat64()*scale))
+		if i%97 != 0 || b.total == 0 {
+			continue
+		}
+		got := b.quantile(latQuantile)
+		if want := scanQuantile(&b, latQuantile); got != want {
+			t.Fatalf("sample %d: walked p10 %v, scanned %v", i, got, want)
+		}
+	}
+}
+
+// scanQuantile is quantile the slow way, from the raw slices.
+func scanQuantile(b *LatencyBaseline, q float64) time.Duration {
+	var sum [latBuckets]uint64
+	var total uint64
+	for s := range b.slices {
+		for i, c := range b.slices[s] {
+			sum[i] += uint64(c)
+			total += uint64(c)
+		}
+	}
+	rank := max(uint64(math.Ceil(q*float64(total))), 1)
+	var acc uint64
+	for i, c := range sum {
+		if acc += c; acc >= rank {
+			lo, hi := latBucketBounds(i)
+			return lo + (hi-lo)/2
+		}
+	}
+	return -1
 }
