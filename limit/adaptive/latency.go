@@ -189,7 +189,7 @@ func (b *LatencyBaseline) quantile(q float64) time.Duration {
 		b.p10--
 		b.below -= uint64(b.sum[b.p10])
 	}
-	for b.below+uint64(b.sum[b.p10]) < rank {
+	for b.below+uint64(b.sum[b.p10]) < rank && b.p10 < latBuckets-1 {
 		b.below += uint64(b.sum[b.p10])
 		b.p10++
 	}
