@@ -211,7 +211,7 @@ func (g *Guard) Observe(key string, status int, h http.Header, now time.Time) {
 		e.forget()
 	}
 	if q != nil {
-		e.update(q, n)
+		e.update(q, n, success)
 	}
 	if hasRA {
 		until := n + int64(ra)
@@ -263,7 +263,7 @@ func (g *Guard) State(key string, now time.Time) (State, bool) {
 		Reset:     unixTime(e.reset),
 		Updated:   unixTime(e.touched.Load()),
 		InFlight:  len(own.sem),
-		Window:    time.Duration(e.window),
+		Window:    time.Duration(max(e.window, e.learned)),
 		Probing:   e.probing,
 	}
 	if e.blocked > n {
@@ -303,14 +303,17 @@ func (g *Guard) sweep(n int64) {
 // nothing.
 type Slot struct{ e *entry }
 
-// Release gives the slot back. Releasing a slot twice, or one never taken,
-// does nothing harmful: it never blocks.
-func (s Slot) Release() {
-	if s.e == nil || s.e.sem == nil {
+// Release gives the slot back; it never blocks. Releasing it again, or
+// releasing the zero Slot, does nothing. Like a limit.Lease, a copy is the
+// same slot: release one of them.
+func (s *Slot) Release() {
+	e := s.e
+	if e == nil || e.sem == nil {
 		return
 	}
+	s.e = nil
 	select {
-	case <-s.e.sem:
+	case <-e.sem:
 	default:
 	}
 }

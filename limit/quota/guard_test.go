@@ -369,7 +369,8 @@ func TestInFlightCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.Release()
-	Slot{}.Release()
+	var zero Slot
+	zero.Release()
 	// Without a cap, slots are free.
 	free := newGuard(t, Options{})
 	for range 1000 {

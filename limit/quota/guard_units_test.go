@@ -3,6 +3,7 @@ package quota
 import (
 	"context"
 	"errors"
+	"math"
 	"net/http"
 	"strconv"
 	"sync"
@@ -232,7 +233,7 @@ func TestSilenceAfterResetForgets(t *testing.T) {
 	}
 }
 
-// PerMinute uses the published window, else the one given.
+// PerMinute uses the state's window, else the one given.
 func TestStatePerMinute(t *testing.T) {
 	for _, tc := range []struct {
 		s    State
@@ -255,6 +256,84 @@ func TestStatePerMinute(t *testing.T) {
 	g.Observe("ietf", 200, h, t0)
 	if s, _ := g.State("ietf", t0); s.Window != 10*time.Second || s.PerMinute(time.Minute) != 600 {
 		t.Fatalf("IETF policy: %+v, %v a minute", s, s.PerMinute(time.Minute))
+	}
+}
+
+// A limit reads as a rate over the window the API documents when its
+// headers publish none, and over the longest time to a reset a success has
+// shown when the API has no single window (Discord's buckets); a refusal's
+// reset, which may be a penalty, teaches nothing.
+func TestStateWindowDocumentedOrLearned(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		h    http.Header
+		want float64 // units a minute, with no fallback window
+	}{
+		{"github core: an hour", http.Header{"X-Ratelimit-Limit": {"5000"}, "X-Ratelimit-Remaining": {"4000"},
+			"X-Ratelimit-Reset": {epoch(40 * time.Minute)}, "X-Ratelimit-Resource": {"core"}}, 5000.0 / 60},
+		{"github search: a minute", http.Header{"X-Ratelimit-Limit": {"30"}, "X-Ratelimit-Remaining": {"20"},
+			"X-Ratelimit-Reset": {epoch(40 * time.Second)}, "X-Ratelimit-Resource": {"search"}}, 30},
+		{"x: 15 minutes", http.Header{"X-Rate-Limit-Limit": {"900"}, "X-Rate-Limit-Remaining": {"800"},
+			"X-Rate-Limit-Reset": {epoch(10 * time.Minute)}}, 60},
+		{"shopify: 40 drain in 20 s", http.Header{"X-Shopify-Shop-Api-Call-Limit": {"1/40"}}, 120},
+		{"discord: learned from reset-after", http.Header{"X-Ratelimit-Limit": {"5"}, "X-Ratelimit-Remaining": {"4"},
+			"X-Ratelimit-Reset-After": {"1"}, "X-Ratelimit-Bucket": {"b"}}, 300},
+	} {
+		g := newGuard(t, Options{})
+		g.Observe("k", 200, tc.h, t0)
+		s, _ := g.State("k", t0)
+		if got := s.PerMinute(0); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("%s: %v a minute (window %v), want %v", tc.name, got, s.Window, tc.want)
+		}
+	}
+
+	g := newGuard(t, Options{})
+	discord := func(remaining, resetAfter string) http.Header {
+		return http.Header{"X-Ratelimit-Limit": {"5"}, "X-Ratelimit-Remaining": {remaining},
+			"X-Ratelimit-Reset-After": {resetAfter}, "X-Ratelimit-Bucket": {"b"}}
+	}
+	g.Observe("d", 200, discord("2", "0.4"), t0)
+	if s, _ := g.State("d", t0); s.Window != 400*time.Millisecond {
+		t.Fatalf("late in a window: learned %v, want 400ms", s.Window)
+	}
+	g.Observe("d", 200, discord("4", "2"), t0.Add(time.Second))
+	g.Observe("d", 429, discord("0", "600"), t0.Add(2*time.Second))
+	if s, _ := g.State("d", t0.Add(2*time.Second)); s.Window != 2*time.Second {
+		t.Fatalf("after a success 2 s from its reset and a refusal 600 s from one: window %v, want 2s", s.Window)
+	}
+}
+
+// With no limit published (IETF without a policy), a cost above what
+// remains waits for the reset: nothing says it could never fit.
+func TestAdmitNWithoutLimitWaitsForRoom(t *testing.T) {
+	g := newGuard(t, Options{})
+	h := http.Header{"Ratelimit": {`"default";r=5;t=60`}}
+	g.Observe("h", 200, h, t0)
+	if d := g.AdmitN("h", t0, 50); d != time.Minute {
+		s, _ := g.State("h", t0)
+		t.Fatalf("cost 50 with 5 remaining and no limit: wait %v (remaining now %d), want 1m", d, s.Remaining)
+	}
+	if d := g.AdmitN("h", t0, 4); d != 0 {
+		t.Fatalf("cost 4 with 5 remaining and a reserve of 1: wait %v", d)
+	}
+}
+
+// A slot released twice frees one slot, not another holder's.
+func TestSlotReleaseTwiceFreesOne(t *testing.T) {
+	g := newGuard(t, Options{MaxInFlight: 2})
+	a, _ := g.Acquire("h")
+	b, _ := g.Acquire("h")
+	defer b.Release()
+	a.Release()
+	a.Release()
+	held := 1
+	for range 2 {
+		if _, err := g.Acquire("h"); err == nil {
+			held++
+		}
+	}
+	if held != 2 {
+		t.Fatalf("%d in flight after a double release, MaxInFlight 2", held)
 	}
 }
 

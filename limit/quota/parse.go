@@ -70,7 +70,10 @@ type Quota struct {
 	// when not published (Shopify, IETF without t). For OpenAI it is when the
 	// bucket is full again, not when the next request would fit.
 	Reset time.Time
-	// Window is the policy's time window; 0 when not published.
+	// Window is the time window of Limit: published (IETF w), else the
+	// one the API documents for the dialect (a minute for OpenAI, an hour
+	// for GitHub's core, 15 minutes for X…); 0 when neither (Discord, the
+	// generic X-RateLimit-* family).
 	Window time.Duration
 	// Key is a hint of which requests share this bucket: the Discord bucket
 	// id, the GitHub resource, the IETF partition key (base64 text).
@@ -127,6 +130,11 @@ func ParseAll(h http.Header, now time.Time, dst []Quota) []Quota {
 	dst = p.openAI(dst)
 	dst = p.anthropic(dst)
 	dst = p.shopify(dst)
+	for i := range dst {
+		if dst[i].Window == 0 {
+			dst[i].Window = documentedWindow(dst[i].Dialect, dst[i].Policy)
+		}
+	}
 	return dst
 }
 

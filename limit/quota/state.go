@@ -33,8 +33,9 @@ import (
 // Units. An attempt of cost units (AdmitN; Admit is cost 1) is admitted
 // when the remaining allowance less the cost stays at or above the reserve,
 // and takes its cost off the copy. An attempt that could never fit — its
-// cost above the limit less the reserve — goes once the remaining is above
-// the reserve at all, and drives the copy below it. For token buckets
+// cost above the published limit less the reserve — goes once the remaining
+// is above the reserve at all, and drives the copy below it; with no limit
+// published, nothing says it could never fit, so it waits for room. For token buckets
 // (OpenAI, Anthropic) a cost of 1 undercounts; the server's figures correct
 // it on each response.
 //
@@ -67,7 +68,8 @@ type entry struct {
 	known     bool // remaining and limit came from a response
 	remaining int64
 	limit     int64
-	window    int64 // the published window, ns; 0 when not published
+	window    int64 // the published or documented window, ns; 0 when neither
+	learned   int64 // the longest time to a reset a success showed, ns
 	reset     int64 // when the window ends
 	assumed   bool  // reset was assumed, not published
 	probing   bool  // the reset passed: one probe at a time, until figures
@@ -106,7 +108,7 @@ func (e *entry) admit(n, cost int64, c *config) time.Duration {
 		return 0
 	}
 	res := c.reserve.of(e.limit)
-	if room := e.remaining - res; room >= cost || (room > 0 && cost > e.limit-res) {
+	if room := e.remaining - res; room >= cost || (room > 0 && e.limit > 0 && cost > e.limit-res) {
 		e.remaining -= cost
 		return 0
 	}
@@ -122,8 +124,9 @@ func (e *entry) forget() {
 	e.known, e.remaining, e.reset, e.assumed, e.probing, e.probeAt = false, 0, 0, false, false, 0
 }
 
-// update takes a published bucket at n; see the rules above. e.mu is held.
-func (e *entry) update(q *Quota, n int64) {
+// update takes a published bucket at n from a response that succeeded or
+// not; see the rules above. e.mu is held.
+func (e *entry) update(q *Quota, n int64, success bool) {
 	if q.Limit > 0 {
 		e.limit = q.Limit
 	}
@@ -135,6 +138,11 @@ func (e *entry) update(q *Quota, n int64) {
 		qr = q.Reset.UnixNano()
 		if qr <= n {
 			return // that window is over
+		}
+		if success {
+			// A reset is never further than a window away, except a
+			// penalty's, which only a refusal carries.
+			e.learned = max(e.learned, min(qr-n, maxLearnedWindow))
 		}
 	}
 	switch {
@@ -158,8 +166,11 @@ type State struct {
 	BlockedUntil time.Time // zero when not blocked
 	InFlight     int
 	Updated      time.Time // the last response that touched the key
-	// Window is the published window of Limit (IETF policies); 0 when the
-	// server does not publish it.
+	// Window is the window of Limit: the published or documented one
+	// (Quota.Window), raised to the longest time to a reset that a
+	// successful response has shown, since no reset is further away than
+	// the window (that alone when the API has no single window: Discord);
+	// 0 when nothing says.
 	Window time.Duration
 	// Probing says the held reset has passed and the guard lets one probe
 	// through at a time until a response publishes the figures again.
@@ -167,9 +178,9 @@ type State struct {
 }
 
 // PerMinute is Limit as units per minute: Limit over Window, or over
-// window when the server publishes none (SharePoint's draft-03 headers do
-// not; its window is a minute). It is 0 when the state is not Known or has
-// no limit. It is what an adaptive rate limiter's SetPublishedLimit takes:
+// window when nothing says what Window is (no published or documented
+// window, no reset seen yet). It is 0 when the state is not Known or has no
+// limit. It is what an adaptive rate limiter's SetPublishedLimit takes:
 //
 //	st, _ := g.State(key, now)
 //	lim.SetPublishedLimit(st.PerMinute(time.Minute))
