@@ -146,6 +146,16 @@ func (c Config) Validate() error {
 	if c.DropAt < 0 || c.DropFor < 0 || c.JoinAt < 0 {
 		bad("drop and join times must not be negative")
 	}
+	// A scenario whose event falls after the end would print a scenario
+	// that never happened, and a recovery that cannot be measured.
+	switch {
+	case c.Scenario == Drop && c.DropAt+c.DropFor >= c.Duration:
+		bad("scenario drop takes the quota from %v to %v; duration %v ends first: want a duration above %v, or scenario steady",
+			c.DropAt, c.DropAt+c.DropFor, c.Duration, c.DropAt+c.DropFor)
+	case c.Scenario == Join && c.JoinAt >= c.Duration:
+		bad("scenario join adds an instance at %v; duration %v ends first: want a duration above %v, or scenario steady",
+			c.JoinAt, c.Duration, c.JoinAt)
+	}
 	return errors.Join(errs...)
 }
 

@@ -33,8 +33,8 @@ func TestSameSeedSameResults(t *testing.T) {
 }
 
 func TestDifferentSeedsDiffer(t *testing.T) {
-	a, _ := Run(Config{Seed: 1, Duration: 2 * time.Minute, NoSeries: true}, NoLimiter())
-	b, _ := Run(Config{Seed: 2, Duration: 2 * time.Minute, NoSeries: true}, NoLimiter())
+	a, _ := Run(Config{Seed: 1, Scenario: Steady, Duration: 2 * time.Minute, NoSeries: true}, NoLimiter())
+	b, _ := Run(Config{Seed: 2, Scenario: Steady, Duration: 2 * time.Minute, NoSeries: true}, NoLimiter())
 	if a.Accepted == b.Accepted && a.Throttled == b.Throttled && a.Requests == b.Requests {
 		t.Errorf("seeds 1 and 2 gave the same run: %+v", a)
 	}
@@ -214,7 +214,7 @@ func TestConfigValidateListsEveryProblem(t *testing.T) {
 	}
 	bad := adaptive.DefaultRateConfig()
 	bad.MinUnitsPerMinute = -1
-	if _, err := Run(Config{Duration: time.Minute}, RateMode("bad", bad)); err == nil || !strings.Contains(err.Error(), "MinUnitsPerMinute") {
+	if _, err := Run(Config{Scenario: Steady, Duration: time.Minute}, RateMode("bad", bad)); err == nil || !strings.Contains(err.Error(), "MinUnitsPerMinute") {
 		t.Errorf("a mode with a bad engine config: %v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"strings"
 	"time"
@@ -51,6 +52,10 @@ func parse(args []string) (*options, *flag.FlagSet, error) {
 	if *seed == 0 {
 		errs = append(errs, errors.New("-seed 0: want 1 or more"))
 	}
+	if *seeds > 1 && *seed > math.MaxUint64-uint64(*seeds-1) {
+		errs = append(errs, fmt.Errorf("-seed %d with -seeds %d runs past the largest seed: want -seed at most %d",
+			*seed, *seeds, uint64(math.MaxUint64)-uint64(*seeds-1)))
+	}
 	o := &options{format: *format, plot: *plot, seeds: *seeds}
 	if *seeds < 1 || *seeds > 1000 {
 		errs = append(errs, fmt.Errorf("-seeds %d: want 1 to 1000", *seeds))
@@ -74,11 +79,11 @@ func parse(args []string) (*options, *flag.FlagSet, error) {
 		Seed: *seed, Instances: *instances, Quota: *quota, Demand: *demand,
 		Duration: *duration, Scenario: sim.Scenario(strings.ToLower(*scenario)),
 	}
-	// Zero means "default" in sim.Config; on the command line it is an error.
-	if *instances == 0 || *quota == 0 || *demand == 0 || *duration == 0 {
-		errs = append(errs, errors.New("-instances, -quota, -demand and -duration must be above 0"))
-	}
-	if err := o.cfg.Defaults().Validate(); err != nil {
+	// Zero means "default" in sim.Config; on the command line it is a
+	// value like any other, so the flags are validated as given.
+	given := o.cfg.Defaults()
+	given.Instances, given.Quota, given.Demand, given.Duration = *instances, *quota, *demand, *duration
+	if err := given.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	o.modes, errs = parseModes(*modes, errs)
@@ -128,9 +133,14 @@ func parseModes(s string, errs []error) ([]sim.Mode, []error) {
 	}
 	var modes []sim.Mode
 	seen := map[string]bool{}
-	for _, name := range strings.Split(s, ",") {
+	names := strings.Split(s, ",")
+	for _, name := range names {
 		name = strings.TrimSpace(name)
 		if name == "" {
+			if len(names) > 1 {
+				errs = append(errs, fmt.Errorf("-modes %q: an empty name between commas", s))
+				break
+			}
 			continue
 		}
 		m, err := sim.ModeNamed(name)

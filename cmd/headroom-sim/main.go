@@ -118,7 +118,11 @@ func runSpread(o *options, stdout, stderr io.Writer) int {
 	var err error
 	switch o.format {
 	case "json":
-		type stat struct{ Median, Min, Max float64 }
+		type stat struct {
+			Median float64 `json:"median"`
+			Min    float64 `json:"min"`
+			Max    float64 `json:"max"`
+		}
 		type srow struct {
 			Mode        string `json:"mode"`
 			Seeds       int    `json:"seeds"`

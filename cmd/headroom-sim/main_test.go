@@ -21,7 +21,7 @@ func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 }
 
 func TestDefaultPrintsTheComparisonTable(t *testing.T) {
-	code, out, errs := runCmd(t, "-modes", "no-limiter,fixed-rate", "-duration", "6m")
+	code, out, errs := runCmd(t, "-modes", "no-limiter,fixed-rate", "-duration", "7m")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -67,7 +67,7 @@ func TestJSONFields(t *testing.T) {
 }
 
 func TestCSV(t *testing.T) {
-	code, out, _ := runCmd(t, "-format", "csv", "-modes", "cubic", "-duration", "2m", "-scenario", "join")
+	code, out, _ := runCmd(t, "-format", "csv", "-modes", "cubic", "-duration", "6m", "-scenario", "join")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if code != 0 || len(lines) != 2 || lines[0] != "mode,throughput_per_min,share,throttled,rejected,gave_up,p95_wait_s,recovery_s" || !strings.HasPrefix(lines[1], "CUBIC,") {
 		t.Errorf("exit %d:\n%s", code, out)
@@ -79,7 +79,11 @@ func TestBadFlagsExit2WithAClearError(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-instances", "0"}, "-instances"},
+		{[]string{"-instances", "0"}, "instances = 0"},
+		{[]string{"-quota", "0"}, "quota = 0"},
+		{[]string{"-duration", "3m"}, "duration 3m0s ends first"},
+		{[]string{"-modes", "cubic,,aimd"}, "empty name"},
+		{[]string{"-seed", "18446744073709551615", "-seeds", "3"}, "past the largest seed"},
 		{[]string{"-instances", "-3"}, "instances = -3"},
 		{[]string{"-quota", "-1"}, "quota"},
 		{[]string{"-demand", "NaN"}, "demand"},
@@ -89,7 +93,8 @@ func TestBadFlagsExit2WithAClearError(t *testing.T) {
 		{[]string{"-seed", "0"}, "-seed 0"},
 		{[]string{"-scenario", "storm"}, "steady, drop or join"},
 		{[]string{"-modes", "aimd,warp"}, `unknown mode "warp"`},
-		{[]string{"-modes", ","}, "at least one mode"},
+		{[]string{"-modes", ","}, "empty name"},
+		{[]string{"-modes", " "}, "at least one mode"},
 		{[]string{"-format", "xml"}, "table, csv or json"},
 		{[]string{"-plot", "out.pdf"}, ".svg or .png"},
 		{[]string{"-seeds", "0"}, "-seeds 0"},
@@ -110,7 +115,7 @@ func TestPlotWritesSVGAndPNG(t *testing.T) {
 	dir := t.TempDir()
 	for _, name := range []string{"p.svg", "p.png"} {
 		file := filepath.Join(dir, name)
-		code, _, errs := runCmd(t, "-modes", "aimd,cubic", "-duration", "2m", "-plot", file)
+		code, _, errs := runCmd(t, "-modes", "aimd,cubic", "-duration", "2m", "-scenario", "steady", "-plot", file)
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", name, code, errs)
 		}
@@ -122,13 +127,13 @@ func TestPlotWritesSVGAndPNG(t *testing.T) {
 			t.Errorf("%s: not the right format", name)
 		}
 	}
-	if code, _, errs := runCmd(t, "-modes", "aimd", "-duration", "2m", "-plot", filepath.Join(dir, "no", "such", "dir.svg")); code != 1 || !strings.Contains(errs, "plot") {
+	if code, _, errs := runCmd(t, "-modes", "aimd", "-duration", "2m", "-scenario", "steady", "-plot", filepath.Join(dir, "no", "such", "dir.svg")); code != 1 || !strings.Contains(errs, "plot") {
 		t.Errorf("unwritable plot: exit %d, %q; want 1", code, errs)
 	}
 }
 
 func TestSeedsSpread(t *testing.T) {
-	code, out, errs := runCmd(t, "-seeds", "3", "-modes", "fixed-rate", "-duration", "6m")
+	code, out, errs := runCmd(t, "-seeds", "3", "-modes", "fixed-rate", "-duration", "7m")
 	if code != 0 || !strings.Contains(out, "Seeds 42 to 44") || !strings.Contains(out, "fixed rate") {
 		t.Errorf("exit %d: %s\n%s", code, errs, out)
 	}
