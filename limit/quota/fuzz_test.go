@@ -2,6 +2,8 @@ package quota
 
 import (
 	"net/http"
+	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -117,6 +119,32 @@ func FuzzSF(f *testing.F) {
 		}
 		sfItem(v)
 		sfLooksLikeDict(v)
+	})
+}
+
+// Field lines are read as if joined with commas (RFC 9651 §4.2): two lines
+// that parse give the members of their join. Only one way: two malformed
+// halves can join into a valid line.
+func FuzzSFLines(f *testing.F) {
+	f.Add(`"burst";q=100;w=60`, `"daily";q=1000;w=86400`, false)
+	f.Add(`a=1`, `b=?0;x`, true)
+	f.Fuzz(func(t *testing.T, a, b string, dict bool) {
+		a, b = strings.Trim(a, " \t"), strings.Trim(b, " \t")
+		if a == "" || b == "" {
+			return
+		}
+		var buf1, buf2 [maxPolicies]sfMember
+		two, ok := sfParse([]string{a, b}, dict, buf1[:0])
+		if !ok {
+			return
+		}
+		one, ok := sfParse([]string{a + ", " + b}, dict, buf2[:0])
+		if !ok {
+			t.Fatalf("lines %q and %q parse apart, not joined", a, b)
+		}
+		if !reflect.DeepEqual(two, one) {
+			t.Fatalf("lines %q and %q: apart %+v, joined %+v", a, b, two, one)
+		}
 	})
 }
 
