@@ -122,10 +122,14 @@ func Adaptive(maximum int, opts ...Option) (*AdaptiveLimiter, error) {
 // Limiter; CurrentLimit and Baseline read its state for a dashboard.
 //
 // A call is granted when the units in flight plus its cost fit under the
-// current limit. Without a queue (QueueLimit 0, the default) it is refused
-// at once otherwise, with a *RateLimitedError whose RetryAfter is 0 (when a
-// holder releases is not the limiter's to know). With a queue it waits in
-// FIFO order; when its context ends it returns ctx.Err() holding nothing.
+// current limit, or when nothing is in flight: a cost above the current
+// limit but within Maximum could otherwise never be granted, since with
+// nothing in flight no release comes to move the limit. Such a call holds
+// more than the limit, alone, until it is released. Without a queue
+// (QueueLimit 0, the default) a call is refused at once otherwise, with a
+// *RateLimitedError whose RetryAfter is 0 (when a holder releases is not
+// the limiter's to know). With a queue it waits in FIFO order; when its
+// context ends it returns ctx.Err() holding nothing.
 type AdaptiveLimiter struct {
 	self     ownerRef // what its leases point back to
 	name     string
@@ -184,7 +188,8 @@ func (l *AdaptiveLimiter) Baseline() (time.Duration, bool) {
 func (l *AdaptiveLimiter) Acquire(ctx context.Context) (Lease, error) { return l.AcquireN(ctx, 1) }
 
 // AcquireN takes cost units of the limit. A cost above Maximum, or below
-// 0, is refused with a *CostError.
+// 0, is refused with a *CostError; one above the current limit waits, or is
+// refused, until nothing is in flight (see AdaptiveLimiter).
 func (l *AdaptiveLimiter) AcquireN(ctx context.Context, cost int) (Lease, error) {
 	if cost < 0 || cost > l.capacity {
 		return Lease{}, &CostError{Limiter: l.name, Cost: cost, Capacity: l.capacity}
@@ -247,7 +252,9 @@ func (l *AdaptiveLimiter) AcquireN(ctx context.Context, cost int) (Lease, error)
 
 // serve grants the front waiters while they fit; it stops at the first
 // that does not, so a large request is not starved by smaller ones behind
-// it. Called with l.mu held.
+// it. One above the current limit goes once nothing is in flight (the
+// engine's rule), so it cannot hold the queue for ever. Called with l.mu
+// held.
 func (l *AdaptiveLimiter) serve() {
 	for w := l.queue.front(); w != nil; w = l.queue.front() {
 		if !l.engine.TryAcquire(w.cost) {

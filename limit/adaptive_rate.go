@@ -43,7 +43,8 @@ type rateWaiter struct {
 
 // AdaptiveRate returns an adaptive rate limiter configured by o, adjusted by
 // opts (WithName, WithMeterProvider, WithAttributes), or the problems
-// Validate finds. Options.QueueLimit does not apply: o has its own.
+// Validate finds. WithQueueLimit is an error here: o has its own
+// QueueLimit.
 func AdaptiveRate(o AdaptiveRateOptions, opts ...Option) (*AdaptiveRateLimiter, error) {
 	oo := Options{AdaptiveRate: &o}
 	for _, opt := range opts {
@@ -111,6 +112,7 @@ func (l *AdaptiveRateLimiter) Acquire(ctx context.Context) (Lease, error) {
 func (l *AdaptiveRateLimiter) AcquireN(ctx context.Context, cost int) (Lease, error) {
 	if cost <= 0 || cost > math.MaxInt32 {
 		if cost == 0 {
+			l.m.Acquired()
 			return Lease{}, nil
 		}
 		return Lease{}, &CostError{Limiter: l.name, Cost: cost, Capacity: math.MaxInt32}
@@ -147,7 +149,7 @@ func (l *AdaptiveRateLimiter) wait(ctx context.Context, now time.Duration, cost 
 		l.waiters = make(map[uint64]*rateWaiter)
 	}
 	l.waiters[id] = w
-	l.m.QueueAdd(1)
+	l.m.QueueAdd(int64(cost))
 	l.serviceLocked(now)
 	l.mu.Unlock()
 
@@ -157,7 +159,7 @@ func (l *AdaptiveRateLimiter) wait(ctx context.Context, now time.Duration, cost 
 		l.mu.Lock()
 		if l.core.Cancel(now, id) {
 			delete(l.waiters, id)
-			l.m.QueueAdd(-1)
+			l.m.QueueAdd(-int64(cost))
 			l.serviceLocked(l.now()) // the waiters behind may go now
 			l.mu.Unlock()
 			return Lease{}, ctx.Err()
@@ -187,7 +189,7 @@ func (l *AdaptiveRateLimiter) serviceLocked(now time.Duration) {
 			rw.granted, rw.at = w.Granted, now
 			close(rw.ready)
 		}
-		l.m.QueueAdd(-1)
+		l.m.QueueAdd(-int64(w.Cost))
 	}
 	at, ok := l.core.Next(now)
 	if !ok {

@@ -35,8 +35,8 @@ type AdaptiveRateOptions struct {
 	// goes when it is full and drives it below zero.
 	Burst Duration `json:"burst,omitempty"`
 	// QueueLimit is how many requests may wait in FIFO order; default 500.
-	// -1 refuses at once instead of queueing. (Options.QueueLimit does not
-	// apply to this shape.)
+	// -1 refuses at once instead of queueing. (Options.QueueLimit, which
+	// counts permits, must be 0 with this shape.)
 	QueueLimit int `json:"queueLimit,omitempty"`
 	// MaxWait is the longest a request may wait; default "100s".
 	MaxWait Duration `json:"maxWait,omitempty"`

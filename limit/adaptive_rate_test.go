@@ -3,6 +3,7 @@ package limit
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -102,6 +103,32 @@ func TestAdaptiveRateMaxWait(t *testing.T) {
 		}
 		if l.QueueLen() != 0 {
 			t.Fatal("queue not empty")
+		}
+	})
+}
+
+// A MaxWait of "for ever" serves a waiter when its units arrive. (Next's
+// answer once wrapped into the past: the service timer fired at 0 again and
+// again, spinning a core, and in a bubble the clock never moved.)
+func TestAdaptiveRateHugeMaxWaitServesOnTime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		o := slow
+		o.MaxWait = Duration(math.MaxInt64)
+		o.Burst = Duration(10 * time.Second) // 10 units
+		l := newTestAdaptiveRate(t, o)
+		ctx := context.Background()
+		time.Sleep(10 * time.Millisecond) // so that the waiter enqueues after 0
+		if _, err := l.AcquireN(ctx, 10); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		lease, err := l.AcquireN(ctx, 2) // two units at one a second
+		if err != nil {
+			t.Fatal(err)
+		}
+		lease.Release()
+		if d := time.Since(start); d != 2*time.Second {
+			t.Fatalf("waited %v for 2 units at 1 a second; want 2s", d)
 		}
 	})
 }

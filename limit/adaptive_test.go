@@ -227,6 +227,78 @@ func TestAdaptiveQueueIsFIFOAndCancelLeaksNoSlot(t *testing.T) {
 	})
 }
 
+// A cost above the current limit but within Maximum is granted once nothing
+// is in flight, alone; queued, it goes as soon as the holders release, and
+// the callers behind it follow once it is done rather than waiting for
+// ever behind a request no release would ever make room for.
+func TestAdaptiveCostAboveCurrentLimitIsServedWhenIdle(t *testing.T) {
+	t.Run("no queue", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			l, _ := Adaptive(50, WithAdaptive(AdaptiveOptions{Minimum: 4, Initial: 4}))
+			ctx := context.Background()
+			big, err := l.AcquireN(ctx, 10)
+			if err != nil {
+				t.Fatalf("AcquireN(10) on an idle limiter of 4 (Maximum 50): %v", err)
+			}
+			if _, err := l.Acquire(ctx); !errors.Is(err, ErrRateLimited) {
+				t.Fatalf("Acquire while 10 of 4 are held: %v, want a refusal", err)
+			}
+			big.Release()
+			lease, err := l.Acquire(ctx)
+			if err != nil {
+				t.Fatalf("Acquire after the large lease was released: %v", err)
+			}
+			if _, err := l.AcquireN(ctx, 10); !errors.Is(err, ErrRateLimited) {
+				t.Fatalf("AcquireN(10) with 1 in flight: %v, want a refusal", err)
+			}
+			lease.Release()
+		})
+	})
+	t.Run("queued", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			l, _ := Adaptive(50, WithAdaptive(AdaptiveOptions{Minimum: 4, Initial: 4}), WithQueueLimit(100))
+			ctx := context.Background()
+			held, _ := l.AcquireN(ctx, 2)
+			type result struct {
+				cost int
+				err  error
+			}
+			out := make(chan result, 2)
+			release := make(chan struct{})
+			for _, cost := range []int{10, 1} {
+				go func() {
+					lease, err := l.AcquireN(ctx, cost)
+					out <- result{cost, err}
+					if err == nil && cost == 10 {
+						<-release
+					}
+					lease.Release()
+				}()
+				synctest.Wait()
+			}
+			held.Release()
+			synctest.Wait()
+			if r := <-out; r.cost != 10 || r.err != nil {
+				t.Fatalf("first out after the holder released: cost %d, %v; want cost 10 granted", r.cost, r.err)
+			}
+			select {
+			case r := <-out:
+				t.Fatalf("cost %d granted (%v) while 10 of 4 are held", r.cost, r.err)
+			default:
+			}
+			close(release)
+			synctest.Wait()
+			if r := <-out; r.cost != 1 || r.err != nil {
+				t.Fatalf("second out: cost %d, %v; want cost 1 granted", r.cost, r.err)
+			}
+			synctest.Wait()
+			if n := l.engine.InFlight(); n != 0 || !l.queue.empty() {
+				t.Fatalf("%d in flight, queue empty %v, after everything ended", n, l.queue.empty())
+			}
+		})
+	})
+}
+
 // A waiter whose grant races its cancellation returns ctx.Err() and gives
 // the slot back.
 func TestAdaptiveGrantRacesCancel(t *testing.T) {

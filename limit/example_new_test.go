@@ -27,6 +27,27 @@ func ExampleNew() {
 	// limit: QueueLimit = -1: want 0 (refuse at once) or more
 }
 
+// Options from a configuration file, strictly: a misspelt field is an
+// error rather than a default, and every problem is listed at once, each at
+// its JSON path.
+func ExampleParseOptions() {
+	o, err := limit.ParseOptions([]byte(`{"name": "search", "perWindow": {"permits": 100, "window": "1m"}}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	lim, err := limit.New(o)
+	fmt.Println(lim.Name(), err)
+
+	_, err = limit.ParseOptions([]byte(`{"perWindow": {"permit": 100, "window": "1m"}, "queueLimit": -1}`))
+	fmt.Println(err)
+	// Output:
+	// search <nil>
+	// limit: perWindow.permit = an unknown field: want one of permits, segments, window
+	// limit: perWindow.permits = 0: want 1 or more
+	// limit: queueLimit = -1: want 0 (refuse at once) or more
+}
+
 // A set of named adaptive rate limiters from JSON; each is named after its
 // entry.
 func ExampleParseAdaptiveRateConfig() {

@@ -16,7 +16,9 @@ func WithName(name string) Option { return func(o *Options) { o.Name = name } }
 // WithBurst sets how many permits a PerSecond bucket holds.
 func WithBurst(permits int) Option { return func(o *Options) { o.Burst = permits } }
 
-// WithSegments sets how finely a PerWindow window slides.
+// WithSegments sets how finely a PerWindow window slides. On a limiter of
+// another shape it is an error (Validate says that Segments belongs to the
+// PerWindow shape), as WithBurst is off the PerSecond shape.
 func WithSegments(n int) Option {
 	return func(o *Options) {
 		if o.PerWindow == nil {
@@ -27,7 +29,8 @@ func WithSegments(n int) Option {
 }
 
 // WithQueueLimit lets up to permits permits' worth of callers wait in FIFO
-// order instead of being refused at once.
+// order instead of being refused at once. The adaptive rate limiter has its
+// own queue (AdaptiveRateOptions.QueueLimit); on it this is an error.
 func WithQueueLimit(permits int) Option { return func(o *Options) { o.QueueLimit = permits } }
 
 // WithMeterProvider sends the limiter's metrics to mp instead of the global

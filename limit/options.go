@@ -38,9 +38,12 @@ type Options struct {
 	AdaptiveRate *AdaptiveRateOptions `json:"adaptiveRate,omitempty"`
 
 	// QueueLimit is how many permits' worth of callers may wait, in FIFO
-	// order. 0, the default, refuses at once with a RetryAfter instead: the
-	// resilience runner is already good at waiting. The adaptive rate limiter
-	// has its own queue settings and ignores this field.
+	// order. 0, the default, refuses at once with a RetryAfter instead, for
+	// callers that would rather do something else. Give a limiter that many
+	// goroutines share a queue: refused together, they come back together
+	// at the same RetryAfter and most are refused again. The adaptive rate
+	// limiter has its own queue settings (AdaptiveRate.QueueLimit, in
+	// requests), so with that shape this must be 0.
 	QueueLimit int `json:"queueLimit,omitempty"`
 
 	// Name names the limiter in errors and telemetry.
@@ -69,13 +72,14 @@ const (
 	maxBurst            = 1e9
 )
 
-// shapes lists the shapes o asks for, by field name.
+// shapes lists the shapes o asks for, by field name. A stray window (see
+// strayWindow) is not one.
 func (o *Options) shapes() []string {
 	var s []string
 	if o.PermitsPerSecond != 0 {
 		s = append(s, "PermitsPerSecond")
 	}
-	if o.PerWindow != nil {
+	if o.PerWindow != nil && !o.strayWindow() {
 		s = append(s, "PerWindow")
 	}
 	if o.Concurrency != 0 {
@@ -88,6 +92,17 @@ func (o *Options) shapes() []string {
 		s = append(s, "AdaptiveRate")
 	}
 	return s
+}
+
+// strayWindow reports whether o.PerWindow holds nothing but Segments beside
+// another shape: what WithSegments leaves on a limiter of another shape.
+// Validate then says that Segments belongs to the PerWindow shape, as it
+// does for Burst, rather than that o asks for two shapes and a window with
+// neither permits nor a length.
+func (o *Options) strayWindow() bool {
+	w := o.PerWindow
+	return w != nil && w.Permits == 0 && w.Window == 0 && w.Segments != 0 &&
+		(o.PermitsPerSecond != 0 || o.Concurrency != 0 || o.Adaptive != nil || o.AdaptiveRate != nil)
 }
 
 // Validate returns every problem with o at once, joined with errors.Join;
@@ -117,7 +132,9 @@ func (o *Options) Validate() error {
 	if o.Burst != 0 && o.PermitsPerSecond == 0 {
 		add("Burst", o.Burst, "0: Burst belongs to the PermitsPerSecond shape")
 	}
-	if w := o.PerWindow; w != nil {
+	if o.strayWindow() {
+		add("PerWindow.Segments", o.PerWindow.Segments, "0: Segments belongs to the PerWindow shape")
+	} else if w := o.PerWindow; w != nil {
 		if w.Permits <= 0 {
 			add("PerWindow.Permits", w.Permits, "1 or more")
 		}
@@ -145,6 +162,8 @@ func (o *Options) Validate() error {
 	}
 	if o.QueueLimit < 0 {
 		add("QueueLimit", o.QueueLimit, "0 (refuse at once) or more")
+	} else if o.QueueLimit != 0 && o.AdaptiveRate != nil {
+		add("QueueLimit", o.QueueLimit, "0: the AdaptiveRate shape has its own queue; set AdaptiveRate.QueueLimit (in requests) instead")
 	}
 	return errors.Join(errs...)
 }

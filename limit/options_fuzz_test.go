@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 )
 
@@ -21,6 +22,8 @@ func FuzzOptions(f *testing.F) {
 		`{"permitsPerSecond": 100, "concurrency": 20}`,
 		`{"perWindow": {"permits": -1, "window": "-1s", "segments": -1}}`,
 		`{"permitsPerSecond": 1e300}`,
+		`{"perWindow": {"permits": 1, "window": "2562047h47m16.854775807s"}}`,
+		`{"adaptiveRate": {"maxWait": "2562047h47m16.854775807s", "maxPause": "2562047h47m16.854775807s"}}`,
 		`{}`,
 	} {
 		f.Add([]byte(seed))
@@ -41,6 +44,37 @@ func FuzzOptions(f *testing.F) {
 		lim, err := New(o)
 		if err != nil {
 			t.Fatalf("Validate passed but New failed: %v (%s)", err, data)
+		}
+		lease, err := lim.AcquireN(context.Background(), 0)
+		if err != nil {
+			t.Fatalf("a free lease was refused: %v (%s)", err, data)
+		}
+		lease.Release()
+	})
+}
+
+// FuzzParseOptions: parsing any input never panics; it returns Options or
+// errors, never both; every problem is an *OptionError with a Field; and
+// what parses builds a limiter that grants a free lease. Its seed corpus is
+// in testdata/fuzz/FuzzParseOptions.
+func FuzzParseOptions(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		o, err := ParseOptions(data)
+		if err != nil {
+			for _, e := range unjoin(err) {
+				var oe *OptionError
+				if !errors.As(e, &oe) || oe.Field == "" {
+					t.Fatalf("problem %v is not an *OptionError with a Field (%s)", e, data)
+				}
+			}
+			if o.shapes() != nil || o.PerWindow != nil {
+				t.Fatalf("options %+v returned with an error (%s)", o, data)
+			}
+			return
+		}
+		lim, err := New(o)
+		if err != nil {
+			t.Fatalf("ParseOptions passed but New failed: %v (%s)", err, data)
 		}
 		lease, err := lim.AcquireN(context.Background(), 0)
 		if err != nil {

@@ -84,6 +84,43 @@ func TestBurstBelongsToPerSecond(t *testing.T) {
 	}
 }
 
+// A shape-specific option on the wrong shape says which shape it belongs
+// to, as WithBurst does, instead of reading as a second shape.
+func TestShapeOptionsOnTheWrongShapeSayWhere(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		build func() (Limiter, error)
+		want  []string
+	}{
+		{"Concurrency+WithSegments", func() (Limiter, error) { return Concurrency(5, WithSegments(3)) }, []string{"PerWindow.Segments"}},
+		{"PerSecond+WithSegments", func() (Limiter, error) { return PerSecond(5, WithSegments(3)) }, []string{"PerWindow.Segments"}},
+		{"Concurrency+WithBurst", func() (Limiter, error) { return Concurrency(5, WithBurst(3)) }, []string{"Burst"}},
+		{"AdaptiveRate+WithQueueLimit", func() (Limiter, error) {
+			return AdaptiveRate(AdaptiveRateOptions{}, WithQueueLimit(10))
+		}, []string{"QueueLimit"}},
+	} {
+		_, err := c.build()
+		if diff := cmp.Diff(c.want, problems(err)); diff != "" {
+			t.Errorf("%s: problems (-want +got):\n%s\n%v", c.name, diff, err)
+		}
+		if err != nil && !strings.Contains(err.Error(), "belongs to") && !strings.Contains(err.Error(), "AdaptiveRate.QueueLimit") {
+			t.Errorf("%s: %v does not say where the setting belongs", c.name, err)
+		}
+	}
+	// Where they belong they work.
+	if _, err := PerWindow(10, time.Second, WithSegments(5)); err != nil {
+		t.Errorf("PerWindow with WithSegments: %v", err)
+	}
+	if _, err := AdaptiveRate(AdaptiveRateOptions{QueueLimit: 10}); err != nil {
+		t.Errorf("AdaptiveRate with its own QueueLimit: %v", err)
+	}
+	// A window written out beside another shape is still two shapes.
+	o := Options{Concurrency: 5, PerWindow: &WindowOptions{Permits: 10, Window: Duration(time.Second), Segments: 3}}
+	if diff := cmp.Diff([]string{"Options"}, problems(o.Validate())); diff != "" {
+		t.Errorf("two full shapes: problems (-want +got):\n%s", diff)
+	}
+}
+
 func TestConstructorsRefuseZero(t *testing.T) {
 	if _, err := PerSecond(0); err == nil {
 		t.Error("PerSecond(0) built")
@@ -133,5 +170,43 @@ func TestDurationRefusesBareNumbers(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(`"1m30s"`), &d); err != nil || time.Duration(d) != 90*time.Second {
 		t.Fatalf("1m30s: got %v, %v", time.Duration(d), err)
+	}
+}
+
+// ParseOptions lists every unknown field and every problem at once, each at
+// its JSON path; what the decoder cannot read past is one error.
+func TestParseOptions(t *testing.T) {
+	o, err := ParseOptions([]byte(`{"PerWindow": {"permits": 1000, "window": "1m", "segments": 6}, "queueLimit": 10, "name": "api"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Options{PerWindow: &WindowOptions{Permits: 1000, Window: Duration(time.Minute), Segments: 6}, QueueLimit: 10, Name: "api"}
+	if diff := cmp.Diff(want, o); diff != "" {
+		t.Fatalf("(-want +got):\n%s", diff)
+	}
+
+	for _, c := range []struct {
+		json string
+		want []string
+	}{
+		{`{"perWindow": {"permit": 10, "window": "0s", "segmnts": 3}, "queueLimt": 5, "nmae": "x"}`,
+			[]string{"nmae", "perWindow.permit", "perWindow.segmnts", "queueLimt", "perWindow.permits", "perWindow.window"}},
+		{`{"adaptiveRate": {"aimd": {"decreaseFactor": 2, "step": 1}, "maxWait": "-1s"}, "queueLimit": 5}`,
+			[]string{"adaptiveRate.aimd.step", "adaptiveRate.maxWait", "adaptiveRate.aimd.decreaseFactor", "queueLimit"}},
+		{`{"adaptive": {"minimum": -1, "multipl": 3}, "concurrency": 5}`,
+			[]string{"adaptive.multipl", "Options", "adaptive.minimum"}},
+		{`{"permitsPerSecond": 5, "burst": -1, "meterProvider": {}}`, []string{"meterProvider", "burst"}},
+		{`{"perWindow": {"permits": "ten", "window": "1m"}}`, []string{"perWindow.permits"}},
+		{`{"concurrency": 5} {}`, []string{"(json)"}},
+		{`{"concurrency": 5`, []string{"(json)"}},
+		{`{"perWindow": {"permits": 1, "window": 60}}`, []string{"(json)"}},
+	} {
+		o, err := ParseOptions([]byte(c.json))
+		if diff := cmp.Diff(c.want, problems(err)); diff != "" {
+			t.Errorf("%s: problems (-want +got):\n%s\n%v", c.json, diff, err)
+		}
+		if o.PerWindow != nil || o.AdaptiveRate != nil || o.Concurrency != 0 {
+			t.Errorf("%s: returned %+v with an error", c.json, o)
+		}
 	}
 }

@@ -55,6 +55,7 @@ func newPerSecond(o Options) Limiter {
 		queue:   waitQueue{limit: o.QueueLimit},
 		bucket:  window.NewTokenBucket(o.PermitsPerSecond, burst),
 	}
+	l.metrics.SetLimit(o.PermitsPerSecond * 60) // telemetry.LimitName: permits per minute
 	// The meter provider holds the instruments until closed; close them
 	// when the limiter is dropped.
 	l.metrics.CloseWhenUnreachable(l)

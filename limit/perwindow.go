@@ -63,6 +63,9 @@ func newPerWindow(o Options) Limiter {
 		queueing: o.QueueLimit > 0,
 		queue:    waitQueue{limit: o.QueueLimit},
 	}
+	// telemetry.LimitName: the rate in permits per minute, which for a
+	// window of an hour is a fraction.
+	l.metrics.SetLimit(float64(w.Permits) * float64(time.Minute) / float64(w.Window))
 	// The meter provider holds the instruments until closed; close them
 	// when the limiter is dropped.
 	l.self.leaseOwner = l

@@ -3,6 +3,7 @@ package limit
 import (
 	"context"
 	"errors"
+	"math"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -83,6 +84,33 @@ func TestPerWindowDefaultName(t *testing.T) {
 	if n := newWindowLimiter(t, 1, time.Second).Name(); n != "per_window" {
 		t.Fatalf("default name %q; want per_window", n)
 	}
+}
+
+// A window of math.MaxInt64, which Validate accepts, grants its permits once
+// and never again (the engine's arithmetic saturates), queued or not.
+func TestPerWindowHugeWindowGrantsOnlyItsPermits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		forever := time.Duration(math.MaxInt64)
+		l := newWindowLimiter(t, 1, forever)
+		q := newWindowLimiter(t, 1, forever, WithQueueLimit(1))
+		time.Sleep(time.Second) // limiters that have been up for a while
+		for _, l := range []Limiter{l, q} {
+			if _, err := l.Acquire(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range 5 {
+			time.Sleep(time.Hour)
+			if _, err := l.Acquire(t.Context()); !errors.Is(err, ErrRateLimited) {
+				t.Fatalf("second permit of 1 per %v: %v; want a refusal", forever, err)
+			}
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 1000*time.Hour)
+		defer cancel()
+		if _, err := q.Acquire(ctx); !errors.Is(err, ErrRateLimited) {
+			t.Fatalf("queued second permit of 1 per %v with a deadline: %v; want a deadline refusal", forever, err)
+		}
+	})
 }
 
 // result is what one waiting caller got, and when.

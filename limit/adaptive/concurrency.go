@@ -136,13 +136,20 @@ func (c *Concurrency) CurrentLimit() (int, bool) {
 // has seen 100 successful calls.
 func (c *Concurrency) Baseline() (time.Duration, bool) { return c.base.Value() }
 
-// Fits reports whether n more units fit under the limit now.
-func (c *Concurrency) Fits(n int) bool { return c.inFlight+n <= c.limit }
+// Fits reports whether TryAcquire(n) would take n units now: they fit
+// under the limit, or nothing is in flight.
+func (c *Concurrency) Fits(n int) bool { return c.inFlight == 0 || c.inFlight+n <= c.limit }
 
-// TryAcquire takes n units if they fit under the limit. A refusal, like an
-// acquisition that fills the limit, marks the round as constrained.
+// TryAcquire takes n units if they fit under the limit, or if nothing is in
+// flight. The second rule is for a call larger than the current limit (up
+// to Maximum, which the shell enforces): it could never fit, and with
+// nothing in flight no release would ever end a round and move the limit,
+// so it would wait, and a FIFO queue behind it, for ever. Granted alone it
+// holds more than the limit until it is released; nothing else is granted
+// meanwhile. A refusal, like an acquisition that fills the limit, marks the
+// round as constrained.
 func (c *Concurrency) TryAcquire(n int) bool {
-	if c.inFlight+n > c.limit {
+	if c.inFlight > 0 && c.inFlight+n > c.limit {
 		c.constrained = true
 		return false
 	}

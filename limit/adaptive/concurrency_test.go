@@ -199,6 +199,30 @@ func TestConcurrencyRefusesAboveLimit(t *testing.T) {
 	}
 }
 
+// A call larger than the limit (the shell keeps it within Maximum) is
+// granted when nothing is in flight, and only then; while it holds more than
+// the limit nothing else is granted.
+func TestConcurrencyGrantsCallAboveLimitOnlyWhenIdle(t *testing.T) {
+	c := NewConcurrency(ConcurrencyConfig{Initial: 4})
+	if !c.TryAcquire(1) {
+		t.Fatal("refused 1 unit under a limit of 4")
+	}
+	if c.Fits(6) || c.TryAcquire(6) {
+		t.Fatal("granted 6 units with 1 in flight under a limit of 4")
+	}
+	c.ReleaseIgnored(1)
+	if !c.Fits(6) || !c.TryAcquire(6) {
+		t.Fatal("refused 6 units with nothing in flight: no release could ever make room")
+	}
+	if c.Fits(1) || c.TryAcquire(1) {
+		t.Fatalf("granted 1 more unit with %d in flight under a limit of 4", c.InFlight())
+	}
+	c.ReleaseIgnored(6)
+	if c.InFlight() != 0 || c.Limit() != 4 {
+		t.Fatalf("in flight %d, limit %d after the release, want 0 and 4", c.InFlight(), c.Limit())
+	}
+}
+
 // A dropped call forces its round to decrease, once, however many dropped;
 // its duration feeds neither the baseline nor the fastest.
 func TestConcurrencyDroppedForcesDecrease(t *testing.T) {

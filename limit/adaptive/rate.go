@@ -187,6 +187,24 @@ func (r *Rate) resize() {
 	r.tokens = min(r.tokens, r.size)
 }
 
+// sat is t+d for d ≥ 0, saturated at math.MaxInt64: MaxWait, MaxPause and
+// a Retry-After may each be as long as "for ever".
+func sat(t, d time.Duration) time.Duration {
+	if s := t + d; s >= t {
+		return s
+	}
+	return math.MaxInt64
+}
+
+// since is t−from for t ≥ from, saturated at math.MaxInt64 (times may have
+// any origin, so even a difference that is never negative can wrap).
+func since(t, from time.Duration) time.Duration {
+	if d := t - from; d >= 0 {
+		return d
+	}
+	return math.MaxInt64
+}
+
 func floorHalf(t time.Duration) time.Duration {
 	m := t % halfSecond
 	if m < 0 {

@@ -65,7 +65,8 @@ func (r *Rate) QuietSuccess() bool {
 //     goes below the minimum;
 //  3. with a Retry-After and MaxPause above 0, it pauses for
 //     min(Retry-After, MaxPause): nothing is admitted, the bucket restarts
-//     empty at the end, and no increase happens before it.
+//     empty at the end, and no increase happens before it. A pause that
+//     would end after math.MaxInt64 ends then: never, in practice.
 //
 // In Disabled mode it only counts the throttle and its units.
 func (r *Rate) OnThrottled(now, sentAt time.Duration, cost int, retryAfter time.Duration) Change {
@@ -91,10 +92,10 @@ func (r *Rate) OnThrottled(now, sentAt time.Duration, cost int, retryAfter time.
 		ch |= ChangeCut | ChangeRate
 	}
 	if retryAfter > 0 && r.cfg.MaxPause > 0 {
-		until := now + min(retryAfter, r.cfg.MaxPause)
+		until := sat(now, min(retryAfter, r.cfg.MaxPause))
 		if until > r.pauseUntil {
 			r.refill(now)
-			r.pausedAcc += until - max(now, r.pauseUntil)
+			r.pausedAcc = sat(r.pausedAcc, since(until, max(now, r.pauseUntil)))
 			r.pauseUntil = until
 			r.tokens = min(r.tokens, 0)
 			r.lastFill = until

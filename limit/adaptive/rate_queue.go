@@ -28,7 +28,7 @@ func (r *Rate) Enqueue(now time.Duration, cost int, deadline time.Duration) (id 
 	case r.Len() >= r.cfg.QueueLimit:
 		why = RefusedQueueFull
 		wait, _ = r.Next(now)
-		wait -= now
+		wait = since(wait, now)
 	case wait > r.cfg.MaxWait:
 		why = RefusedMaxWait
 		wait -= r.cfg.MaxWait
@@ -53,9 +53,9 @@ func (r *Rate) waitFor(now time.Duration, ahead int64, cost int) time.Duration {
 	// their costs and its own need: exact while the rate holds.
 	deficit := float64(ahead) + r.need(cost) - r.tokensAt(now)
 	if deficit <= epsilon {
-		return start - now
+		return since(start, now)
 	}
-	return start - now + durationFor(deficit, r.perNs)
+	return sat(since(start, now), durationFor(deficit, r.perNs))
 }
 
 // durationFor is the time to gather units at perNs, rounded up.
@@ -69,17 +69,18 @@ func durationFor(units, perNs float64) time.Duration {
 
 // Next reports when the queue's head can next leave: when its units will
 // be there at the current rate, or when it will have waited MaxWait,
-// whichever is first. ok is false when nobody waits. A shell sets its timer
-// for at and calls Dequeue then; any rate change moves at, so ask again
-// after each call that reports a Change.
+// whichever is first; saturated at math.MaxInt64 (never, in practice), so
+// that Dequeue at that time lets the head go. ok is false when nobody
+// waits. A shell sets its timer for at and calls Dequeue then; any rate
+// change moves at, so ask again after each call that reports a Change.
 func (r *Rate) Next(now time.Duration) (at time.Duration, ok bool) {
 	if r.qHead >= len(r.q) {
 		return 0, false
 	}
 	h := r.q[r.qHead]
-	at = now + r.waitFor(now, 0, h.cost)
+	at = sat(now, r.waitFor(now, 0, h.cost))
 	if r.cfg.MaxWait > 0 {
-		at = min(at, h.enqueued+r.cfg.MaxWait)
+		at = min(at, sat(h.enqueued, r.cfg.MaxWait))
 	}
 	return max(at, now), true
 }

@@ -139,6 +139,71 @@ func TestRatePauseCappedAndBucketRestartsEmpty(t *testing.T) {
 	}
 }
 
+// MaxWait and MaxPause at their largest ("as long as it takes") saturate
+// instead of wrapping into the past: Next then says when Dequeue will let
+// the head go (a shell's timer set for it would otherwise fire at once, for
+// ever), and a pause of MaxInt64 lasts, refusing what would wait too long.
+func TestRateHugeMaxWaitAndPauseSaturate(t *testing.T) {
+	const forever = time.Duration(math.MaxInt64)
+	r := newTestRate(t, func(c *RateConfig) { c.MaxWait = forever }) // 20 units a second
+	now := sec(1)
+	for r.Acquire(now, 1) {
+	}
+	if _, _, why := r.Enqueue(now, 1, NoDeadline); why != NotRefused {
+		t.Fatalf("Enqueue refused: %v", why)
+	}
+	at, ok := r.Next(now)
+	if want := now + sec(0.05); !ok || at != want {
+		t.Fatalf("Next(%v) = %v, %v; want %v (one unit at 20 a second)", now, at, ok, want)
+	}
+	if _, ok := r.Dequeue(at - 1); ok {
+		t.Fatal("the head left before Next's time")
+	}
+	if w, ok := r.Dequeue(at); !ok || !w.Granted {
+		t.Fatalf("Dequeue at Next's time = %+v, %v; want granted", w, ok)
+	}
+
+	for _, maxWait := range []time.Duration{DefaultMaxWait, forever} {
+		// At a rate so low that one unit takes longer than MaxInt64 ns, the
+		// expected wait saturates too.
+		r := newTestRate(t, func(c *RateConfig) {
+			c.MinUnitsPerMinute, c.InitialUnitsPerMinute = 1e-9, 1e-9
+			c.MaxPause, c.MaxWait = forever, maxWait
+		})
+		if ch := r.OnThrottled(sec(10), sec(9), 1, forever); ch&ChangePause == 0 {
+			t.Fatal("no pause")
+		}
+		if got := r.PausedUntil(); got != forever {
+			t.Fatalf("paused until %v; want %v (saturated)", got, forever)
+		}
+		if !r.Paused(sec(11)) || r.Acquire(sec(11), 1) {
+			t.Fatal("not paused, or admitted, a second into an endless pause")
+		}
+		if s := r.State(sec(11)); s.PausedSinceLastDecrease != sec(1) || s.SinceLastIncrease != 0 {
+			t.Fatalf("state a second into an endless pause: %+v", s)
+		}
+		_, wait, why := r.Enqueue(sec(11), 1, NoDeadline)
+		if maxWait == DefaultMaxWait {
+			if why != RefusedMaxWait || wait <= 0 {
+				t.Fatalf("Enqueue into an endless pause with MaxWait %v = %v, %v; want refused (max_wait) with a wait above 0", maxWait, why, wait)
+			}
+			continue
+		}
+		if why != NotRefused {
+			t.Fatalf("Enqueue into an endless pause with MaxWait %v: %v", maxWait, why)
+		}
+		if at, ok := r.Next(sec(11)); !ok || at != forever {
+			t.Fatalf("Next in an endless pause = %v, %v; want %v", at, ok, forever)
+		}
+		if _, ok := r.Dequeue(sec(12)); ok {
+			t.Fatal("the head left during an endless pause")
+		}
+		if _, wait, why := r.Enqueue(sec(12), 1, sec(100)); why != RefusedDeadline || wait <= 0 {
+			t.Fatalf("Enqueue with a deadline into an endless pause = %v, %v; want refused (deadline) with a wait above 0", why, wait)
+		}
+	}
+}
+
 // AIMD rises only after 10 s in which requests waited.
 func TestRateNoIncreaseWithoutWaiting(t *testing.T) {
 	r := newTestRate(t, nil)

@@ -40,8 +40,11 @@ func (b *Bulkhead) TryAcquire(cost int) bool {
 		return false
 	}
 	for {
+		// c > limit-n rather than n+c > limit, which wraps for a huge c.
+		// (limit-n wraps only for a huge limit and an n below 0, which an
+		// over-Release leaves for a moment; it then refuses.)
 		n := b.inFlight.Load()
-		if n+c > b.limit.Load() {
+		if c > b.limit.Load()-n {
 			return false
 		}
 		if b.inFlight.CompareAndSwap(n, n+c) {

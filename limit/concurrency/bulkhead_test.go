@@ -2,6 +2,7 @@ package concurrency
 
 import (
 	"errors"
+	"math"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -48,6 +49,26 @@ func TestBulkheadAcquireRelease(t *testing.T) {
 	}
 	if got := b.Available(); got != 0 {
 		t.Fatalf("Available = %d; want 0", got)
+	}
+}
+
+// A cost so large that in-flight+cost would wrap below zero is refused, not
+// granted as if it were small; so is anything more once a huge limit is
+// full.
+func TestBulkheadHugeCostNeverWraps(t *testing.T) {
+	b := newBulkhead(t, 10)
+	if !b.TryAcquire(1) {
+		t.Fatal("refused within the limit")
+	}
+	if b.TryAcquire(math.MaxInt) {
+		t.Fatalf("granted a cost of MaxInt with a limit of 10; in flight %d", b.InFlight())
+	}
+	huge := newBulkhead(t, math.MaxInt)
+	if !huge.TryAcquire(math.MaxInt) {
+		t.Fatal("refused a cost of MaxInt under a limit of MaxInt")
+	}
+	if huge.TryAcquire(1) || huge.Available() != 0 {
+		t.Fatalf("granted a unit beyond a full limit of MaxInt; in flight %d", huge.InFlight())
 	}
 }
 

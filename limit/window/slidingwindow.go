@@ -50,6 +50,10 @@ import (
 // the latest time seen (concurrent callers read the clock before they take
 // the lock, so their times may arrive slightly out of order); the permits
 // are then counted from that later time, which only delays their expiry.
+//
+// Any window up to Never works, and so does any Permits: expiry times
+// saturate at Never instead of wrapping round into the past, so a window of
+// Never grants its permits once and never again.
 type SlidingWindow struct {
 	mu      sync.Mutex
 	permits int64
@@ -80,7 +84,7 @@ func NewSlidingWindow(permits int, window time.Duration, segments int) (*Sliding
 	return &SlidingWindow{
 		permits: int64(permits),
 		window:  window,
-		segment: (window + time.Duration(segments) - 1) / time.Duration(segments),
+		segment: ceilDiv(window, time.Duration(segments)),
 		slots:   make([]windowSlot, segments+1),
 	}, nil
 }
@@ -103,9 +107,10 @@ func (w *SlidingWindow) TryTake(now time.Duration, cost int) (ok bool, at, retry
 		w.mu.Unlock()
 		return true, at, 0
 	}
+	// total ≤ permits, so permits-total cannot wrap where total+c could.
 	c := int64(cost)
-	if w.total+c > w.permits {
-		retryAfter = w.untilFree(w.total+c-w.permits, now)
+	if need := c - (w.permits - w.total); need > 0 {
+		retryAfter = w.untilFree(need, now)
 		w.mu.Unlock()
 		return false, at, retryAfter
 	}
@@ -136,7 +141,7 @@ func (w *SlidingWindow) RetryAfter(now time.Duration, cost int) time.Duration {
 	w.mu.Lock()
 	w.advance(now)
 	var d time.Duration
-	if need := w.total + int64(cost) - w.permits; need > 0 {
+	if need := int64(cost) - (w.permits - w.total); need > 0 {
 		d = w.untilFree(need, now)
 	}
 	w.mu.Unlock()
@@ -165,7 +170,9 @@ func (w *SlidingWindow) advance(now time.Duration) time.Duration {
 	for w.total > 0 && w.oldest <= w.newest {
 		s := &w.slots[w.oldest%n]
 		if s.count > 0 {
-			if s.last+w.window > now {
+			// now ≥ latest ≥ s.last ≥ 0: the difference cannot wrap,
+			// where s.last+Window would for a window near Never.
+			if now-s.last < w.window {
 				break
 			}
 			w.total -= s.count
@@ -177,7 +184,7 @@ func (w *SlidingWindow) advance(now time.Duration) time.Duration {
 }
 
 // untilFree is the time from now until need counted permits have expired,
-// oldest first. need must be in (0, total].
+// oldest first, saturated at Never. need must be in (0, total].
 func (w *SlidingWindow) untilFree(need int64, now time.Duration) time.Duration {
 	n := int64(len(w.slots))
 	var freed int64
@@ -185,8 +192,28 @@ func (w *SlidingWindow) untilFree(need int64, now time.Duration) time.Duration {
 		s := &w.slots[k%n]
 		freed += s.count
 		if s.count > 0 && freed >= need {
-			return s.last + w.window - now
+			return until(sat(s.last, w.window), now)
 		}
 	}
 	return 0 // unreachable while need ≤ total
+}
+
+// ceilDiv is a/b rounded up, for a ≥ 0 and b > 0, without the overflow of
+// (a+b-1)/b near Never.
+func ceilDiv(a, b time.Duration) time.Duration {
+	q := a / b
+	if q*b < a {
+		q++
+	}
+	return q
+}
+
+// until is t−now saturated at Never, for t ≥ 0: the caller's own now may be
+// below 0 (only its clamped copy is not).
+func until(t, now time.Duration) time.Duration {
+	d := t - now
+	if now < 0 && d < t {
+		return Never
+	}
+	return d
 }

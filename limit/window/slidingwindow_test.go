@@ -2,6 +2,7 @@ package window
 
 import (
 	"errors"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -141,6 +142,52 @@ func TestWindowClampsTimeGoingBackwards(t *testing.T) {
 		t.Fatalf("TryTake(earlier now) = %v at %v; want granted, counted at 2s", ok, at)
 	}
 	mustRefuse(t, w2, 3*time.Second-1, 1, 1)
+}
+
+// A window near math.MaxInt64 ("never refill") holds its permits for ever:
+// the expiry of a slot and the length of a segment saturate instead of
+// wrapping round to the past, which would free every permit at once.
+func TestWindowHugeWindowNeverOverflows(t *testing.T) {
+	for _, c := range []struct {
+		window   time.Duration
+		segments int
+	}{{Never, 8}, {Never, 1}, {Never - 1, 1024}, {Never / 2, 3}} {
+		w := newWindow(t, 2, c.window, c.segments)
+		if w.segment <= 0 || w.segment < c.window/time.Duration(c.segments) {
+			t.Errorf("window %v in %d segments: segment %v", c.window, c.segments, w.segment)
+		}
+		mustTake(t, w, time.Second, 1)
+		mustTake(t, w, time.Hour, 1)
+		for _, now := range []time.Duration{time.Hour, 1000 * time.Hour, Never / 4} {
+			if ok, _, ra := w.TryTake(now, 1); ok || ra <= 0 {
+				t.Fatalf("window %v in %d segments: TryTake(%v) = %v, retryAfter %v; want refused, retryAfter above 0",
+					c.window, c.segments, now, ok, ra)
+			}
+			if ra := w.RetryAfter(now, 2); ra <= 0 {
+				t.Fatalf("window %v: RetryAfter(%v, 2) = %v; want above 0", c.window, now, ra)
+			}
+			if n := w.Available(now); n != 0 {
+				t.Fatalf("window %v: Available(%v) = %d; want 0", c.window, now, n)
+			}
+		}
+	}
+	// Exact where it does not saturate: a permit taken at 1s with a window
+	// of Never/2 is free at Never/2+1s.
+	w := newWindow(t, 1, Never/2, 1)
+	mustTake(t, w, time.Second, 1)
+	mustRefuse(t, w, 2*time.Second, 1, Never/2-time.Second)
+	mustTake(t, w, Never/2+time.Second, 1)
+}
+
+// Permits near math.MaxInt64 are counted without wrapping: a full window
+// refuses one more permit.
+func TestWindowHugePermitsNeverWrap(t *testing.T) {
+	w := newWindow(t, math.MaxInt, time.Second, 8)
+	mustTake(t, w, 0, math.MaxInt)
+	mustRefuse(t, w, 0, 1, time.Second)
+	mustTake(t, w, time.Second, math.MaxInt-1)
+	mustTake(t, w, time.Second, 1)
+	mustRefuse(t, w, time.Second, math.MaxInt, time.Second)
 }
 
 // grant is one admitted request, as the engine counted it.
