@@ -98,13 +98,21 @@ func (a *AdaptiveRateOptions) config() adaptive.RateConfig {
 	if c.MaxUnitsPerMinute == 0 {
 		c.MaxUnitsPerMinute = max(adaptive.DefaultMaxUnitsPerMinute, a.MinUnitsPerMinute, a.InitialUnitsPerMinute)
 	}
+	// A default follows the bounds set beside it only when they are valid:
+	// a bad maximum is one problem, not three.
 	c.MinUnitsPerMinute = a.MinUnitsPerMinute
 	if c.MinUnitsPerMinute == 0 {
-		c.MinUnitsPerMinute = min(adaptive.DefaultMinUnitsPerMinute, c.MaxUnitsPerMinute)
+		c.MinUnitsPerMinute = adaptive.DefaultMinUnitsPerMinute
+		if c.MaxUnitsPerMinute > 0 {
+			c.MinUnitsPerMinute = min(c.MinUnitsPerMinute, c.MaxUnitsPerMinute)
+		}
 	}
 	c.InitialUnitsPerMinute = a.InitialUnitsPerMinute
 	if c.InitialUnitsPerMinute == 0 {
-		c.InitialUnitsPerMinute = min(max(adaptive.DefaultInitialUnitsPerMinute, c.MinUnitsPerMinute), c.MaxUnitsPerMinute)
+		c.InitialUnitsPerMinute = adaptive.DefaultInitialUnitsPerMinute
+		if lo, hi := c.MinUnitsPerMinute, c.MaxUnitsPerMinute; lo > 0 && lo <= hi {
+			c.InitialUnitsPerMinute = min(max(c.InitialUnitsPerMinute, lo), hi)
+		}
 	}
 	if a.Burst != 0 {
 		c.Burst = time.Duration(a.Burst)

@@ -309,6 +309,11 @@ func TestAdaptiveRateOptionsValidate(t *testing.T) {
 	if err := (&Options{AdaptiveRate: &AdaptiveRateOptions{MaxUnitsPerMinute: 30}}).Validate(); err != nil {
 		t.Fatal(err)
 	}
+	// A bad maximum is one problem: the defaults beside it do not inherit it.
+	err = (&Options{AdaptiveRate: &AdaptiveRateOptions{MaxUnitsPerMinute: -1}}).Validate()
+	if got := unjoinErrors(err); len(got) != 1 || !strings.Contains(err.Error(), "MaxUnitsPerMinute = -1") {
+		t.Fatalf("maximum -1: %d problems:\n%v", len(got), err)
+	}
 	lim, err := New(Options{AdaptiveRate: &AdaptiveRateOptions{Controller: "cubic"}, Name: "x"})
 	if err != nil {
 		t.Fatal(err)
