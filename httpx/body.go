@@ -146,11 +146,17 @@ func (e *RewindError) Is(target error) bool { return target == ErrBodyNotRewinda
 // onceBody is a request body without GetBody, shared by the attempts of one
 // request. It can serve another attempt as long as no attempt has read from
 // it: a limiter that refused an attempt never sent it. Close is passed on
-// only once the body has been read; the resilience layer closes an unread
-// body itself when the request ends.
+// once the body has been read, or once it is the transport's: the run has
+// returned the response of an attempt that handed the body down, and that
+// transport may still be sending it (a full-duplex exchange, a server that
+// answers before the upload ends). Until then an unread body is the
+// resilience layer's, which closes it when the request ends without a
+// response.
 type onceBody struct {
 	rc     io.ReadCloser
 	read   atomic.Bool
+	owned  atomic.Bool // the transport that sent the last attempt has it
+	asked  atomic.Bool // Close was called on it unread since the last attempt began
 	closed atomic.Bool
 }
 
@@ -160,10 +166,29 @@ func (b *onceBody) Read(p []byte) (int, error) {
 }
 
 func (b *onceBody) Close() error {
-	if b.read.Load() {
+	if b.read.Load() || b.owned.Load() {
+		return b.close()
+	}
+	b.asked.Store(true)
+	if b.owned.Load() { // own ran between the two loads: it may have missed asked
 		return b.close()
 	}
 	return nil
+}
+
+// handDown notes that an attempt is about to hand the body to the next
+// transport: a Close asked before it came from a layer that refused an
+// earlier attempt, not from the transport that will have the body.
+func (b *onceBody) handDown() { b.asked.Store(false) }
+
+// own gives the body to the transport that sent the last attempt, whose
+// response the caller gets: its Close is passed on from now, and one it
+// asked for already is done now.
+func (b *onceBody) own() {
+	b.owned.Store(true)
+	if b.asked.Load() {
+		b.close()
+	}
 }
 
 func (b *onceBody) close() error {

@@ -16,7 +16,9 @@ type ResponseClassifier func(resp *http.Response) resilience.Verdict
 
 // Classify is the default ResponseClassifier:
 //
-//	429 Too Many Requests         Throttled, with the server's Retry-After
+//	429 Too Many Requests         Throttled, with the server's Retry-After,
+//	                              else, with X-RateLimit-Remaining: 0, until
+//	                              X-RateLimit-Reset
 //	503 Service Unavailable       Throttled, with the server's Retry-After
 //	403 with X-RateLimit-Remaining: 0, or with a Retry-After
 //	                              Throttled (GitHub's primary and secondary
@@ -28,9 +30,10 @@ type ResponseClassifier func(resp *http.Response) resilience.Verdict
 //
 // Retry-After is read with quota.ParseRetryAfter (delay seconds, fractional
 // too, an HTTP-date in its three forms, retry-after-ms), so it is never
-// negative and never above quota.DefaultMaxRetryAfter; the runner caps it
-// further by the policy's MaximumDelay and deadline. A throttle without a
-// hint waits on the policy's ThrottledBackoff curve.
+// negative and never above quota.DefaultMaxRetryAfter; the wait until a
+// reset is capped the same way. The runner caps either further by the
+// policy's MaximumDelay and deadline. A throttle without a hint waits on the
+// policy's ThrottledBackoff curve.
 func Classify(resp *http.Response) resilience.Verdict {
 	return classifyAt(resp, time.Time{})
 }
@@ -42,7 +45,9 @@ func classifyAt(resp *http.Response, now time.Time) resilience.Verdict {
 	switch {
 	case code < 400:
 		return resilience.Verdict{Kind: resilience.Success}
-	case code == http.StatusTooManyRequests, code == http.StatusServiceUnavailable:
+	case code == http.StatusTooManyRequests:
+		return resilience.Verdict{Kind: resilience.Throttled, RetryAfter: throttleWait(resp.Header, &now)}
+	case code == http.StatusServiceUnavailable:
 		return resilience.Verdict{Kind: resilience.Throttled, RetryAfter: retryAfter(resp.Header, &now)}
 	case code == http.StatusForbidden:
 		if d, ok := githubThrottle(resp.Header, &now); ok {
@@ -77,6 +82,31 @@ func githubThrottle(h http.Header, now *time.Time) (time.Duration, bool) {
 	if _, ok := h["Retry-After"]; ok {
 		return retryAfter(h, now), true
 	}
+	return untilReset(h, now)
+}
+
+// throttleWait is the wait a 429 asks for: its Retry-After (in any form
+// quota.ParseRetryAfter reads), else, when it says the quota is spent
+// (X-RateLimit-Remaining: 0, as GitHub's primary limit does), until its
+// X-RateLimit-Reset; 0 when it gives neither.
+func throttleWait(h http.Header, now *time.Time) time.Duration {
+	if len(h) == 0 {
+		return 0
+	}
+	if now.IsZero() {
+		*now = time.Now()
+	}
+	if d, ok := quota.ParseRetryAfter(h, *now); ok {
+		return d
+	}
+	d, _ := untilReset(h, now)
+	return d
+}
+
+// untilReset is the wait until X-RateLimit-Reset when X-RateLimit-Remaining
+// is 0, capped as Retry-After is; false when the quota is not spent. The
+// wait is 0 when the reset is missing or unreadable.
+func untilReset(h http.Header, now *time.Time) (time.Duration, bool) {
 	rem := h.Get("X-Ratelimit-Remaining")
 	if rem == "" {
 		return 0, false
@@ -96,12 +126,12 @@ func githubThrottle(h http.Header, now *time.Time) (time.Duration, bool) {
 
 // throttled is the adaptive layers' throttle classifier: a 429, or a 503
 // with a Retry-After (seed 000, "The path of a request", step 4), with the
-// server's hint.
+// server's hint (for a 429, as Classify reads it).
 func throttled(resp *http.Response) (bool, time.Duration) {
 	switch resp.StatusCode {
 	case http.StatusTooManyRequests:
 		var now time.Time
-		return true, retryAfter(resp.Header, &now)
+		return true, throttleWait(resp.Header, &now)
 	case http.StatusServiceUnavailable:
 		now := time.Now()
 		if d, ok := quota.ParseRetryAfter(resp.Header, now); ok {

@@ -115,7 +115,10 @@ func WithClassifier(c ResponseClassifier) Option { return func(b *builder) { b.c
 // whatever its status, with its body the caller's to close. The attempt's
 // context lives until that body is closed or read to its end, so the
 // attempt's timeout (p's AttemptTimeout) bounds reading the body too, as
-// http.Client.Timeout does.
+// http.Client.Timeout does. A request body without GetBody serves attempts
+// only until one sends it; once that attempt's response is returned, the
+// body is its transport's, which may go on sending it (a full-duplex
+// exchange) and closes it when done.
 func WithResilience(p *resilience.Policy) Option {
 	return func(b *builder) {
 		b.layers = append(b.layers, layer{kind: resilienceKind, name: "WithResilience",
@@ -206,7 +209,9 @@ func limiterOption(name string, opts []LimiterOption, mk func(*limiterConfig, *b
 
 // WithQuotaGuard places the quota guard, configured by o, where it is
 // listed; it must come after WithResilience, whose retries wait out its
-// refusals. Without this option NewClient and NewTransport add a guard with
+// refusals. Unless o.Key says otherwise, the guard keys requests by host as
+// the limiter layers do (see HostKey): in lower case, without the scheme's
+// default port. Without this option NewClient and NewTransport add a guard with
 // quota.Options{} as the innermost layer; WithoutQuotaGuard leaves it out.
 func WithQuotaGuard(o quota.Options) Option {
 	return func(b *builder) {
@@ -220,6 +225,10 @@ func WithoutQuotaGuard() Option { return func(b *builder) { b.noGuard = true } }
 func guardLayerSpec(name string, o quota.Options) layer {
 	return layer{kind: guardKind, name: name,
 		build: func(b *builder, next http.RoundTripper) (http.RoundTripper, error) {
+			o := o
+			if o.Key == nil {
+				o.Key = hostKey // as the limiter layers key hosts
+			}
 			g, err := quota.New(o)
 			if err != nil {
 				return nil, err

@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -42,7 +43,7 @@ import (
 //	}
 //
 // Durations are strings ("1m", "250ms"); a bare number is an error. Unknown
-// fields are errors, and Validate lists every problem at once.
+// fields are errors, and ParseConfig lists every problem at once.
 type Config struct {
 	// Resilience, when present, adds the resilience layer: resilience.HTTP's
 	// options with the fields given here replaced. "resilience": {} is
@@ -53,8 +54,12 @@ type Config struct {
 	// RateLimit names the limiter of every host without an override; ""
 	// means none.
 	RateLimit string `json:"rateLimit,omitempty"`
-	// Hosts overrides the limiter per host, keyed by host name (with the
-	// port when it is not the scheme's default, as in the URL).
+	// Hosts overrides the limiter per host, keyed by host name, with the
+	// port when it is not the scheme's default ("localhost:8080"); a name
+	// without a port also covers the host's other ports. Names match
+	// without regard to case, and ":80" and ":443" are the default ports.
+	// A key is a host, never a URL: "api.github.com", not
+	// "https://api.github.com/".
 	Hosts map[string]HostConfig `json:"hosts,omitempty"`
 	// QuotaGuard configures the quota guard, on by default.
 	QuotaGuard *GuardConfig `json:"quotaGuard,omitempty"`
@@ -122,21 +127,39 @@ func LoadConfig(r io.Reader) (*Config, error) {
 	return ParseConfig(data)
 }
 
-// ParseConfig reads a Config from JSON and validates it. Malformed JSON, a
-// value of the wrong type and trailing data are errors on their own (the
-// decoder cannot read on past them); otherwise every unknown field and every
-// problem Validate finds are listed at once.
+// ParseConfig reads a Config from JSON and validates it. Every problem is
+// listed at once (errors.Join), each naming its place by the JSON path
+// (`resilience.timeout`, `limiters["github"].perWindow.window`): a value of
+// the wrong type and an unknown field are a *ConfigError each, and the
+// parts that did decode are checked by Validate, whose problems name their
+// fields the same way. Only JSON that is not well formed, or data after the
+// configuration, is reported alone, with its line and column.
 func ParseConfig(data []byte) (*Config, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
-	var c Config
-	if err := dec.Decode(&c); err != nil {
-		return nil, &ConfigError{Field: "(json)", Value: err, Want: "a valid configuration"}
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return nil, syntaxError(data, err)
 	}
+	at := int(dec.InputOffset())
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, &ConfigError{Field: "(json)", Value: "data after the configuration", Want: "one JSON object"}
+		for at < len(data) && strings.IndexByte(" \t\r\n", data[at]) >= 0 {
+			at++
+		}
+		return nil, &ConfigError{Field: position(data, at), Value: "data after the configuration", Want: "one JSON object"}
 	}
-	problems := unknownFields("", data, reflect.TypeFor[Config]())
-	problems = append(problems, flatten(c.Validate())...)
+	var c Config
+	problems := decodeAll("", raw, reflect.ValueOf(&c).Elem())
+	if len(problems) > 0 && bytes.TrimSpace(raw)[0] != '{' {
+		return nil, problems[0] // not an object: nothing else to check
+	}
+	// A part that did not decode is reported once: Validate would find it
+	// missing or zero.
+	unread := problems
+	for _, e := range flatten(c.Validate()) {
+		if !within(problemField(e), unread) {
+			problems = append(problems, e)
+		}
+	}
 	if len(problems) > 0 {
 		return nil, errors.Join(problems...)
 	}
@@ -146,15 +169,26 @@ func ParseConfig(data []byte) (*Config, error) {
 // Validate returns every problem with c at once, joined with errors.Join:
 // the limit package's *limit.OptionError for a limiter or the quota guard,
 // the resilience package's *resilience.OptionError for the resilience
-// settings, each with its Field prefixed by where it sits
-// (`limiters["github"].PerWindow.Window`, `resilience.Timeout`,
-// `quotaGuard.ReserveFraction`), and a *ConfigError for a name that names
-// no limiter.
+// settings, each with its Field (and the names in its Want) as the JSON
+// spells them, prefixed by where it sits (`limiters["github"].perWindow.window`,
+// `resilience.timeout`, `quotaGuard.reserveFraction`); and a *ConfigError
+// for a name that names no limiter, a Hosts key that is not a host, two
+// Hosts keys for one host, and a setting beside a disabled quota guard.
 func (c *Config) Validate() error {
 	var errs []error
 	if c.Resilience != nil {
 		o := c.Resilience.options()
-		errs = append(errs, prefixed("resilience.", o.Validate())...)
+		for _, e := range renamed("resilience", reflect.TypeFor[ResilienceConfig](), o.Validate()) {
+			// The preset's breaker has no settings here: what can change is
+			// the attempt timeout, or the breaker's presence.
+			if oe, ok := e.(*resilience.OptionError); ok && oe.Field == "resilience.Breaker.SamplingDuration" {
+				if sd, ok := oe.Value.(time.Duration); ok {
+					oe.Field, oe.Value = "resilience.attemptTimeout", o.AttemptTimeout
+					oe.Want = fmt.Sprintf(`at most %v, half the sampling window of the preset's breaker, or "noBreaker": true`, sd/2)
+				}
+			}
+			errs = append(errs, e)
+		}
 	}
 	for _, name := range sortedKeys(c.Limiters) {
 		if name == NoLimiter || name == "" {
@@ -162,27 +196,83 @@ func (c *Config) Validate() error {
 			continue
 		}
 		lc := c.Limiters[name]
-		errs = append(errs, prefixed(fmt.Sprintf("limiters[%q].", name), lc.Options.Validate())...)
+		errs = append(errs, renamed(fmt.Sprintf("limiters[%q]", name), reflect.TypeFor[LimiterConfig](), lc.Options.Validate())...)
 	}
 	if c.RateLimit != "" && c.RateLimit != NoLimiter {
 		if _, ok := c.Limiters[c.RateLimit]; !ok {
 			errs = append(errs, &ConfigError{Field: "rateLimit", Value: strconv.Quote(c.RateLimit), Want: "the name of a limiter in limiters"})
 		}
 	}
+	seen := map[string]string{}
 	for _, h := range sortedKeys(c.Hosts) {
+		field := fmt.Sprintf("hosts[%q]", h)
+		if err := checkHost(field, h); err != nil {
+			errs = append(errs, err)
+		} else if k := normalHost(h, ""); seen[k] != "" {
+			errs = append(errs, &ConfigError{Field: field, Value: fmt.Sprintf("the same host as %q", seen[k]), Want: "one entry per host"})
+		} else {
+			seen[k] = h
+		}
 		n := c.Hosts[h].RateLimit
 		if n == "" || n == NoLimiter {
 			continue
 		}
 		if _, ok := c.Limiters[n]; !ok {
-			errs = append(errs, &ConfigError{Field: fmt.Sprintf("hosts[%q].rateLimit", h), Value: strconv.Quote(n),
+			errs = append(errs, &ConfigError{Field: field + ".rateLimit", Value: strconv.Quote(n),
 				Want: `the name of a limiter in limiters, or "none"`})
 		}
 	}
-	if g := c.QuotaGuard; g != nil && !g.Disabled {
-		errs = append(errs, prefixed("quotaGuard.", g.Options.Validate())...)
+	if g := c.QuotaGuard; g != nil {
+		if g.Disabled {
+			errs = append(errs, besideDisabled(g)...)
+		} else {
+			errs = append(errs, renamed("quotaGuard", reflect.TypeFor[GuardConfig](), g.Options.Validate())...)
+		}
 	}
 	return errors.Join(errs...)
+}
+
+// checkHost refuses a Hosts key that is a URL or has a path, saying which
+// host to write instead.
+func checkHost(field, h string) error {
+	what := ""
+	host := h
+	if i := strings.Index(host, "://"); i >= 0 {
+		what, host = "a URL", host[i+3:]
+	}
+	if i := strings.IndexByte(host, '/'); i >= 0 {
+		if what == "" {
+			what = "a path"
+		}
+		host = host[:i]
+	}
+	if what == "" {
+		return nil
+	}
+	scheme, _, _ := strings.Cut(h, "://")
+	if scheme == h {
+		scheme = ""
+	}
+	return &ConfigError{Field: field, Value: what, Want: fmt.Sprintf("the host alone, as in %q", normalHost(host, scheme))}
+}
+
+// besideDisabled lists the settings given beside "disabled": true, which
+// would otherwise be silently ignored.
+func besideDisabled(g *GuardConfig) []error {
+	var errs []error
+	v := reflect.ValueOf(&g.Options).Elem()
+	for _, f := range jsonFields(v.Type()) {
+		fv := v.FieldByIndex(f.index)
+		if fv.IsZero() {
+			continue
+		}
+		if fv.Kind() == reflect.Pointer {
+			fv = fv.Elem()
+		}
+		errs = append(errs, &ConfigError{Field: "quotaGuard." + f.name, Value: fv.Interface(),
+			Want: `nothing beside "disabled": true; remove one or the other`})
+	}
+	return errs
 }
 
 // Options returns the options that build the client c describes, in order:
@@ -274,7 +364,11 @@ func (c *Config) rateLimitOption() Option {
 	// A snapshot, taken when Options has just validated c: the limiters are
 	// made per host later, on first use, and must not see what the caller
 	// does to c after building the client.
-	c = &Config{Limiters: maps.Clone(c.Limiters), RateLimit: c.RateLimit, Hosts: maps.Clone(c.Hosts)}
+	hosts := make(map[string]HostConfig, len(c.Hosts))
+	for h, hc := range c.Hosts {
+		hosts[normalHost(h, "")] = hc // keyed as requests are (hostKey)
+	}
+	c = &Config{Limiters: maps.Clone(c.Limiters), RateLimit: c.RateLimit, Hosts: hosts}
 	return limiterOption("rateLimit", nil, func(lc *limiterConfig, b *builder) (*hostSet, error) {
 		var mu sync.Mutex
 		shared := map[string]limit.Limiter{}
@@ -330,27 +424,6 @@ func (c *Config) rateLimitOption() Option {
 			return limiterEntry(host, lim, err, hold)
 		}), nil
 	})
-}
-
-// prefixed returns the problems in err, each *limit.OptionError and
-// *resilience.OptionError with its Field prefixed by p.
-func prefixed(p string, err error) []error {
-	list := flatten(err)
-	out := make([]error, 0, len(list))
-	for _, e := range list {
-		switch oe := e.(type) {
-		case *limit.OptionError:
-			c := *oe
-			c.Field = p + c.Field
-			e = &c
-		case *resilience.OptionError:
-			c := *oe
-			c.Field = p + c.Field
-			e = &c
-		}
-		out = append(out, e)
-	}
-	return out
 }
 
 // flatten lists the problems in err: those of an errors.Join, or err alone.

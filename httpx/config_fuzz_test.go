@@ -3,6 +3,7 @@ package httpx
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"testing"
 
 	"github.com/headroom-go/headroom/limit"
@@ -12,8 +13,8 @@ import (
 // FuzzParseConfig feeds ParseConfig arbitrary bytes (seeds in
 // testdata/fuzz/FuzzParseConfig). It must not panic; every problem it
 // reports must be one of the typed errors the package documents; and a
-// configuration it accepts must be valid and read back the same from its
-// own JSON.
+// configuration it accepts must be valid, hold what encoding/json reads from
+// the same bytes, and read back the same from its own JSON.
 func FuzzParseConfig(f *testing.F) {
 	f.Add([]byte(sampleConfig))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -34,6 +35,13 @@ func FuzzParseConfig(f *testing.F) {
 		}
 		if err := c.Validate(); err != nil {
 			t.Fatalf("accepted an invalid config: %v", err)
+		}
+		var std Config
+		if err := json.Unmarshal(data, &std); err != nil {
+			t.Fatalf("accepted what encoding/json refuses: %v", err)
+		}
+		if !reflect.DeepEqual(c, &std) {
+			t.Fatalf("read %+v; encoding/json reads %+v", c, &std)
 		}
 		again, err := json.Marshal(c)
 		if err != nil {

@@ -156,8 +156,8 @@ func TestConfigEveryProblemListed(t *testing.T) {
 		}
 	}
 	got := strings.Join(fields, "\n")
-	for _, want := range []string{"resilience.Retries", "resilience.AttemptTimeout", `limiters["two"]`,
-		"limiters", `limiters["win"].PerWindow`, "rateLimit", `hosts["a.test"].rateLimit`, "quotaGuard.ReserveFraction"} {
+	for _, want := range []string{"resilience.retries", "resilience.attemptTimeout", `limiters["two"]`,
+		"limiters", `limiters["win"].perWindow.permits`, "rateLimit", `hosts["a.test"].rateLimit`, "quotaGuard.reserveFraction"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("no problem reported for %s; got:\n%s", want, got)
 		}
@@ -211,6 +211,137 @@ func TestConfigEveryUnknownFieldListed(t *testing.T) {
 	want := []string{`hosts["a.test"].limit`, `limiters["a"].permitsPerSecnd`, "quotaGuard.backoff.jiter",
 		"resilience.backoff.intial", "resilince"}
 	if d := cmp.Diff(want, fields); d != "" {
+		t.Errorf("problems (-want +got):\n%s", d)
+	}
+}
+
+// Every problem of a configuration is named by its JSON path, with one
+// prefix and one "want" — type errors too, listed together with the
+// problems Validate finds in the rest.
+func TestConfigErrorsNameJSONPath(t *testing.T) {
+	cases := []struct {
+		json string
+		want []string // the problems' messages
+	}{
+		{`{"resilience": {"timeout": 30}, "rateLimit": "zz"}`, []string{
+			`httpx: resilience.timeout = 30: want a duration string such as "30s"`,
+			`httpx: rateLimit = "zz": want the name of a limiter in limiters`,
+		}},
+		{`{"limiters": {"a": {"permitsPerSecond": "5", "perWindow": {"permits": 1.5, "window": "soon"}}},
+		  "hosts": {"a.test": {"rateLimit": 7}}, "quotaGuard": {"queue": "yes", "ttl": "1h"}}`, []string{
+			`httpx: hosts["a.test"].rateLimit = 7: want a string`,
+			`httpx: limiters["a"].perWindow.permits = 1.5: want a whole number`,
+			`httpx: limiters["a"].perWindow.window = "soon": want a duration string such as "30s"`,
+			`httpx: limiters["a"].permitsPerSecond = "5": want a number`,
+			`httpx: quotaGuard.queue = "yes": want true or false`,
+		}},
+		{`{"resilience": [], "limiters": {"a": 1}, "hosts": "x"}`, []string{
+			`httpx: hosts = "x": want an object`,
+			`httpx: limiters["a"] = 1: want an object`,
+			`httpx: resilience = []: want an object`,
+		}},
+		// Validate's problems name the fields as the JSON does.
+		{`{"resilience": {"retries": -1, "timeout": "1s", "attemptTimeout": "5s"},
+		  "limiters": {"two": {"permitsPerSecond": 5, "burst": -1, "concurrency": 3}}}`, []string{
+			`resilience: resilience.retries = -1: want 0 or more`,
+			`resilience: resilience.attemptTimeout = 5s: want at most timeout (1s)`,
+			`limit: limiters["two"] = [permitsPerSecond concurrency]: want exactly one shape; the others would silently lose`,
+			`limit: limiters["two"].burst = -1: want 0 (one second's worth) up to 1e9`,
+		}},
+		// The preset's breaker cannot be set here: the problem is the
+		// attempt timeout's.
+		{`{"resilience": {"attemptTimeout": "20s"}}`, []string{
+			`resilience: resilience.attemptTimeout = 20s: want at most 15s, half the sampling window of the preset's breaker, or "noBreaker": true`,
+		}},
+		{`{"resilience": {`, []string{`httpx: line 1, column 17 = unexpected end of JSON input: want a JSON object`}},
+		{"{\n  \"rateLimit\": \"a\",,\n}", []string{
+			`httpx: line 2, column 20 = invalid character ',' looking for beginning of object key string: want a JSON object`}},
+		{`{} {}`, []string{`httpx: line 1, column 4 = data after the configuration: want one JSON object`}},
+		{`[]`, []string{`httpx: configuration = []: want an object`}},
+		{`{"configuration": 1, "rateLimit": "zz"}`, []string{
+			`httpx: configuration = an unknown field: want one of hosts, limiters, quotaGuard, rateLimit, resilience`,
+			`httpx: rateLimit = "zz": want the name of a limiter in limiters`,
+		}},
+	}
+	for _, c := range cases {
+		_, err := ParseConfig([]byte(c.json))
+		if err == nil {
+			t.Errorf("%s: no error", c.json)
+			continue
+		}
+		var got []string
+		for _, e := range flatten(err) {
+			got = append(got, e.Error())
+		}
+		if d := cmp.Diff(c.want, got); d != "" {
+			t.Errorf("%s: problems (-want +got):\n%s", c.json, d)
+		}
+	}
+}
+
+// A problem inside a value that could not be read is not reported again
+// by Validate as a missing or zero setting.
+func TestConfigTypeErrorNotReportedTwice(t *testing.T) {
+	_, err := ParseConfig([]byte(`{"limiters": {"a": {"permitsPerSecond": "x"}}, "rateLimit": "a"}`))
+	if got := len(flatten(err)); got != 1 {
+		t.Errorf("%d problems, want only the type error: %v", got, err)
+	}
+}
+
+// "disabled": true with guard settings beside it is a contradiction: the
+// settings would be silently ignored.
+func TestConfigGuardDisabledWithSettings(t *testing.T) {
+	_, err := ParseConfig([]byte(`{"quotaGuard": {"disabled": true, "reserveFraction": 0.5, "maxWait": "1s"}}`))
+	var fields []string
+	for _, e := range flatten(err) {
+		if ce, ok := errors.AsType[*ConfigError](e); ok {
+			fields = append(fields, ce.Field)
+		}
+	}
+	if d := cmp.Diff([]string{"quotaGuard.reserveFraction", "quotaGuard.maxWait"}, fields); d != "" {
+		t.Errorf("problems (-want +got):\n%s\n%v", d, err)
+	}
+}
+
+// Hosts keys match as request hosts do: without regard to case, and with a
+// scheme's default port the same as none. A key with a scheme or a path is
+// refused, saying what to write instead.
+func TestConfigHostKeys(t *testing.T) {
+	c, err := ParseConfig([]byte(`{"limiters": {"single": {"permitsPerSecond": 1, "burst": 1}},
+	  "hosts": {"One.Test": {"rateLimit": "single"}, "two.test:443": {"rateLimit": "single"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := c.NewClient(WithTransport(rtFunc(ok200)), WithoutQuotaGuard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := client.Transport.(*Transport)
+	defer tr.Close()
+	for _, pair := range [][2]string{{"http://one.test/", "http://ONE.TEST:80/"}, {"https://two.test/", "https://Two.Test:443/"}} {
+		resp, err := get(t, tr, pair[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if _, err := get(t, tr, pair[1]); !errors.Is(err, limit.ErrRateLimited) {
+			t.Errorf("%s after %s = %v; want refused by the host's one limiter", pair[1], pair[0], err)
+		}
+	}
+
+	_, err = ParseConfig([]byte(`{"hosts": {"https://API.github.com": {}, "api.github.com/repos": {},
+	  "http://example.com:8080/x": {}, "a.test": {}, "A.TEST:80": {}}}`))
+	var got []string
+	for _, e := range flatten(err) {
+		got = append(got, e.Error())
+	}
+	want := []string{
+		`httpx: hosts["a.test"] = the same host as "A.TEST:80": want one entry per host`,
+		`httpx: hosts["api.github.com/repos"] = a path: want the host alone, as in "api.github.com"`,
+		`httpx: hosts["http://example.com:8080/x"] = a URL: want the host alone, as in "example.com:8080"`,
+		`httpx: hosts["https://API.github.com"] = a URL: want the host alone, as in "api.github.com"`,
+	}
+	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("problems (-want +got):\n%s", d)
 	}
 }

@@ -90,7 +90,7 @@ func ExampleParseConfig() {
 		}
 	}
 	// Output:
-	// limit: limiters["a"].Options
+	// limit: limiters["a"]
 	// httpx: rateLimit "b"
 }
 

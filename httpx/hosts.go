@@ -3,6 +3,7 @@ package httpx
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -64,7 +65,9 @@ func ThrottleClassifier(f func(*http.Response) (throttled bool, retryAfter time.
 }
 
 // HostKey sets what "host" means for the per-host limiters; the default is
-// quota.HostKey, the request URL's host with its port.
+// the request URL's host (quota.HostKey) in lower case, with its port unless
+// that is the scheme's default: http://API.test:80/ and http://api.test/
+// share a limiter. The default quota guard keys hosts the same way.
 func HostKey(f func(*http.Request) string) LimiterOption { return func(c *limiterConfig) { c.key = f } }
 
 // LimiterName names the limiters of WithAdaptiveRate in errors and telemetry;
@@ -78,8 +81,8 @@ type hostEntry struct {
 	err    error         // the limiter could not be built: every request fails with it
 	hold   bool          // keep the permit until the response body is done
 	shared bool          // the limiter serves other entries too: never closed here
-	used   atomic.Bool   // a request since the last sweep
-	busy   atomic.Int64  // requests holding a lease
+	used   atomic.Uint64 // the hostSet's use clock at the host's last request
+	busy   atomic.Int64  // requests waiting for a lease or holding one
 }
 
 // hostSet finds a request's limiter: one shared, or one per host made on
@@ -91,15 +94,22 @@ type hostSet struct {
 	max    int
 	idle   int64 // nanoseconds
 
-	mu    sync.RWMutex
-	m     map[string]*hostEntry
-	swept int64
+	// clock orders the hosts by their last use: it ticks when a request
+	// goes to a host other than the one that last ticked it, so requests to
+	// one busy host read it without writing it. It is a counter, not a
+	// clock reading: the hot path reads no time.
+	clock atomic.Uint64
+
+	mu        sync.RWMutex
+	m         map[string]*hostEntry
+	swept     int64  // when the last idle sweep ran, Unix nanoseconds
+	sweptTick uint64 // clock then: a host last used at or before it is idle since
 }
 
 func newHostSet(c *limiterConfig, mk func(host string) *hostEntry) *hostSet {
 	s := &hostSet{make: mk, key: c.key, max: c.maxHosts, idle: int64(c.idle)}
 	if s.key == nil {
-		s.key = quota.HostKey
+		s.key = hostKey
 	}
 	if s.max <= 0 {
 		s.max = DefaultMaxHosts
@@ -116,8 +126,9 @@ func newHostSet(c *limiterConfig, mk func(host string) *hostEntry) *hostSet {
 }
 
 // get returns the entry for req. It reads no clock unless the host is new:
-// an entry only notes that it was used, and a sweep drops the entries not
-// used since the sweep before it, at least the idle timeout earlier.
+// an entry only notes its turn in the use order, and a sweep drops the
+// entries not used since the sweep before it, at least the idle timeout
+// earlier.
 func (s *hostSet) get(req *http.Request) *hostEntry {
 	if e := s.shared; e != nil {
 		return e
@@ -129,53 +140,58 @@ func (s *hostSet) get(req *http.Request) *hostEntry {
 	if e == nil {
 		return s.add(host, time.Now().UnixNano())
 	}
-	if !e.used.Load() {
-		e.used.Store(true)
-	}
+	s.touch(e)
 	return e
+}
+
+// touch makes e the most recently used entry.
+func (s *hostSet) touch(e *hostEntry) {
+	if e.used.Load() != s.clock.Load() {
+		e.used.Store(s.clock.Add(1))
+	}
 }
 
 func (s *hostSet) add(host string, now int64) *hostEntry {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if e := s.m[host]; e != nil {
+		s.touch(e)
 		return e
 	}
 	if len(s.m) >= s.max || now-s.swept > s.idle {
 		s.sweep(now)
 	}
 	e := s.make(host)
-	e.used.Store(true)
+	e.used.Store(s.clock.Add(1))
 	s.m[host] = e
 	return e
 }
 
 // sweep runs when a new host arrives and the map is full or the last sweep
 // is an idle timeout old. It drops the hosts not used since the last sweep
-// (idle at least that long) and marks the others unused; if the map is
-// still full, it drops one more host not in use. A host with a lease out is
-// never dropped: a new limiter beside it would double its allowance. s.mu
-// is held.
+// (idle at least that long); if the map is still full, it drops the least
+// recently used host not in use. A host with a request waiting for a lease
+// or holding one is never dropped: a new limiter beside it would double its
+// allowance. s.mu is held.
 func (s *hostSet) sweep(now int64) {
 	aged := now-s.swept >= s.idle
+	idleSince := s.sweptTick
 	if aged {
-		s.swept = now
+		s.swept, s.sweptTick = now, s.clock.Load()
 	}
-	spare := ""
+	spare, spareUsed := "", uint64(0)
 	for h, e := range s.m {
 		if e.busy.Load() > 0 {
 			continue
 		}
-		if aged && !e.used.Load() {
+		used := e.used.Load()
+		if aged && used <= idleSince {
 			delete(s.m, h)
 			e.close()
 			continue
 		}
-		if spare == "" || !e.used.Load() {
-			spare = h
-		}
-		if aged {
-			e.used.Store(false)
+		if spare == "" || used < spareUsed {
+			spare, spareUsed = h, used
 		}
 	}
 	if len(s.m) >= s.max && spare != "" {
@@ -231,4 +247,32 @@ func closeLimiter(l limit.Limiter) {
 	if c, ok := l.(interface{ Close() }); ok {
 		c.Close()
 	}
+}
+
+// hostKey is the default host key: quota.HostKey in lower case, without
+// the scheme's default port (":80" for http, ":443" for https), so that one
+// host has one limiter however its URLs spell it. A host already in that
+// form, the usual case, comes back as it is, without allocating.
+func hostKey(r *http.Request) string {
+	host := quota.HostKey(r)
+	scheme := ""
+	if r.URL != nil {
+		scheme = r.URL.Scheme
+	}
+	return normalHost(host, scheme)
+}
+
+// normalHost is host in lower case, without the port when it is the
+// scheme's default or empty. An empty scheme takes both 80 and 443 for
+// default ports: a configuration's host names no scheme.
+func normalHost(host, scheme string) string {
+	if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.Contains(host[i:], "]") {
+		switch port := host[i+1:]; {
+		case port == "",
+			port == "80" && (scheme == "" || strings.EqualFold(scheme, "http")),
+			port == "443" && (scheme == "" || strings.EqualFold(scheme, "https")):
+			host = host[:i]
+		}
+	}
+	return strings.ToLower(host)
 }

@@ -47,8 +47,11 @@ func (l *guardLayer) RoundTrip(req *http.Request) (*http.Response, error) {
 		closeRequestBody(req)
 		return nil, err
 	}
+	// Deferred, so that a panic below does not keep the slot for ever; and
+	// after Observe, so that the attempt it admits next reads this
+	// response's quota.
+	defer slot.Release()
 	resp, err := l.next.RoundTrip(req)
-	slot.Release()
 	if err == nil {
 		l.g.Observe(key, resp.StatusCode, resp.Header, time.Now())
 	}

@@ -127,3 +127,85 @@ func httptestRequest(t *testing.T, url string) *http.Request {
 	}
 	return req
 }
+
+// A panic below the guard must not keep the attempt's in-flight slot.
+func TestPanicBelowGuardReleasesSlot(t *testing.T) {
+	var calls atomic.Int32
+	base := rtFunc(func(r *http.Request) (*http.Response, error) {
+		if calls.Add(1) == 1 {
+			panic("boom")
+		}
+		return ok200(r)
+	})
+	tr := mustTransport(t, WithTransport(base), WithResilience(fastPolicy()),
+		WithQuotaGuard(quota.Options{MaxInFlight: 1}))
+	func() {
+		defer func() { recover() }()
+		get(t, tr, "http://a.test/")
+	}()
+	resp, err := get(t, tr, "http://a.test/")
+	if err != nil {
+		t.Fatalf("request after a recovered panic = %v; the slot was never released", err)
+	}
+	resp.Body.Close()
+}
+
+// An attempt the guard holds in its queue until the attempt's timeout never
+// reached the dependency: a self-imposed refusal, which the breaker does
+// not count.
+func TestQuotaGuardQueueTimeoutIsSelfImposed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		br, err := resilience.NewBreaker(resilience.BreakerOptions{ConsecutiveFailures: 2, BreakDuration: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		release := make(chan struct{})
+		base := rtFunc(func(r *http.Request) (*http.Response, error) {
+			if r.Header.Get("Slow") != "" {
+				<-release
+			}
+			return ok200(r)
+		})
+		tr := mustTransport(t, WithTransport(base),
+			WithResilience(fastPolicy(resilience.WithRetries(1), resilience.WithBreaker(br),
+				resilience.WithAttemptTimeout(100*time.Millisecond), resilience.WithTimeout(time.Minute))),
+			WithQuotaGuard(quota.Options{MaxInFlight: 1, Queue: true, Name: "guard"}))
+		slow := httptestRequest(t, "http://a.test/")
+		slow.Header.Set("Slow", "1")
+		go func() {
+			if resp, err := tr.RoundTrip(slow); err == nil { // holds the only slot
+				resp.Body.Close()
+			}
+		}()
+		synctest.Wait()
+		_, err = get(t, tr, "http://a.test/")
+		rl, ok := errors.AsType[*limit.RateLimitedError](err)
+		if !ok || rl.Limiter != "guard" || rl.Reason != limit.ReasonDeadline {
+			t.Errorf("request held past its attempt timeout = %v; want a refusal by the guard for the deadline", err)
+		}
+		close(release)
+		synctest.Wait()
+		resp, err := get(t, tr, "http://a.test/")
+		if err != nil {
+			t.Fatalf("request with the slot free = %v (breaker %v)", err, br.State())
+		}
+		resp.Body.Close()
+	})
+}
+
+// The guard keys hosts as the limiter layers do: case-insensitive, and the
+// scheme's default port the same as none.
+func TestQuotaGuardKeyIgnoresCaseAndDefaultPort(t *testing.T) {
+	var calls atomic.Int32
+	tr := mustTransport(t, WithTransport(exhausted(time.Minute, &calls)))
+	resp, err := get(t, tr, "http://a.test/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	for _, u := range []string{"http://A.Test/", "http://a.test:80/"} {
+		if _, err := get(t, tr, u); !errors.Is(err, limit.ErrRateLimited) {
+			t.Errorf("%s = %v; want refused: a.test's quota is spent", u, err)
+		}
+	}
+}

@@ -36,28 +36,38 @@ func (l *limiterLayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	if l.cost != nil {
 		cost = l.cost(req)
 	}
+	// Busy from before the wait: a host whose request is queued keeps its
+	// limiter, or a fresh one would admit beside the queue.
+	e.busy.Add(1)
 	lease, err := e.lim.AcquireN(req.Context(), cost)
 	if err != nil {
+		e.busy.Add(-1)
 		closeRequestBody(req)
 		return nil, err
 	}
-	e.busy.Add(1)
+	// Until the lease goes to the response body, it is given back here
+	// whatever happens below, a panic in the next transport or in the
+	// throttle classifier included: a lost concurrency permit would refuse
+	// the host's requests for ever.
+	handed := false
+	defer func() {
+		if !handed {
+			lease.Release()
+			e.busy.Add(-1)
+		}
+	}()
 	resp, err := l.next.RoundTrip(req)
 	if err != nil {
 		report(&lease, nil, err, l.throttle)
-		lease.Release()
-		e.busy.Add(-1)
 		return nil, err
 	}
 	report(&lease, resp, nil, l.throttle)
-	if !e.hold {
-		lease.Release()
-		e.busy.Add(-1)
-		return resp, nil
+	if e.hold {
+		// A concurrency permit is held until the caller is done with the body.
+		held := &heldLease{lease: lease, e: e}
+		handed = true
+		resp.Body = onDone(resp.Body, held.release)
 	}
-	// A concurrency permit is held until the caller is done with the body.
-	held := &heldLease{lease: lease, e: e}
-	resp.Body = onDone(resp.Body, held.release)
 	return resp, nil
 }
 

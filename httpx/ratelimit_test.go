@@ -5,8 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -14,6 +18,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/resilience"
 	"github.com/headroom-go/headroom/telemetry"
 )
 
@@ -245,4 +250,202 @@ func TestRateLimitOptionsChangedAfterBuild(t *testing.T) {
 	if sent != 0 {
 		t.Errorf("%d requests sent through a host without a limiter", sent)
 	}
+}
+
+// A request that waits in our own limiter's queue until its attempt timeout
+// never reached the dependency: the layer refuses it (a
+// *limit.RateLimitedError for the deadline, which still matches the
+// context's error), the runner takes it as a self-imposed throttle, and the
+// breaker does not open against a dependency that answered every request
+// it saw at once.
+func TestQueueWaitTimeoutIsSelfImposed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		br, err := resilience.NewBreaker(resilience.BreakerOptions{ConsecutiveFailures: 2, BreakDuration: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
+			WithResilience(fastPolicy(resilience.WithRetries(1), resilience.WithBreaker(br),
+				resilience.WithAttemptTimeout(100*time.Millisecond), resilience.WithTimeout(10*time.Second))),
+			WithRateLimit(limit.Options{Concurrency: 1, QueueLimit: 10, Name: "local"}))
+
+		first, err := get(t, tr, "http://a.test/") // holds the only permit until its body is done
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = get(t, tr, "http://a.test/") // both attempts time out in our queue
+		rl, ok := errors.AsType[*limit.RateLimitedError](err)
+		if !ok || rl.Limiter != "local" || rl.Reason != limit.ReasonDeadline || !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("request queued past its attempt timeout = %v; want a refusal by local for the deadline", err)
+		}
+		if _, ok := errors.AsType[*resilience.TimeoutError](err); ok {
+			t.Errorf("err = %v; a wait in our own queue is no timeout of the dependency", err)
+		}
+		first.Body.Close()
+
+		resp, err := get(t, tr, "http://a.test/")
+		if err != nil {
+			t.Fatalf("third request = %v (breaker %v); only our own queue was full", err, br.State())
+		}
+		resp.Body.Close()
+	})
+}
+
+// A caller's own cancellation while queued is the caller's error, not a
+// refusal.
+func TestQueueWaitCancelledIsCallersError(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
+			WithRateLimit(limit.Options{Concurrency: 1, QueueLimit: 10}))
+		first, err := get(t, tr, "http://a.test/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer first.Body.Close()
+		ctx, cancel := context.WithCancel(t.Context())
+		time.AfterFunc(time.Second, cancel)
+		_, err = do(ctx, tr, http.MethodGet, "http://a.test/", nil)
+		if err != context.Canceled {
+			t.Errorf("err = %v; want context.Canceled itself", err)
+		}
+	})
+}
+
+// A panic below the limiter layer (in the base transport or a
+// ThrottleClassifier) must not keep the attempt's permit: later requests
+// to the host would be refused for ever with nothing in flight.
+func TestPanicBelowLimiterReleasesPermit(t *testing.T) {
+	for _, where := range []string{"transport", "throttle classifier"} {
+		var calls atomic.Int32
+		base := rtFunc(func(r *http.Request) (*http.Response, error) {
+			if calls.Add(1) == 1 && where == "transport" {
+				panic("boom")
+			}
+			return ok200(r)
+		})
+		var classified atomic.Int32
+		tr := mustTransport(t, WithTransport(base), WithoutQuotaGuard(), WithResilience(fastPolicy()),
+			WithRateLimit(limit.Options{Concurrency: 1}, ThrottleClassifier(func(*http.Response) (bool, time.Duration) {
+				if classified.Add(1) == 1 && where != "transport" {
+					panic("boom")
+				}
+				return false, 0
+			})))
+		func() {
+			defer func() { recover() }() // as net/http's server recovers a handler's panic
+			get(t, tr, "http://a.test/")
+		}()
+		resp, err := get(t, tr, "http://a.test/")
+		if err != nil {
+			t.Fatalf("%s: request after a recovered panic = %v; the permit was never released", where, err)
+		}
+		resp.Body.Close()
+		if e := tr.hosts[0].get(httptestRequest(t, "http://a.test/")); e.busy.Load() != 0 {
+			t.Errorf("%s: busy = %d with nothing in flight", where, e.busy.Load())
+		}
+	}
+}
+
+// MaxHosts drops the least recently used idle host, never one used a
+// moment ago: its limiter (and the permits it has spent) would be
+// forgotten, and a fresh one would admit more than the limit.
+func TestHostMapEvictsLeastRecentlyUsed(t *testing.T) {
+	for range 20 {
+		tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
+			WithRateLimit(limit.Options{PermitsPerSecond: 1}, MaxHosts(2)))
+		send := func(host string) error {
+			resp, err := get(t, tr, "http://"+host+"/")
+			if err == nil {
+				resp.Body.Close()
+			}
+			return err
+		}
+		send("b.test") // the least recently used
+		if err := send("a.test"); err != nil {
+			t.Fatal(err)
+		}
+		send("a.test") // refused, but a use
+		send("c.test") // the map is full: b.test goes
+		// a.test's limiter remembers its spent permit.
+		if err := send("a.test"); err == nil {
+			t.Fatalf("a.test, used last, was dropped for c.test instead of b.test: hosts %v", hostNames(tr.hosts[0]))
+		}
+		if got := hostNames(tr.hosts[0]); !slices.Equal(got, []string{"a.test", "c.test"}) {
+			t.Fatalf("hosts %v, want [a.test c.test]", got)
+		}
+	}
+}
+
+// A request waiting in its host's queue counts as the host being in use:
+// the host's limiter is not dropped under it for a new host.
+func TestWaitingHostNotEvicted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
+			WithRateLimit(limit.Options{PermitsPerSecond: 1, QueueLimit: 1}, MaxHosts(1)))
+		resp, err := get(t, tr, "http://a.test/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		a := tr.hosts[0].get(httptestRequest(t, "http://a.test/"))
+		done := make(chan error)
+		go func() {
+			resp, err := get(t, tr, "http://a.test/") // waits about a second in a.test's queue
+			if err == nil {
+				resp.Body.Close()
+			}
+			done <- err
+		}()
+		synctest.Wait()
+		resp, err = get(t, tr, "http://b.test/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := tr.hosts[0].get(httptestRequest(t, "http://a.test/")); got != a {
+			t.Error("a.test's limiter was dropped while a request waited in its queue")
+		}
+		if err := <-done; err != nil {
+			t.Fatalf("the queued request: %v", err)
+		}
+	})
+}
+
+// Host names are case-insensitive and a scheme's default port is the host
+// without a port: http://A.TEST:80/ is http://a.test/, with one limiter.
+func TestHostKeyIgnoresCaseAndDefaultPort(t *testing.T) {
+	tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
+		WithRateLimit(limit.Options{PermitsPerSecond: 1}))
+	for _, u := range []string{"http://a.test/", "https://b.test/", "http://c.test:8080/", "http://[::1]/"} {
+		resp, err := get(t, tr, u)
+		if err != nil {
+			t.Fatalf("%s: %v", u, err)
+		}
+		resp.Body.Close()
+	}
+	for _, u := range []string{"http://A.TEST/", "http://a.test:80/", "https://B.test:443/", "http://C.test:8080/", "http://[::1]:80/"} {
+		if _, err := get(t, tr, u); !errors.Is(err, limit.ErrRateLimited) {
+			t.Errorf("%s = %v; want refused by the limiter its host already spent", u, err)
+		}
+	}
+	if got, want := hostNames(tr.hosts[0]), []string{"[::1]", "a.test", "b.test", "c.test:8080"}; !slices.Equal(got, want) {
+		t.Errorf("hosts %v, want %v", got, want)
+	}
+	for _, c := range []struct{ url, want string }{
+		{"http://a.test:443/", "a.test:443"},
+		{"https://a.test:80/", "a.test:80"},
+		{"HTTPS://A.test:443/", "a.test"},
+		{"http://a.test:/", "a.test"},
+	} {
+		if got := hostKey(httptestRequest(t, c.url)); got != c.want {
+			t.Errorf("hostKey(%s) = %q, want %q", c.url, got, c.want)
+		}
+	}
+}
+
+// hostNames lists the hosts with an entry, sorted.
+func hostNames(s *hostSet) []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return slices.Sorted(maps.Keys(s.m))
 }

@@ -64,10 +64,8 @@ func (l *resilienceLayer) RoundTrip(req *http.Request) (*http.Response, error) {
 		r.once = &onceBody{rc: req.Body}
 	}
 	resp, err := resilience.Run(req.Context(), l.policy, r.attempt)
-	if r.once != nil {
-		defer r.once.close()
-	}
 	if err == nil {
+		r.handOver()
 		return resp, nil
 	}
 	if resp != nil {
@@ -78,6 +76,7 @@ func (l *resilienceLayer) RoundTrip(req *http.Request) (*http.Response, error) {
 		// the caller gets the error.
 		var se *StatusError
 		if resp == r.last && req.Context().Err() == nil && errors.As(err, &se) {
+			r.handOver()
 			return resp, nil
 		}
 		resp.Body.Close()
@@ -85,7 +84,31 @@ func (l *resilienceLayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	if r.last != nil && r.last != resp {
 		r.last.Body.Close()
 	}
+	r.closeBody()
 	return nil, err
+}
+
+// handOver leaves a streamed request body to the transport whose response
+// the caller gets: it may still be sending it, and closes it when done.
+func (r *run) handOver() {
+	if r.once != nil {
+		r.once.own()
+	}
+}
+
+// closeBody closes the request body when the request ends without a
+// response, as a RoundTripper must: a streamed body the transports did not
+// close because a retry might still have sent it, and any body when no
+// attempt was made at all (the breaker refused, the caller's context had
+// ended), since none reached a transport to close it. A body with GetBody
+// that an attempt sent is that attempt's transport's to close.
+func (r *run) closeBody() {
+	switch {
+	case r.once != nil:
+		r.once.close()
+	case r.n == 0 && r.req.Body != nil:
+		r.req.Body.Close()
+	}
 }
 
 // attempt is one attempt: fn of the run.
@@ -121,6 +144,7 @@ func (r *run) try(ctx context.Context) (*http.Response, error) {
 			return nil, &RewindError{Method: req.Method, URL: req.URL.Redacted(), Err: r.prev}
 		}
 		body = r.once
+		r.once.handDown()
 	}
 	if ctx != req.Context() || body != req.Body {
 		req = req.WithContext(ctx)

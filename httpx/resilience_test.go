@@ -341,6 +341,11 @@ func TestClassify(t *testing.T) {
 		{429, []string{"Retry-After", "1.5"}, resilience.Throttled, 1500 * time.Millisecond},
 		{429, []string{"Retry-After", "999999999"}, resilience.Throttled, 5 * time.Minute},
 		{429, nil, resilience.Throttled, 0},
+		// GitHub's primary limit, as a 429: no Retry-After, wait for the reset.
+		{429, []string{"X-RateLimit-Remaining", "0", "X-RateLimit-Reset", itoa64(reset)}, resilience.Throttled, -1},
+		{429, []string{"X-RateLimit-Remaining", "3", "X-RateLimit-Reset", itoa64(reset)}, resilience.Throttled, 0},
+		{429, []string{"Retry-After", "2", "X-RateLimit-Remaining", "0", "X-RateLimit-Reset", itoa64(reset)}, resilience.Throttled, 2 * time.Second},
+		{429, []string{"X-RateLimit-Remaining", "0", "X-RateLimit-Reset", itoa64(now.Add(time.Hour).Unix())}, resilience.Throttled, 5 * time.Minute},
 		{503, nil, resilience.Throttled, 0},
 		{503, []string{"Retry-After", "3"}, resilience.Throttled, 3 * time.Second},
 		{500, []string{"Retry-After", "3"}, resilience.Transient, 0},
@@ -362,6 +367,94 @@ func TestClassify(t *testing.T) {
 			t.Errorf("Classify(%d %v) = %v", c.status, c.kv, v)
 		}
 	}
+	// The limiter layers' throttle classifier reads the reset of a 429 too.
+	resp := respond(nil, 429, "", nil, "X-RateLimit-Remaining", "0", "X-RateLimit-Reset", itoa64(reset))
+	if ok, d := throttled(resp); !ok || d <= 25*time.Second || d > 30*time.Second {
+		t.Errorf("throttled(429 with an exhausted quota resetting in 30s) = %v, %v; want true, about 30s", ok, d)
+	}
 }
 
 func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
+
+// A streamed request body (no GetBody) on a full-duplex exchange: the
+// server answers with its headers first and echoes what the client goes on
+// sending. Once an attempt has handed the body to the transport and a
+// response came back, the body is the transport's: RoundTrip returning
+// must not close it under the upload.
+func TestStreamingRequestBodyOutlivesRoundTrip(t *testing.T) {
+	srv, base := loopback(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.NewResponseController(w).EnableFullDuplex()
+		w.WriteHeader(200)
+		w.(http.Flusher).Flush()
+		b := make([]byte, 64)
+		for {
+			n, err := r.Body.Read(b)
+			w.Write(b[:n])
+			w.(http.Flusher).Flush()
+			if err != nil {
+				return
+			}
+		}
+	}))
+	tr := mustTransport(t, WithTransport(base), WithoutQuotaGuard(), WithResilience(fastPolicy()))
+	pr, pw := io.Pipe()
+	req, _ := http.NewRequestWithContext(context.Background(), http.MethodPost, srv.URL, pr)
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, werr := io.WriteString(pw, "hello\n")
+	pw.Close()
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if werr != nil || string(got) != "hello\n" {
+		t.Errorf("writing the body after RoundTrip returned: %v; echoed %q, want %q", werr, got, "hello\n")
+	}
+}
+
+// trackedBody is a request body that counts its Close calls.
+type trackedBody struct {
+	io.Reader
+	closed *atomic.Int32
+}
+
+func (b trackedBody) Close() error { b.closed.Add(1); return nil }
+
+// A RoundTripper must close the request body, errors included: also when
+// the run makes no attempt at all (the breaker is open, the caller's
+// context has already ended), for a body with GetBody as for one without.
+func TestRequestBodyClosedWhenNoAttempt(t *testing.T) {
+	br, err := resilience.NewBreaker(resilience.BreakerOptions{ConsecutiveFailures: 1, BreakDuration: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	br.Record(time.Now(), false, resilience.Transient, 0) // open it
+	tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
+		WithResilience(fastPolicy(resilience.WithBreaker(br))))
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, c := range []struct {
+		name    string
+		ctx     context.Context
+		getBody bool
+	}{
+		{"breaker open", context.Background(), true},
+		{"context cancelled", cancelled, true},
+		{"breaker open, no GetBody", context.Background(), false},
+		{"context cancelled, no GetBody", cancelled, false},
+	} {
+		var closed atomic.Int32
+		req, _ := http.NewRequestWithContext(c.ctx, http.MethodPost, "http://a.test/", nil)
+		req.Body = trackedBody{strings.NewReader("x"), &closed}
+		if c.getBody {
+			req.GetBody = func() (io.ReadCloser, error) { return trackedBody{strings.NewReader("x"), &closed}, nil }
+		}
+		if resp, err := tr.RoundTrip(req); err == nil {
+			resp.Body.Close()
+			t.Fatalf("%s: no error", c.name)
+		}
+		if n := closed.Load(); n != 1 {
+			t.Errorf("%s: request body closed %d times, want 1", c.name, n)
+		}
+	}
+}

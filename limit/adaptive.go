@@ -129,7 +129,8 @@ func Adaptive(maximum int, opts ...Option) (*AdaptiveLimiter, error) {
 // (QueueLimit 0, the default) a call is refused at once otherwise, with a
 // *RateLimitedError whose RetryAfter is 0 (when a holder releases is not
 // the limiter's to know). With a queue it waits in FIFO order; when its
-// context ends it returns ctx.Err() holding nothing.
+// context ends it holds nothing and returns ctx.Err(), or for a deadline a
+// *RateLimitedError (ReasonDeadline) matching it.
 type AdaptiveLimiter struct {
 	self     ownerRef // what its leases point back to
 	name     string
@@ -247,7 +248,7 @@ func (l *AdaptiveLimiter) AcquireN(ctx context.Context, cost int) (Lease, error)
 		l.serve()
 		l.mu.Unlock()
 	}
-	return Lease{}, ctx.Err()
+	return Lease{}, waitEnded(ctx, l.name, l.metrics)
 }
 
 // serve grants the front waiters while they fit; it stops at the first

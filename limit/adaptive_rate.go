@@ -108,7 +108,8 @@ func (l *AdaptiveRateLimiter) Acquire(ctx context.Context) (Lease, error) {
 // than MaxWait (ReasonMaxWait, also once it has waited MaxWait), when the
 // context's deadline comes before the expected wait ends (ReasonDeadline),
 // or, with QueueLimit -1, at once (ReasonNoPermit). When ctx ends while
-// waiting it returns ctx.Err() and leaves nothing behind.
+// waiting it leaves nothing behind and returns ctx.Err(), or for a deadline
+// a *RateLimitedError (ReasonDeadline) matching it.
 func (l *AdaptiveRateLimiter) AcquireN(ctx context.Context, cost int) (Lease, error) {
 	if cost <= 0 || cost > math.MaxInt32 {
 		if cost == 0 {
@@ -162,7 +163,7 @@ func (l *AdaptiveRateLimiter) wait(ctx context.Context, now time.Duration, cost 
 			l.m.QueueAdd(-int64(cost))
 			l.serviceLocked(l.now()) // the waiters behind may go now
 			l.mu.Unlock()
-			return Lease{}, ctx.Err()
+			return Lease{}, waitEnded(ctx, l.name, l.m)
 		}
 		l.mu.Unlock()
 		<-w.ready // decided under the lock already

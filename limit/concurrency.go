@@ -77,9 +77,10 @@ func (l *bulkhead) Acquire(ctx context.Context) (Lease, error) {
 // Without a queue it refuses at once with a *RateLimitedError whose
 // RetryAfter is 0: when a holder releases is not the bulkhead's to know.
 // With a queue it waits in FIFO order for released permits, unless the
-// queue is full (ReasonQueueFull). When ctx ends while it waits it returns
-// ctx.Err() holding nothing: permits handed to it at that same moment are
-// given back to the queue.
+// queue is full (ReasonQueueFull). When ctx ends while it waits it holds
+// nothing (permits handed to it at that same moment are given back to the
+// queue) and returns ctx.Err(), or for a deadline a *RateLimitedError
+// (ReasonDeadline) matching it.
 //
 // Releasing the lease frees its permits.
 func (l *bulkhead) AcquireN(ctx context.Context, cost int) (Lease, error) {
@@ -153,7 +154,7 @@ func (l *bulkhead) acquireQueued(ctx context.Context, cost int) (Lease, error) {
 		l.engine.Release(cost)
 		l.serveLocked()
 	}
-	return Lease{}, ctx.Err()
+	return Lease{}, waitEnded(ctx, l.name, l.metrics)
 }
 
 // serve hands permits to the front waiters while they fit; it stops at the

@@ -40,8 +40,11 @@
 // QueueLimit is 0 by default for PerSecond, PerWindow, Concurrency and
 // Adaptive: a call that cannot get a permit is refused at once. With
 // QueueLimit above 0, up to that many permits' worth of callers wait in FIFO
-// order; a caller whose context ends leaves the queue with ctx.Err() and
-// takes no permit with it. The rate shapes know when a permit will be free,
+// order; a caller whose context ends leaves the queue and takes no permit
+// with it: a cancellation returns ctx.Err(), a deadline a *RateLimitedError
+// (ReasonDeadline) that also matches context.DeadlineExceeded — a refusal of
+// ours, which a retry runner treats as a self-imposed throttle, not as the
+// dependency's timeout. The rate shapes know when a permit will be free,
 // so a PerSecond or PerWindow caller whose deadline falls before then is
 // refused at once (ReasonDeadline) rather than left to wait in vain. The
 // adaptive rate limiter queues by default (500 requests, MaxWait 100 s).

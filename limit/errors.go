@@ -18,6 +18,10 @@ type RateLimitedError struct {
 	// Reason says why: ReasonNoPermit, ReasonQueueFull, ReasonMaxWait or
 	// ReasonDeadline.
 	Reason string
+	// Err is the context's error when its deadline ended the caller's wait
+	// in the queue, so that errors.Is(err, context.DeadlineExceeded) holds
+	// as well; nil otherwise.
+	Err error
 }
 
 // The reasons a limiter refuses.
@@ -36,11 +40,17 @@ func (e *RateLimitedError) Error() string {
 	if e.RetryAfter > 0 {
 		s += "; retry after " + e.RetryAfter.String()
 	}
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
 	return s
 }
 
 // Is makes errors.Is(err, ErrRateLimited) hold.
 func (e *RateLimitedError) Is(target error) bool { return target == ErrRateLimited }
+
+// Unwrap is Err.
+func (e *RateLimitedError) Unwrap() error { return e.Err }
 
 // ErrCost is what a *CostError matches.
 var ErrCost = errors.New("cost can never be granted")

@@ -7,8 +7,10 @@ import "context"
 //
 // Acquire and AcquireN return a Lease on success. On refusal they return a
 // *RateLimitedError (errors.Is(err, ErrRateLimited) holds) whose RetryAfter
-// says when to come back; when the context ends while the call waits in the
-// queue they return ctx.Err(). A Limiter is safe for concurrent use.
+// says when to come back. When the context is cancelled while the call waits
+// in the queue they return ctx.Err(); when its deadline ends the wait, a
+// *RateLimitedError with ReasonDeadline that also matches
+// context.DeadlineExceeded. A Limiter is safe for concurrent use.
 type Limiter interface {
 	// Acquire asks for one permit; it is AcquireN(ctx, 1).
 	Acquire(ctx context.Context) (Lease, error)

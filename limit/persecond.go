@@ -120,7 +120,7 @@ func (l *perSecond) refuse(reason string, retryAfter time.Duration) error {
 // comes before the permits would be due (ReasonDeadline); either way
 // RetryAfter is when the permits would have been due. If ctx ends while the
 // caller waits, the permits go back to the bucket, every later waiter moves
-// up by their worth, and wait returns ctx.Err(). A waiter whose permits are
+// up by their worth, and wait returns waitEnded's error. A waiter whose permits are
 // due when it looks takes them, even if ctx has just ended: their time has
 // passed, so giving them back would give nothing.
 func (l *perSecond) wait(ctx context.Context, arrived time.Duration, cost int) (Lease, error) {
@@ -183,7 +183,7 @@ func (l *perSecond) wait(ctx context.Context, arrived time.Duration, cost int) (
 			l.unlink(w)
 			l.mu.Unlock()
 			l.queue.put(w)
-			return Lease{}, ctx.Err()
+			return Lease{}, waitEnded(ctx, l.name, l.metrics)
 		}
 		// Woken by a shift, or (a timer is never early on the monotonic
 		// clock, but reading it is not free of skew) a hair early.

@@ -100,7 +100,7 @@ func (l *perWindow) Acquire(ctx context.Context) (Lease, error) {
 // queue it waits in FIFO order, unless the queue is full (ReasonQueueFull)
 // or ctx's deadline comes before the window could have room for this caller
 // and those queued ahead of it (ReasonDeadline). When ctx ends while it
-// waits it returns ctx.Err() having taken nothing.
+// waits it returns waitEnded's error having taken nothing.
 //
 // Releasing a window lease frees nothing: a permit stays counted for Window
 // after it was granted.
@@ -174,7 +174,7 @@ func (l *perWindow) acquireQueued(ctx context.Context, now time.Duration, cost i
 			l.mu.Unlock()
 			l.queue.put(w)
 			l.metrics.QueueAdd(-int64(cost))
-			return Lease{}, ctx.Err()
+			return Lease{}, waitEnded(ctx, l.name, l.metrics)
 		}
 		d = 0
 		if l.queue.front() == w {

@@ -2,8 +2,11 @@ package limit
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
+
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // waitQueue is the FIFO of callers waiting for permits, shared by every
@@ -185,4 +188,19 @@ func (w *waiter) sleep(ctx context.Context, d time.Duration) int {
 		w.timer.Stop()
 		return wokenDone
 	}
+}
+
+// waitEnded is the error of a caller whose context ended its wait in the
+// queue. A deadline is a refusal of the limiter's, like the deadline it
+// foresees at once (ReasonDeadline), so that a retry runner reads a wait
+// that ran out its attempt's time as a self-imposed throttle and not as the
+// dependency's timeout; it still matches context.DeadlineExceeded. A
+// cancellation is ctx.Err() as it is.
+func waitEnded(ctx context.Context, limiter string, m *telemetry.Limiter) error {
+	err := ctx.Err()
+	if !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	m.Denied(ReasonDeadline)
+	return &RateLimitedError{Limiter: limiter, Reason: ReasonDeadline, Err: err}
 }

@@ -72,7 +72,10 @@ func (e *PermanentError) Verdict() Verdict { return Verdict{Kind: Permanent} }
 // TimeoutError is the error of an attempt that ran out its own
 // Options.AttemptTimeout while the caller's context and the overall
 // deadline still had time. It is Transient. Err is what fn returned;
-// errors.Is(err, context.DeadlineExceeded) holds through it.
+// errors.Is(err, context.DeadlineExceeded) holds through it. An attempt whose
+// error the classifier calls self-imposed is not one, even if that error
+// wraps the deadline: a limiter of ours that refused when the deadline ended
+// its wait in our own queue never called the dependency.
 type TimeoutError struct {
 	Timeout time.Duration
 	Err     error

@@ -82,3 +82,78 @@ func TestRealPerSecondHintWins(t *testing.T) {
 		}
 	})
 }
+
+// An attempt that waits in our own limiter's queue until its AttemptTimeout
+// never reached the dependency: a self-imposed throttle, so the breaker
+// records nothing and the budget is not charged.
+func TestQueueWaitPastAttemptTimeoutIsSelfImposed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		lim, err := limit.Concurrency(1, limit.WithQueueLimit(10), limit.WithName("local"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		held, _ := lim.Acquire(t.Context())
+		defer held.Release()
+		br, _ := NewBreaker(BreakerOptions{ConsecutiveFailures: 1, BreakDuration: time.Minute})
+		bu, _ := NewBudget(BudgetOptions{TTL: 10 * time.Second, Ratio: 1})
+		p := HTTP(WithRetries(1), WithAttemptTimeout(time.Second), WithTimeout(time.Minute),
+			WithBackoff(Backoff{Initial: time.Millisecond}), WithBreaker(br), WithBudget(bu))
+		before := bu.Balance(time.Now())
+		r := Try(t.Context(), p, func(ctx context.Context) (int, error) {
+			lease, err := lim.Acquire(ctx)
+			if err != nil {
+				return 0, err
+			}
+			defer lease.Release()
+			return 1, nil
+		})
+		v := r.Attempts[0].Verdict
+		if v.Kind != Throttled || !v.SelfImposed || br.State() != Closed || bu.Balance(time.Now()) != before {
+			t.Fatalf("a wait in our own queue: verdict %v, breaker %v, budget %d→%d, stop %v; "+
+				"want throttled (self-imposed), breaker closed, budget untouched",
+				v, br.State(), before, bu.Balance(time.Now()), r.Stop)
+		}
+	})
+}
+
+// The README's first example: a PerSecond limiter with a queue, shared by
+// a burst of goroutines that each call through HTTP(). Every call succeeds,
+// admitted at the limiter's rate, and none is retried.
+func TestREADMEBurstThroughQueuedLimiter(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		lim, err := limit.PerSecond(100, limit.WithQueueLimit(1000))
+		if err != nil {
+			t.Fatal(err)
+		}
+		const callers = 400
+		start := time.Now()
+		errs := make(chan error, callers)
+		attempts := make(chan int, callers)
+		for range callers {
+			go func() {
+				r := Try(t.Context(), HTTP(), func(ctx context.Context) (int, error) {
+					lease, err := lim.Acquire(ctx)
+					if err != nil {
+						return 0, err
+					}
+					defer lease.Release()
+					return 1, nil
+				})
+				attempts <- len(r.Attempts)
+				errs <- r.Err
+			}()
+		}
+		for range callers {
+			if err := <-errs; err != nil {
+				t.Fatalf("a caller failed: %v", err)
+			}
+			if n := <-attempts; n != 1 {
+				t.Fatalf("a caller took %d attempts, want 1", n)
+			}
+		}
+		// 100 from the full bucket, then 100 a second.
+		if took, want := time.Since(start), 3*time.Second; took != want {
+			t.Fatalf("%d callers took %v, want %v", callers, took, want)
+		}
+	})
+}

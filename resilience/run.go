@@ -21,6 +21,10 @@ import (
 //		return fetch(ctx)
 //	})
 //
+// A refusal the classifier calls self-imposed stays one even when it wraps
+// the attempt's deadline (a limiter whose queue wait that deadline ended):
+// it is no *TimeoutError, and neither the breaker nor the budget counts it.
+//
 // Between attempts it waits on the curve the verdict picks (or the
 // verdict's RetryAfter), never past the overall deadline. The error is nil
 // on success; otherwise the last attempt's error (a *TimeoutError when it
@@ -137,7 +141,14 @@ func run[T any](ctx context.Context, p *Policy, fn func(context.Context) (T, err
 			if !errors.Is(err, e) {
 				err = errors.Join(e, err)
 			}
-		case ac != nil && !end.Before(ac.deadline) && errors.Is(err, context.DeadlineExceeded):
+		default:
+			verdict = p.classify(err)
+			// A self-imposed refusal stays one even when it wraps the
+			// deadline that ended its wait in our own queue: the dependency
+			// never saw the attempt, so it is no timeout of the dependency's.
+			if verdict.SelfImposed || ac == nil || end.Before(ac.deadline) || !errors.Is(err, context.DeadlineExceeded) {
+				break
+			}
 			if own {
 				verdict = Verdict{Kind: Transient}
 				err = &TimeoutError{Timeout: o.AttemptTimeout, Err: err}
@@ -145,8 +156,6 @@ func run[T any](ctx context.Context, p *Policy, fn func(context.Context) (T, err
 				// The policy's overall Timeout ran out during the attempt.
 				verdict, evidence, stop = Verdict{Kind: Transient}, false, StopDeadline
 			}
-		default:
-			verdict = p.classify(err)
 		}
 
 		stamp := end // when the breaker and the budget count the attempt

@@ -482,3 +482,41 @@ func TestTelemetryOrder(t *testing.T) {
 		t.Error("breaker states do not match telemetry's")
 	}
 }
+
+// A refusal by one of our own limiters that its wait ran into the attempt's
+// deadline (a *limit.RateLimitedError that wraps the context's error, as a
+// queueing limiter returns) is still a refusal: Throttled and self-imposed,
+// never a *TimeoutError. The dependency was never called, so the breaker
+// records nothing and the budget takes no deposit.
+func TestRefusalAtAttemptDeadlineIsSelfImposed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		br, _ := NewBreaker(BreakerOptions{ConsecutiveFailures: 1, BreakDuration: time.Minute})
+		bu, _ := NewBudget(BudgetOptions{TTL: 10 * time.Second, Ratio: 1})
+		p := HTTP(WithRetries(1), WithAttemptTimeout(time.Second), WithTimeout(time.Minute),
+			WithThrottledBackoff(Backoff{Initial: time.Millisecond}), WithBreaker(br), WithBudget(bu))
+		r := Try(t.Context(), p, func(ctx context.Context) (int, error) {
+			<-ctx.Done() // queued in our own limiter until the attempt's deadline
+			return 0, &waitRefusal{&limit.RateLimitedError{Limiter: "local", Reason: limit.ReasonDeadline}, ctx.Err()}
+		})
+		want := []attemptView{{Throttled, true, 0, time.Millisecond}, {Throttled, true, 0, 0}}
+		if d := cmp.Diff(want, views(r.Attempts)); d != "" {
+			t.Errorf("attempts (-want +got):\n%s", d)
+		}
+		if _, ok := errors.AsType[*TimeoutError](r.Err); ok || r.Stop != StopAttemptsExhausted {
+			t.Errorf("stop %v, err %v; want attempts exhausted on the refusal, no *TimeoutError", r.Stop, r.Err)
+		}
+		if br.State() != Closed || budgetTokens(bu) != 0 {
+			t.Errorf("breaker %v, budget tokens %d; want closed and untouched", br.State(), budgetTokens(bu))
+		}
+	})
+}
+
+// waitRefusal is a limiter's refusal that wraps the context error that
+// ended its wait.
+type waitRefusal struct {
+	rl  *limit.RateLimitedError
+	ctx error
+}
+
+func (e *waitRefusal) Error() string   { return e.rl.Error() + ": " + e.ctx.Error() }
+func (e *waitRefusal) Unwrap() []error { return []error{e.rl, e.ctx} }

@@ -2,6 +2,7 @@ package quota
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -115,8 +116,21 @@ func (g *Guard) refuse(d time.Duration, reason string) error {
 	return &limit.RateLimitedError{Limiter: g.c.name, RetryAfter: d, Reason: reason}
 }
 
-// Wait holds the caller until key admits an attempt, and takes it. It
-// returns ctx.Err() if the context ends first; a *limit.RateLimitedError
+// waitEnded is the error of a caller whose context ended its wait: for a
+// deadline a refusal of the guard's (ReasonDeadline) that still matches
+// context.DeadlineExceeded, as the limiters' waits end, so that a retry
+// runner reads it as a self-imposed throttle; for a cancellation ctx.Err().
+func (g *Guard) waitEnded(ctx context.Context) error {
+	err := ctx.Err()
+	if !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return &limit.RateLimitedError{Limiter: g.c.name, Reason: limit.ReasonDeadline, Err: err}
+}
+
+// Wait holds the caller until key admits an attempt, and takes it. If the
+// context ends first it returns ctx.Err(), or for a deadline a
+// *limit.RateLimitedError (ReasonDeadline) matching it; a *limit.RateLimitedError
 // at once, without waiting, when the wait would outlast the context's
 // deadline (ReasonDeadline) or MaxWait (ReasonMaxWait).
 func (g *Guard) Wait(ctx context.Context, key string) error {
@@ -144,7 +158,7 @@ func (g *Guard) WaitN(ctx context.Context, key string, cost int64) error {
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return ctx.Err()
+			return g.waitEnded(ctx)
 		case <-t.C:
 		}
 	}
@@ -332,7 +346,8 @@ func (g *Guard) Acquire(key string) (Slot, error) {
 }
 
 // AcquireWait takes an in-flight slot for key, waiting in FIFO order for
-// one to be released; it returns ctx.Err() if the context ends first.
+// one to be released. If the context ends first it returns ctx.Err(), or
+// for a deadline a *limit.RateLimitedError (ReasonDeadline) matching it.
 func (g *Guard) AcquireWait(ctx context.Context, key string) (Slot, error) {
 	if g.c.maxInFlight == 0 {
 		return Slot{}, nil
@@ -347,7 +362,7 @@ func (g *Guard) AcquireWait(ctx context.Context, key string) (Slot, error) {
 	case e.sem <- struct{}{}:
 		return Slot{e}, nil
 	case <-ctx.Done():
-		return Slot{}, ctx.Err()
+		return Slot{}, g.waitEnded(ctx)
 	}
 }
 

@@ -368,3 +368,26 @@ func TestWaitNBehindTheProbe(t *testing.T) {
 		slot.Release()
 	})
 }
+
+// A deadline that ends a wait for an in-flight slot is the guard's refusal
+// (ReasonDeadline) and still matches context.DeadlineExceeded; a
+// cancellation is ctx.Err() as it is.
+func TestAcquireWaitEndedByDeadlineIsARefusal(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := newGuard(t, Options{MaxInFlight: 1})
+		held, _ := g.Acquire("h")
+		defer held.Release()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_, err := g.AcquireWait(ctx, "h")
+		var rl *limit.RateLimitedError
+		if !errors.As(err, &rl) || rl.Reason != limit.ReasonDeadline || !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("slot wait ended by its deadline: %v", err)
+		}
+		ctx, cancel = context.WithCancel(context.Background())
+		time.AfterFunc(time.Second, cancel)
+		if _, err := g.AcquireWait(ctx, "h"); err != context.Canceled {
+			t.Fatalf("slot wait cancelled: %v", err)
+		}
+	})
+}
