@@ -1,8 +1,6 @@
 package httpx
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +16,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/headroom-go/headroom/internal/jsonconfig"
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/limit/quota"
 	"github.com/headroom-go/headroom/resilience"
@@ -135,33 +134,23 @@ func LoadConfig(r io.Reader) (*Config, error) {
 // fields the same way. Only JSON that is not well formed, or data after the
 // configuration, is reported alone, with its line and column.
 func ParseConfig(data []byte) (*Config, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var raw json.RawMessage
-	if err := dec.Decode(&raw); err != nil {
-		return nil, syntaxError(data, err)
-	}
-	at := int(dec.InputOffset())
-	if _, err := dec.Token(); err != io.EOF {
-		for at < len(data) && strings.IndexByte(" \t\r\n", data[at]) >= 0 {
-			at++
-		}
-		return nil, &ConfigError{Field: position(data, at), Value: "data after the configuration", Want: "one JSON object"}
-	}
 	var c Config
-	problems := decodeAll("", raw, reflect.ValueOf(&c).Elem())
-	if len(problems) > 0 && bytes.TrimSpace(raw)[0] != '{' {
-		return nil, problems[0] // not an object: nothing else to check
+	problems, read := jsonconfig.Decode(data, &c)
+	var errs []error
+	for _, p := range problems {
+		errs = append(errs, &ConfigError{Field: p.Path, Value: p.Value, Want: p.Want})
 	}
-	// A part that did not decode is reported once: Validate would find it
-	// missing or zero.
-	unread := problems
-	for _, e := range flatten(c.Validate()) {
-		if !within(problemField(e), unread) {
-			problems = append(problems, e)
+	if read {
+		// A part that did not decode is reported once: Validate would find
+		// it missing or zero besides.
+		for _, e := range flatten(c.Validate()) {
+			if !jsonconfig.Within(problemField(e), problems) {
+				errs = append(errs, e)
+			}
 		}
 	}
-	if len(problems) > 0 {
-		return nil, errors.Join(problems...)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	return &c, nil
 }
@@ -261,15 +250,15 @@ func checkHost(field, h string) error {
 func besideDisabled(g *GuardConfig) []error {
 	var errs []error
 	v := reflect.ValueOf(&g.Options).Elem()
-	for _, f := range jsonFields(v.Type()) {
-		fv := v.FieldByIndex(f.index)
+	for _, f := range jsonconfig.Fields(v.Type()) {
+		fv := v.FieldByIndex(f.Index)
 		if fv.IsZero() {
 			continue
 		}
 		if fv.Kind() == reflect.Pointer {
 			fv = fv.Elem()
 		}
-		errs = append(errs, &ConfigError{Field: "quotaGuard." + f.name, Value: fv.Interface(),
+		errs = append(errs, &ConfigError{Field: "quotaGuard." + f.Name, Value: fv.Interface(),
 			Want: `nothing beside "disabled": true; remove one or the other`})
 	}
 	return errs

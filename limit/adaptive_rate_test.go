@@ -343,12 +343,12 @@ func TestAdaptiveRateConfigJSON(t *testing.T) {
 		t.Fatalf("built %v, billing rate %v", ls["orders-api"].Name(), ls["billing"].Rate())
 	}
 	for _, bad := range []struct{ json, want string }{
-		{`{"limiters": {"a": {"maxUnitsPerMinut": 1}}}`, "unknown field"},
-		{`{"limiters": {"a": {"maxWait": 60}}}`, "want a string"},
+		{`{"limiters": {"a": {"maxUnitsPerMinut": 1}}}`, `limiters["a"].maxUnitsPerMinut = an unknown field`},
+		{`{"limiters": {"a": {"maxWait": 60}}}`, `limiters["a"].maxWait = 60: want a duration string such as "30s"`},
 		{`{"limiters": {"a": {}}} {}`, "data after"},
 		{`{"limiters": {}}`, "at least one"},
-		{`{"limiters": {"a": {"minUnitsPerMinute": -1}, "b": {"controller": "x"}}}`, `limiters["a"].MinUnitsPerMinute`},
-		{`{"limiters": {"a": {"minUnitsPerMinute": -1}, "b": {"controller": "x"}}}`, `limiters["b"].Controller`},
+		{`{"limiters": {"a": {"minUnitsPerMinute": -1}, "b": {"controller": "x"}}}`, `limiters["a"].minUnitsPerMinute`},
+		{`{"limiters": {"a": {"minUnitsPerMinute": -1}, "b": {"controller": "x"}}}`, `limiters["b"].controller`},
 	} {
 		if _, err := ParseAdaptiveRateConfig([]byte(bad.json)); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%s: err %v, want %q", bad.json, err, bad.want)

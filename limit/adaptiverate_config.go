@@ -1,13 +1,13 @@
 package limit
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"reflect"
 	"sort"
 	"strings"
+
+	"github.com/headroom-go/headroom/internal/jsonconfig"
 )
 
 // AdaptiveRateConfig is a set of named adaptive rate limiters, as read from
@@ -22,19 +22,14 @@ type AdaptiveRateConfig struct {
 }
 
 // ParseAdaptiveRateConfig reads an AdaptiveRateConfig from JSON and
-// validates it. Unknown fields, trailing data and bare-number durations are
-// errors; so is every problem Validate finds, all listed at once.
+// validates it. Every problem is listed at once (errors.Join), each an
+// *OptionError at its JSON path (`limiters["a"].maxWait`): an unknown
+// field, a value of the wrong type (a bare-number duration among them), and
+// what Validate finds in the limiters that did decode. Only malformed JSON
+// and data after the object are reported alone, at their line and column.
 func ParseAdaptiveRateConfig(data []byte) (*AdaptiveRateConfig, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var c AdaptiveRateConfig
-	if err := dec.Decode(&c); err != nil {
-		return nil, fmt.Errorf("limit: adaptive rate config: %w", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("limit: adaptive rate config: data after the JSON object")
-	}
-	if err := c.Validate(); err != nil {
+	if err := parseJSON(data, &c, c.Validate); err != nil {
 		return nil, err
 	}
 	return &c, nil
@@ -52,8 +47,9 @@ func (c *AdaptiveRateConfig) names() []string {
 }
 
 // Validate returns every problem with every limiter at once, joined with
-// errors.Join; each is an *OptionError whose Field starts with
-// `limiters["name"].`.
+// errors.Join; each is an *OptionError whose Field is the JSON path of the
+// setting (`limiters["name"].maxUnitsPerMinute`), and whose Want names
+// other settings the same way.
 func (c *AdaptiveRateConfig) Validate() error {
 	var errs []error
 	if len(c.Limiters) == 0 {
@@ -66,7 +62,8 @@ func (c *AdaptiveRateConfig) Validate() error {
 		}
 		for _, err := range o.validate() {
 			if oe, ok := err.(*OptionError); ok {
-				oe.Field = fmt.Sprintf("limiters[%q].%s", name, strings.TrimPrefix(oe.Field, "AdaptiveRate."))
+				oe.Field, oe.Value, oe.Want = jsonconfig.Rename(fmt.Sprintf("limiters[%q]", name),
+					reflect.TypeFor[AdaptiveRateOptions](), strings.TrimPrefix(oe.Field, "AdaptiveRate."), oe.Value, oe.Want)
 			}
 			errs = append(errs, err)
 		}

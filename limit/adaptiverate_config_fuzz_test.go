@@ -6,8 +6,8 @@ import (
 )
 
 // FuzzAdaptiveRateConfig: decoding and validating any input never panics,
-// every problem is an *OptionError, and a config that validates always
-// builds.
+// every problem is an *OptionError with a Field, and a config that
+// validates always builds.
 func FuzzAdaptiveRateConfig(f *testing.F) {
 	f.Add([]byte(`{"limiters": {"orders-api": {"controller": "cubic", "maxUnitsPerMinute": 2700}}}`))
 	f.Add([]byte(`{"limiters": {"a": {"minUnitsPerMinute": 100, "maxUnitsPerMinute": 100, "initialUnitsPerMinute": 100}}}`))
@@ -18,9 +18,10 @@ func FuzzAdaptiveRateConfig(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := ParseAdaptiveRateConfig(data)
 		if err != nil {
-			var oe *OptionError
-			if c != nil || (errors.As(err, &oe) && oe.Field == "") {
-				t.Fatalf("bad error %v with config %v", err, c)
+			for _, e := range unjoin(err) {
+				if oe, ok := errors.AsType[*OptionError](e); c != nil || !ok || oe.Field == "" {
+					t.Fatalf("bad problem %v with config %v", e, c)
+				}
 			}
 			return
 		}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/headroom-go/headroom/internal/jsonconfig"
 )
 
 // Duration is a time.Duration that reads and writes JSON as a string such as
@@ -16,18 +18,21 @@ func (d Duration) MarshalJSON() ([]byte, error) {
 	return json.Marshal(time.Duration(d).String())
 }
 
-// UnmarshalJSON reads a duration string.
+// UnmarshalJSON reads a duration string. What is not one is refused with a
+// *jsonconfig.Problem saying what is wanted, which the parsers of this
+// module report at the value's JSON path
+// (`resilience.timeout = 30: want a duration string such as "30s"`).
 func (d *Duration) UnmarshalJSON(b []byte) error {
 	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("limit: duration %s: want a string such as \"1m\" or \"250ms\"", b)
+	err := json.Unmarshal(b, &s)
+	if err == nil {
+		var v time.Duration
+		if v, err = time.ParseDuration(s); err == nil {
+			*d = Duration(v)
+			return nil
+		}
 	}
-	v, err := time.ParseDuration(s)
-	if err != nil {
-		return fmt.Errorf("limit: duration %q: want a string such as \"1m\" or \"250ms\"", s)
-	}
-	*d = Duration(v)
-	return nil
+	return fmt.Errorf("limit: duration %w", &jsonconfig.Problem{Value: string(b), Want: `a duration string such as "30s"`})
 }
 
 func (d Duration) String() string { return time.Duration(d).String() }

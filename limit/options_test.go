@@ -197,9 +197,9 @@ func TestParseOptions(t *testing.T) {
 			[]string{"adaptive.multipl", "Options", "adaptive.minimum"}},
 		{`{"permitsPerSecond": 5, "burst": -1, "meterProvider": {}}`, []string{"meterProvider", "burst"}},
 		{`{"perWindow": {"permits": "ten", "window": "1m"}}`, []string{"perWindow.permits"}},
-		{`{"concurrency": 5} {}`, []string{"(json)"}},
-		{`{"concurrency": 5`, []string{"(json)"}},
-		{`{"perWindow": {"permits": 1, "window": 60}}`, []string{"(json)"}},
+		{`{"concurrency": 5} {}`, []string{"line 1, column 20"}},
+		{`{"concurrency": 5`, []string{"line 1, column 18"}},
+		{`{"perWindow": {"permits": 1, "window": 60}}`, []string{"perWindow.window"}},
 	} {
 		o, err := ParseOptions([]byte(c.json))
 		if diff := cmp.Diff(c.want, problems(err)); diff != "" {
