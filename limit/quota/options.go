@@ -29,7 +29,7 @@ type Options struct {
 	// guard decrements its copy of the remaining allowance as each attempt
 	// goes out, so its own concurrency is already covered and the reserve
 	// only has to absorb others' traffic. 2 % keeps 98 % of a quota usable
-	// (issue 6 asks for at least 95 %) while still leaving 20 of GitHub's
+	// (the end-to-end test holds it to at least 95 %) while leaving 20 of GitHub's
 	// 1 000-point windows or 100 of its 5 000 an hour unspent. Set
 	// new(int64(0)) and new(0.0) to spend down to zero.
 	ReserveUnits    *int64   `json:"reserveUnits,omitempty"`
