@@ -348,7 +348,10 @@ func NewTransport(opts ...Option) (*Transport, error) {
 
 // NewClient returns an *http.Client whose transport is NewTransport(opts...);
 // see there for the checks. Its Timeout is 0: the resilience policy bounds
-// each call.
+// each call. A client that lives as long as the program needs nothing more;
+// one that is dropped earlier should release its limiters' metrics and
+// timers with client.Transport.(*httpx.Transport).Close(), or be built from
+// NewTransport, which keeps the *Transport in hand.
 //
 //	client, err := httpx.NewClient(
 //		httpx.WithResilience(resilience.HTTP()),
