@@ -157,3 +157,25 @@ func TestREADMEBurstThroughQueuedLimiter(t *testing.T) {
 		}
 	})
 }
+
+// A wait in our own queue that the policy's overall Timeout ends stops the
+// run on the deadline, not as if the attempts ran out.
+func TestQueueWaitEndedByOverallTimeoutStopsOnDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		lim, _ := limit.Concurrency(1, limit.WithQueueLimit(10))
+		held, _ := lim.Acquire(t.Context())
+		defer held.Release()
+		p := HTTP(WithRetries(0), WithAttemptTimeout(0), WithTimeout(time.Second), WithBreaker(nil), WithBudget(nil))
+		r := Try(t.Context(), p, func(ctx context.Context) (int, error) {
+			lease, err := lim.Acquire(ctx)
+			if err != nil {
+				return 0, err
+			}
+			defer lease.Release()
+			return 1, nil
+		})
+		if r.Stop != StopDeadline || len(r.Attempts) != 1 || !r.Attempts[0].Verdict.SelfImposed {
+			t.Fatalf("stop %v after %d attempts (err %v); want StopDeadline after one self-imposed refusal", r.Stop, len(r.Attempts), r.Err)
+		}
+	})
+}

@@ -146,7 +146,13 @@ func run[T any](ctx context.Context, p *Policy, fn func(context.Context) (T, err
 			// A self-imposed refusal stays one even when it wraps the
 			// deadline that ended its wait in our own queue: the dependency
 			// never saw the attempt, so it is no timeout of the dependency's.
-			if verdict.SelfImposed || ac == nil || end.Before(ac.deadline) || !errors.Is(err, context.DeadlineExceeded) {
+			if ac == nil || end.Before(ac.deadline) || !errors.Is(err, context.DeadlineExceeded) {
+				break
+			}
+			if verdict.SelfImposed {
+				if !own {
+					stop = StopDeadline // the policy's Timeout ended the wait: no time is left
+				}
 				break
 			}
 			if own {

@@ -65,9 +65,9 @@
 // guard forgets the published remaining and reset and admits freely.
 // State.PerMinute turns the published limit into units a minute for an
 // adaptive rate limiter's SetPublishedLimit, over the window the headers
-// publish, else the one the API documents (Quota.Window), raised to the
-// longest time to a reset a success has shown (Discord's buckets have no
-// single window and are learned so). Wait holds the
+// publish, else the one the API documents (Quota.Window), else the
+// longest time to a reset a success of that bucket has shown (Discord's
+// buckets have no single window and are learned so). Wait holds the
 // caller instead of refusing. After a 429 or 503 that names neither a
 // Retry-After nor an exhausted quota with a reset, the key backs off
 // exponentially with jitter (github.com/cenkalti/backoff/v4); a success

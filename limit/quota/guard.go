@@ -1,6 +1,7 @@
 package quota
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net/http"
@@ -277,7 +278,7 @@ func (g *Guard) State(key string, now time.Time) (State, bool) {
 		Reset:     unixTime(e.reset),
 		Updated:   unixTime(e.touched.Load()),
 		InFlight:  len(own.sem),
-		Window:    time.Duration(max(e.window, e.learned)),
+		Window:    time.Duration(cmp.Or(e.window, e.learned)),
 		Probing:   e.probing,
 	}
 	if e.blocked > n {

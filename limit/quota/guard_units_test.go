@@ -301,6 +301,23 @@ func TestStateWindowDocumentedOrLearned(t *testing.T) {
 	if s, _ := g.State("d", t0.Add(2*time.Second)); s.Window != 2*time.Second {
 		t.Fatalf("after a success 2 s from its reset and a refusal 600 s from one: window %v, want 2s", s.Window)
 	}
+
+	// One host, two buckets: what was learned of one is not the other's,
+	// and a documented window is not raised by another bucket's resets.
+	g.Observe("d", 200, http.Header{"X-Ratelimit-Limit": {"5"}, "X-Ratelimit-Remaining": {"4"},
+		"X-Ratelimit-Reset-After": {"0.5"}, "X-Ratelimit-Bucket": {"other"}}, t0.Add(3*time.Second))
+	if s, _ := g.State("d", t0.Add(3*time.Second)); s.Window != 500*time.Millisecond {
+		t.Fatalf("another Discord bucket: window %v, want its own 500ms", s.Window)
+	}
+	gh := func(limit, resource string, reset time.Duration) http.Header {
+		return http.Header{"X-Ratelimit-Limit": {limit}, "X-Ratelimit-Remaining": {"20"},
+			"X-Ratelimit-Reset": {epoch(reset)}, "X-Ratelimit-Resource": {resource}}
+	}
+	g.Observe("api.github.com", 200, gh("5000", "core", 40*time.Minute), t0)
+	g.Observe("api.github.com", 200, gh("30", "search", 40*time.Second), t0)
+	if s, _ := g.State("api.github.com", t0); s.PerMinute(0) != 30 {
+		t.Fatalf("search after core on one host: %v a minute (window %v), want 30", s.PerMinute(0), s.Window)
+	}
 }
 
 // With no limit published (IETF without a policy), a cost above what

@@ -69,13 +69,18 @@ type entry struct {
 	remaining int64
 	limit     int64
 	window    int64 // the published or documented window, ns; 0 when neither
-	learned   int64 // the longest time to a reset a success showed, ns
-	reset     int64 // when the window ends
-	assumed   bool  // reset was assumed, not published
-	probing   bool  // the reset passed: one probe at a time, until figures
-	probeAt   int64 // when probing, the next probe may go at this instant
-	blocked   int64 // Retry-After or backoff: nothing before this
-	bo        *backoff.ExponentialBackOff
+	// learned is the longest time to a reset a success has shown for the
+	// bucket named by policy, bucket and limit: the window, as far as it
+	// is known, when neither the headers nor the API's documents give it.
+	learned int64
+	policy  string
+	bucket  string
+	reset   int64 // when the window ends
+	assumed bool  // reset was assumed, not published
+	probing bool  // the reset passed: one probe at a time, until figures
+	probeAt int64 // when probing, the next probe may go at this instant
+	blocked int64 // Retry-After or backoff: nothing before this
+	bo      *backoff.ExponentialBackOff
 
 	touched atomic.Int64          // last response (or slot) seen
 	shared  atomic.Pointer[entry] // the state this key shares (Options.Share)
@@ -127,12 +132,15 @@ func (e *entry) forget() {
 // update takes a published bucket at n from a response that succeeded or
 // not; see the rules above. e.mu is held.
 func (e *entry) update(q *Quota, n int64, success bool) {
+	if (q.Limit > 0 && q.Limit != e.limit) || q.Policy != e.policy || q.Key != e.bucket {
+		// Another bucket binds now (GitHub's search after its core, on one
+		// host): what was learned of the last one's window is not its.
+		e.policy, e.bucket, e.learned = q.Policy, q.Key, 0
+	}
 	if q.Limit > 0 {
 		e.limit = q.Limit
 	}
-	if q.Window > 0 {
-		e.window = int64(q.Window)
-	}
+	e.window = int64(q.Window)
 	var qr int64
 	if !q.Reset.IsZero() {
 		qr = q.Reset.UnixNano()
@@ -167,9 +175,9 @@ type State struct {
 	InFlight     int
 	Updated      time.Time // the last response that touched the key
 	// Window is the window of Limit: the published or documented one
-	// (Quota.Window), raised to the longest time to a reset that a
-	// successful response has shown, since no reset is further away than
-	// the window (that alone when the API has no single window: Discord);
+	// (Quota.Window); else, for an API with no single window (Discord's
+	// buckets), the longest time to a reset that a successful response of
+	// this bucket has shown, since no reset is further away than the window;
 	// 0 when nothing says.
 	Window time.Duration
 	// Probing says the held reset has passed and the guard lets one probe
