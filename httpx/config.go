@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net"
 	"net/http"
+	"net/netip"
 	"reflect"
 	"sort"
 	"strconv"
@@ -57,8 +57,10 @@ type Config struct {
 	// port when it is not the scheme's default ("localhost:8080"); a name
 	// without a port also covers the host's other ports. Names match
 	// without regard to case, and ":80" and ":443" are the default ports.
-	// A key is a host, never a URL: "api.github.com", not
-	// "https://api.github.com/".
+	// An IPv6 address is written in brackets, as in a URL ("[::1]",
+	// "[::1]:8080"). A key is a host, never a URL and without userinfo:
+	// "api.github.com", not "https://api.github.com/" or
+	// "user@api.github.com".
 	Hosts map[string]HostConfig `json:"hosts,omitempty"`
 	// QuotaGuard configures the quota guard, on by default.
 	QuotaGuard *GuardConfig `json:"quotaGuard,omitempty"`
@@ -221,13 +223,16 @@ func (c *Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-// checkHost refuses a Hosts key that is a URL or has a path, saying which
-// host to write instead.
+// checkHost refuses a Hosts key that no request's host key (hostKey) can
+// equal, saying which key to write instead: a URL, a key with a path or
+// with userinfo ("user@"; the suggestion leaves it out, password and all),
+// and an IPv6 address without the brackets a URL puts around it ("::1",
+// which could not be told from a port, for "[::1]").
 func checkHost(field, h string) error {
-	what := ""
-	host := h
+	what, want := "", "the host alone, as in %q"
+	host, scheme := h, ""
 	if i := strings.Index(host, "://"); i >= 0 {
-		what, host = "a URL", host[i+3:]
+		what, scheme, host = "a URL", host[:i], host[i+3:]
 	}
 	if i := strings.IndexByte(host, '/'); i >= 0 {
 		if what == "" {
@@ -235,14 +240,23 @@ func checkHost(field, h string) error {
 		}
 		host = host[:i]
 	}
+	// The last "@": a password may hold one, a host never does.
+	if i := strings.LastIndexByte(host, '@'); i >= 0 {
+		if what == "" {
+			what = "userinfo"
+		}
+		host = host[i+1:]
+	}
+	if a, err := netip.ParseAddr(host); err == nil && a.Is6() {
+		if what == "" {
+			what, want = "an IPv6 address without brackets", "the address in brackets, as in %q"
+		}
+		host = "[" + host + "]"
+	}
 	if what == "" {
 		return nil
 	}
-	scheme, _, _ := strings.Cut(h, "://")
-	if scheme == h {
-		scheme = ""
-	}
-	return &ConfigError{Field: field, Value: what, Want: fmt.Sprintf("the host alone, as in %q", normalHost(host, scheme))}
+	return &ConfigError{Field: field, Value: what, Want: fmt.Sprintf(want, normalHost(host, scheme))}
 }
 
 // besideDisabled lists the settings given beside "disabled": true, which
@@ -379,7 +393,7 @@ func (c *Config) rateLimitOption() Option {
 			name := c.RateLimit
 			if h, ok := c.Hosts[host]; ok && h.RateLimit != "" {
 				name = h.RateLimit
-			} else if hn, _, err := net.SplitHostPort(host); err == nil {
+			} else if hn, ok := cutPort(host); ok {
 				if h, ok := c.Hosts[hn]; ok && h.RateLimit != "" {
 					name = h.RateLimit
 				}

@@ -53,16 +53,7 @@ func TestParseConfig(t *testing.T) {
 }
 
 func TestConfigPerHostOverrides(t *testing.T) {
-	c, err := ParseConfig([]byte(sampleConfig))
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, err := c.NewClient(WithTransport(rtFunc(ok200)), WithoutQuotaGuard())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := client.Transport.(*Transport)
-	defer tr.Close()
+	tr := configTransport(t, sampleConfig)
 
 	send := func(host string) error {
 		resp, err := get(t, tr, "http://"+host+"/")
@@ -307,17 +298,8 @@ func TestConfigGuardDisabledWithSettings(t *testing.T) {
 // scheme's default port the same as none. A key with a scheme or a path is
 // refused, saying what to write instead.
 func TestConfigHostKeys(t *testing.T) {
-	c, err := ParseConfig([]byte(`{"limiters": {"single": {"permitsPerSecond": 1, "burst": 1}},
-	  "hosts": {"One.Test": {"rateLimit": "single"}, "two.test:443": {"rateLimit": "single"}}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, err := c.NewClient(WithTransport(rtFunc(ok200)), WithoutQuotaGuard())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := client.Transport.(*Transport)
-	defer tr.Close()
+	tr := configTransport(t, `{"limiters": {"single": {"permitsPerSecond": 1, "burst": 1}},
+	  "hosts": {"One.Test": {"rateLimit": "single"}, "two.test:443": {"rateLimit": "single"}}}`)
 	for _, pair := range [][2]string{{"http://one.test/", "http://ONE.TEST:80/"}, {"https://two.test/", "https://Two.Test:443/"}} {
 		resp, err := get(t, tr, pair[0])
 		if err != nil {
@@ -329,7 +311,7 @@ func TestConfigHostKeys(t *testing.T) {
 		}
 	}
 
-	_, err = ParseConfig([]byte(`{"hosts": {"https://API.github.com": {}, "api.github.com/repos": {},
+	_, err := ParseConfig([]byte(`{"hosts": {"https://API.github.com": {}, "api.github.com/repos": {},
 	  "http://example.com:8080/x": {}, "a.test": {}, "A.TEST:80": {}}}`))
 	var got []string
 	for _, e := range flatten(err) {
@@ -344,4 +326,83 @@ func TestConfigHostKeys(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("problems (-want +got):\n%s", d)
 	}
+}
+
+// An IPv6 Hosts key is bracketed as in a URL, and without a port it covers
+// the address's other ports, as a host name's does; a key with a port is
+// the more specific. An unbracketed address is refused: it could not be
+// told from a port ("::1:80") and matches no request's host.
+func TestConfigIPv6HostKeys(t *testing.T) {
+	tr := configTransport(t, `{"limiters": {"single": {"permitsPerSecond": 1, "burst": 1}},
+	  "hosts": {"[::1]": {"rateLimit": "single"}, "[::2]:8080": {"rateLimit": "single"}, "[::1]:9090": {"rateLimit": "none"}}}`)
+	for _, u := range []string{"http://[::1]/", "http://[::1]:8080/", "http://[::2]:8080/"} {
+		resp, err := get(t, tr, u)
+		if err != nil {
+			t.Fatalf("%s: %v", u, err)
+		}
+		resp.Body.Close()
+		if _, err := get(t, tr, u); !errors.Is(err, limit.ErrRateLimited) {
+			t.Errorf("second request to %s = %v; want refused by the host's limiter", u, err)
+		}
+	}
+	for range 3 {
+		resp, err := get(t, tr, "http://[::1]:9090/")
+		if err != nil {
+			t.Fatalf("[::1]:9090, without a limiter: %v", err)
+		}
+		resp.Body.Close()
+	}
+
+	_, err := ParseConfig([]byte(`{"hosts": {"::1": {}, "FE80::1:8080": {}, "http://[::1]:8080/x": {}}}`))
+	var got []string
+	for _, e := range flatten(err) {
+		got = append(got, e.Error())
+	}
+	want := []string{
+		`httpx: hosts["::1"] = an IPv6 address without brackets: want the address in brackets, as in "[::1]"`,
+		`httpx: hosts["FE80::1:8080"] = an IPv6 address without brackets: want the address in brackets, as in "[fe80::1:8080]"`,
+		`httpx: hosts["http://[::1]:8080/x"] = a URL: want the host alone, as in "[::1]:8080"`,
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("problems (-want +got):\n%s", d)
+	}
+}
+
+// A request's host never carries userinfo, so a Hosts key with a user
+// would match nothing: it is refused, and the host suggested instead
+// leaves the user and password out.
+func TestConfigHostKeyUserinfoRefused(t *testing.T) {
+	_, err := ParseConfig([]byte(`{"hosts": {"user@api.test": {}, "https://user:secret@API.test/": {},
+	  "me@[::1]:8080": {}, "api.test/@x": {}}}`))
+	var got []string
+	for _, e := range flatten(err) {
+		got = append(got, e.Error())
+	}
+	want := []string{
+		`httpx: hosts["api.test/@x"] = a path: want the host alone, as in "api.test"`,
+		`httpx: hosts["https://user:secret@API.test/"] = a URL: want the host alone, as in "api.test"`,
+		`httpx: hosts["me@[::1]:8080"] = userinfo: want the host alone, as in "[::1]:8080"`,
+		`httpx: hosts["user@api.test"] = userinfo: want the host alone, as in "api.test"`,
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("problems (-want +got):\n%s", d)
+	}
+}
+
+// configTransport is the transport of a client built from the JSON config,
+// over a base that answers 200, without the quota guard; closed at the
+// test's end.
+func configTransport(t *testing.T, config string) *Transport {
+	t.Helper()
+	c, err := ParseConfig([]byte(config))
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := c.NewClient(WithTransport(rtFunc(ok200)), WithoutQuotaGuard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := client.Transport.(*Transport)
+	t.Cleanup(func() { tr.Close() })
+	return tr
 }

@@ -82,7 +82,7 @@ type hostEntry struct {
 	hold   bool          // keep the permit until the response body is done
 	shared bool          // the limiter serves other entries too: never closed here
 	used   atomic.Uint64 // the hostSet's use clock at the host's last request
-	busy   atomic.Int64  // requests waiting for a lease or holding one
+	busy   atomic.Int64  // requests from finding the entry (use) to releasing their lease
 }
 
 // hostSet finds a request's limiter: one shared, or one per host made on
@@ -129,19 +129,43 @@ func newHostSet(c *limiterConfig, mk func(host string) *hostEntry) *hostSet {
 // an entry only notes its turn in the use order, and a sweep drops the
 // entries not used since the sweep before it, at least the idle timeout
 // earlier.
-func (s *hostSet) get(req *http.Request) *hostEntry {
+func (s *hostSet) get(req *http.Request) *hostEntry { return s.lookup(req, false) }
+
+// use is get for a request that goes on to take a lease: when the entry has
+// a limiter, it also counts the request busy, in the same step as the
+// lookup (under the map's lock, which a sweep holds to write), so that no
+// new host's sweep drops the entry between the two; a request that took
+// its permit from a dropped limiter would let the host's next request build
+// a fresh one beside it. The caller gives the count back (e.busy.Add(-1))
+// when it holds no lease, or when its lease is released. An entry without a
+// limiter is not counted: it has nothing to lose in a sweep.
+func (s *hostSet) use(req *http.Request) *hostEntry { return s.lookup(req, true) }
+
+// lookup is use when busy is set, else get.
+func (s *hostSet) lookup(req *http.Request, busy bool) *hostEntry {
 	if e := s.shared; e != nil {
+		e.count(busy)
 		return e
 	}
 	host := s.key(req)
 	s.mu.RLock()
 	e := s.m[host]
+	if e != nil {
+		e.count(busy)
+	}
 	s.mu.RUnlock()
 	if e == nil {
-		return s.add(host, time.Now().UnixNano())
+		return s.add(host, time.Now().UnixNano(), busy)
 	}
 	s.touch(e)
 	return e
+}
+
+// count counts a request busy on e when busy is set and e has a limiter.
+func (e *hostEntry) count(busy bool) {
+	if busy && e.lim != nil {
+		e.busy.Add(1)
+	}
 }
 
 // touch makes e the most recently used entry.
@@ -151,10 +175,13 @@ func (s *hostSet) touch(e *hostEntry) {
 	}
 }
 
-func (s *hostSet) add(host string, now int64) *hostEntry {
+// add is lookup for a host without an entry: it makes one, sweeping first
+// when the map is full or the last sweep is an idle timeout old.
+func (s *hostSet) add(host string, now int64, busy bool) *hostEntry {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if e := s.m[host]; e != nil {
+	if e := s.m[host]; e != nil { // another request made it meanwhile
+		e.count(busy)
 		s.touch(e)
 		return e
 	}
@@ -162,6 +189,7 @@ func (s *hostSet) add(host string, now int64) *hostEntry {
 		s.sweep(now)
 	}
 	e := s.make(host)
+	e.count(busy)
 	e.used.Store(s.clock.Add(1))
 	s.m[host] = e
 	return e
@@ -170,9 +198,9 @@ func (s *hostSet) add(host string, now int64) *hostEntry {
 // sweep runs when a new host arrives and the map is full or the last sweep
 // is an idle timeout old. It drops the hosts not used since the last sweep
 // (idle at least that long); if the map is still full, it drops the least
-// recently used host not in use. A host with a request waiting for a lease
-// or holding one is never dropped: a new limiter beside it would double its
-// allowance. s.mu is held.
+// recently used host not in use. A host with a request on its way to a
+// lease (estimating its cost, waiting) or holding one is never dropped: a
+// new limiter beside it would double its allowance. s.mu is held.
 func (s *hostSet) sweep(now int64) {
 	aged := now-s.swept >= s.idle
 	idleSince := s.sweptTick
@@ -266,13 +294,25 @@ func hostKey(r *http.Request) string {
 // scheme's default or empty. An empty scheme takes both 80 and 443 for
 // default ports: a configuration's host names no scheme.
 func normalHost(host, scheme string) string {
-	if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.Contains(host[i:], "]") {
-		switch port := host[i+1:]; {
+	if h, ok := cutPort(host); ok {
+		switch port := host[len(h)+1:]; {
 		case port == "",
 			port == "80" && (scheme == "" || strings.EqualFold(scheme, "http")),
 			port == "443" && (scheme == "" || strings.EqualFold(scheme, "https")):
-			host = host[:i]
+			host = h
 		}
 	}
 	return strings.ToLower(host)
+}
+
+// cutPort is host without its ":port", and whether it had one. An IPv6
+// address keeps its brackets ("[::1]:8080" is "[::1]"), as in the host keys
+// it is compared with; the colons inside them are no port's.
+// net.SplitHostPort would strip them.
+func cutPort(host string) (string, bool) {
+	i := strings.LastIndexByte(host, ':')
+	if i < 0 || strings.IndexByte(host[i:], ']') >= 0 {
+		return host, false
+	}
+	return host[:i], true
 }

@@ -24,31 +24,24 @@ type limiterLayer struct {
 }
 
 func (l *limiterLayer) RoundTrip(req *http.Request) (*http.Response, error) {
-	e := l.hosts.get(req)
+	// Busy from the lookup on, before Cost and the wait: a host whose
+	// request is between finding its limiter and holding a permit keeps
+	// the limiter, or a fresh one would admit beside it.
+	e := l.hosts.use(req)
 	if e.err != nil {
 		closeRequestBody(req)
 		return nil, e.err
 	}
-	if e.lim == nil {
+	if e.lim == nil { // not counted busy: nothing to give back
 		return l.next.RoundTrip(req)
 	}
-	cost := 1
-	if l.cost != nil {
-		cost = l.cost(req)
-	}
-	// Busy from before the wait: a host whose request is queued keeps its
-	// limiter, or a fresh one would admit beside the queue.
-	e.busy.Add(1)
-	lease, err := e.lim.AcquireN(req.Context(), cost)
-	if err != nil {
-		e.busy.Add(-1)
-		closeRequestBody(req)
-		return nil, err
-	}
-	// Until the lease goes to the response body, it is given back here
-	// whatever happens below, a panic in the next transport or in the
-	// throttle classifier included: a lost concurrency permit would refuse
-	// the host's requests for ever.
+	// Until the lease goes to the response body, the busy count, and the
+	// lease once taken, are given back here whatever happens below, a
+	// panic in Cost, in the next transport or in the throttle classifier
+	// included: a lost concurrency permit would refuse the host's requests
+	// for ever, and a host left busy would never be dropped. A zero lease
+	// (none taken) releases nothing.
+	var lease limit.Lease
 	handed := false
 	defer func() {
 		if !handed {
@@ -56,6 +49,15 @@ func (l *limiterLayer) RoundTrip(req *http.Request) (*http.Response, error) {
 			e.busy.Add(-1)
 		}
 	}()
+	cost := 1
+	if l.cost != nil {
+		cost = l.cost(req)
+	}
+	var err error
+	if lease, err = e.lim.AcquireN(req.Context(), cost); err != nil {
+		closeRequestBody(req)
+		return nil, err
+	}
 	resp, err := l.next.RoundTrip(req)
 	if err != nil {
 		report(&lease, nil, err, l.throttle)

@@ -411,6 +411,111 @@ func TestWaitingHostNotEvicted(t *testing.T) {
 	})
 }
 
+// A request counts as its host's use from the moment it finds the host's
+// limiter, before its Cost is estimated: a new host's sweep in between
+// would drop the limiter the request then takes its permit from, and the
+// host's next request would get a fresh one beside it, two permits of a
+// Concurrency 1 at once.
+func TestHostInCostNotEvicted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		inCost, proceed := make(chan struct{}), make(chan struct{})
+		tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
+			WithRateLimit(limit.Options{Concurrency: 1}, MaxHosts(1), Cost(func(r *http.Request) int {
+				if r.Header.Get("Block") != "" {
+					inCost <- struct{}{}
+					<-proceed
+				}
+				return 1
+			})))
+		first := httptestRequest(t, "http://a.test/")
+		first.Header.Set("Block", "1")
+		done := make(chan *http.Response)
+		go func() {
+			resp, err := tr.RoundTrip(first)
+			if err != nil {
+				t.Error(err)
+			}
+			done <- resp
+		}()
+		<-inCost // a.test's request has found its limiter, not yet its permit
+		// The map is full: b.test's entry comes after a sweep.
+		resp, err := get(t, tr, "http://b.test/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := hostNames(tr.hosts[0]); !slices.Equal(got, []string{"a.test", "b.test"}) {
+			t.Errorf("hosts %v while a.test's request estimates its cost, want [a.test b.test]", got)
+		}
+		close(proceed)
+		held := <-done // a.test's only permit, until its body is closed
+		if held == nil {
+			return
+		}
+		defer held.Body.Close()
+		if resp, err := get(t, tr, "http://a.test/"); !errors.Is(err, limit.ErrRateLimited) {
+			if err == nil {
+				resp.Body.Close()
+			}
+			t.Errorf("a.test while its first request holds the only permit = %v; want refused", err)
+		}
+	})
+}
+
+// A request that ends without a lease gives its use of the host back,
+// whichever way it ends: a host counted busy for ever would never be
+// dropped, and MaxHosts would not bound the map.
+func TestHostNotBusyAfterRequestWithoutLease(t *testing.T) {
+	win := &limit.WindowOptions{Permits: 5, Window: limit.Duration(time.Minute)}
+	c, err := ParseConfig([]byte(`{"limiters": {"one": {"concurrency": 1}}, "rateLimit": "one", "hosts": {"a.test": {"rateLimit": "none"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts, err := c.Options()
+	if err != nil || len(opts) != 1 {
+		t.Fatalf("options %v, %v; want the rate-limit layer alone", opts, err)
+	}
+	none := opts[0]
+	for _, c := range []struct {
+		name string
+		opt  Option
+		send func(tr *Transport)
+	}{
+		{"Cost panics", WithRateLimit(limit.Options{Concurrency: 1}, Cost(func(*http.Request) int { panic("boom") })),
+			func(tr *Transport) {
+				defer func() { recover() }()
+				get(t, tr, "http://a.test/")
+			}},
+		{"refused", WithRateLimit(limit.Options{Concurrency: 1}), func(tr *Transport) {
+			held, err := get(t, tr, "http://a.test/")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := get(t, tr, "http://a.test/"); !errors.Is(err, limit.ErrRateLimited) {
+				t.Fatalf("second request = %v; want refused", err)
+			}
+			held.Body.Close()
+		}},
+		{"the host's limiter failed", WithRateLimit(limit.Options{PerWindow: win}), func(tr *Transport) {
+			win.Permits = 0 // the host's limiter cannot be built
+			get(t, tr, "http://a.test/")
+		}},
+		{"no limiter for the host", none, func(tr *Transport) {
+			resp, err := get(t, tr, "http://a.test/")
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+		}},
+	} {
+		tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(), c.opt)
+		c.send(tr)
+		if e := tr.hosts[0].get(httptestRequest(t, "http://a.test/")); e.busy.Load() != 0 {
+			t.Errorf("%s: busy = %d with nothing in flight", c.name, e.busy.Load())
+		}
+	}
+}
+
 // Host names are case-insensitive and a scheme's default port is the host
 // without a port: http://A.TEST:80/ is http://a.test/, with one limiter.
 func TestHostKeyIgnoresCaseAndDefaultPort(t *testing.T) {

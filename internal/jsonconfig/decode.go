@@ -2,6 +2,7 @@ package jsonconfig
 
 import (
 	"bytes"
+	"encoding"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,9 +36,29 @@ func (p *Problem) Error() string {
 }
 
 // Decode decodes data, one JSON value, into v, a non-nil pointer, as
-// encoding/json would, but reads on past a value of the wrong type and an
-// unknown field, so that a configuration's author fixes every mistake in
-// one pass. The problems of an object come in the order of its keys.
+// encoding/json's Unmarshal would, but reads on past a value of the wrong
+// type and an unknown field, so that a configuration's author fixes every
+// mistake in one pass. The problems of an object come in the order of its
+// keys.
+//
+// Decode walks structs, maps with string keys, slices and pointers itself,
+// and has encoding/json read every other value: a null, a scalar, an
+// array, an interface, a map with other keys or with keys that read
+// themselves (encoding.TextUnmarshaler), and a value that reads itself
+// (json.Unmarshaler, encoding.TextUnmarshaler). It reads an object's key
+// into the struct field encoding/json would (Fields): the one of that name,
+// else of that name in another case, where embedded structs' fields count
+// as their parent's, the shallowest of a name winning, then the one named
+// by its tag. A later duplicate key is read over the earlier one. It
+// differs from encoding/json in these only:
+//   - an unknown field, ambiguous names included, is a problem, not ignored;
+//   - a list replaces a slice whole, where encoding/json reads into the
+//     elements the slice already has;
+//   - a field with the ",string" option is a problem at its key, not read;
+//   - a value it cannot set, being reached through an unexported embedded
+//     struct, is a problem at its key: a field behind a nil embedded pointer
+//     (which encoding/json refuses too), the nil pointer of an embedded field
+//     named by its tag, and such a struct given null or reading itself.
 //
 // read is false when the document could not be read at all: it is empty,
 // malformed or followed by more data, or it is not the kind of value v is.
@@ -95,12 +116,15 @@ func position(data []byte, at int) string {
 // objects, maps and lists itself, so that one bad member does not stop the
 // others, and leaves the rest to encoding/json.
 func decode(path string, data json.RawMessage, v reflect.Value) []Problem {
-	if isNull(data) || reflect.PointerTo(v.Type()).Implements(unmarshalerType) {
+	if isNull(data) || readsItself(v.Type()) {
 		return leaf(path, data, v)
 	}
 	switch v.Kind() {
 	case reflect.Pointer:
 		if v.IsNil() {
+			if !v.CanSet() {
+				return []Problem{unsettable(path, v.Type().Elem())}
+			}
 			v.Set(reflect.New(v.Type().Elem()))
 		}
 		return decode(path, data, v.Elem())
@@ -118,7 +142,17 @@ func decode(path string, data json.RawMessage, v reflect.Value) []Problem {
 				found = append(found, keyProblems{m.key, []Problem{{Path: at, Value: "an unknown field", Want: "one of " + names(fields)}}})
 				continue
 			}
-			found = append(found, keyProblems{m.key, decode(at, m.value, fieldAlloc(v, f.Index))})
+			if f.Quoted {
+				found = append(found, keyProblems{m.key, []Problem{{Path: at,
+					Value: `a field with the ",string" option`, Want: `a Go field without it: Decode does not read ",string"`}}})
+				continue
+			}
+			fv, blocked := fieldAlloc(v, f.Index)
+			if blocked != nil {
+				found = append(found, keyProblems{m.key, []Problem{unsettable(at, blocked)}})
+				continue
+			}
+			found = append(found, keyProblems{m.key, decode(at, m.value, fv)})
 		}
 		return sorted(found)
 	case reflect.Map:
@@ -126,7 +160,7 @@ func decode(path string, data json.RawMessage, v reflect.Value) []Problem {
 		if !ok {
 			return []Problem{typeProblem(path, data, "an object")}
 		}
-		if v.Type().Key().Kind() != reflect.String {
+		if kt := v.Type().Key(); kt.Kind() != reflect.String || reflect.PointerTo(kt).Implements(textUnmarshalerType) {
 			return leaf(path, data, v)
 		}
 		if v.IsNil() {
@@ -160,6 +194,9 @@ func decode(path string, data json.RawMessage, v reflect.Value) []Problem {
 // leaf decodes data into v with encoding/json itself: a null, a scalar, a
 // value that reads itself. The latter's own *Problem says what it wants.
 func leaf(path string, data json.RawMessage, v reflect.Value) []Problem {
+	if !v.CanInterface() {
+		return []Problem{unsettable(path, v.Type())}
+	}
 	err := json.Unmarshal(data, v.Addr().Interface())
 	if err == nil {
 		return nil
@@ -214,7 +251,26 @@ func isNull(data json.RawMessage) bool {
 	return string(bytes.TrimSpace(data)) == "null"
 }
 
-var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+var (
+	unmarshalerType     = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
+// readsItself reports whether encoding/json has a value of type t read
+// itself, from any JSON value (json.Unmarshaler) or from a string
+// (encoding.TextUnmarshaler, for which any other JSON is of the wrong type).
+func readsItself(t reflect.Type) bool {
+	pt := reflect.PointerTo(t)
+	return pt.Implements(unmarshalerType) || pt.Implements(textUnmarshalerType)
+}
+
+// unsettable is the problem of a value at path that Decode cannot set: one
+// reached through an unexported embedded field of struct type t, whose
+// reflect.Value is read-only.
+func unsettable(path string, t reflect.Type) Problem {
+	return Problem{Path: path, Value: fmt.Sprintf("unexported embedded %v, which Decode cannot set", t),
+		Want: "an exported embedded type, or a non-nil pointer to it"}
+}
 
 // join is the path of step inside path.
 func join(path, step string) string {

@@ -1,8 +1,10 @@
 package jsonconfig
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -110,5 +112,169 @@ func TestWithin(t *testing.T) {
 		if Within(path, problems) != want {
 			t.Errorf("Within(%q) = %v", path, !want)
 		}
+	}
+}
+
+type plain struct{ Name string }
+
+type plain2 struct{ Name string }
+
+type tagged struct {
+	Name string `json:"Name"`
+}
+
+type named struct {
+	Name string `json:"name"`
+}
+
+// Two paths to mid make its Name ambiguous, but encoding/json reads Deep
+// below it, through the first path: it looks into an embedded type once
+// at each depth.
+type deep struct{ Deep string }
+
+type mid struct {
+	deep
+	Name string
+}
+
+type left struct{ mid }
+
+type right struct{ mid }
+
+type diamond struct {
+	left
+	right
+}
+
+// A type embedded in itself: its fields are found once.
+type loop struct {
+	*loop
+	X int
+}
+
+// A name's field is the one encoding/json decodes it into: the shallowest,
+// then the one with a tag; a name still ambiguous is no field at all (an
+// unknown field here; encoding/json drops it).
+func TestDecodeFieldDominance(t *testing.T) {
+	for _, c := range []struct {
+		json     string
+		v        func() any
+		problems []Problem
+	}{
+		{`{"name": "outer"}`, func() any {
+			return new(struct {
+				named
+				Name string `json:"name"`
+			})
+		}, nil},
+		{`{"Name": "tagged"}`, func() any {
+			return new(struct {
+				plain
+				tagged
+			})
+		}, nil},
+		{`{"Name": "x", "X": 1}`, func() any {
+			return new(struct {
+				plain
+				plain2
+				X int
+			})
+		}, []Problem{{"Name", "an unknown field", "one of X"}}},
+		{`{"Name": "x", "Deep": "d"}`, func() any { return new(diamond) },
+			[]Problem{{"Name", "an unknown field", "one of Deep"}}},
+		{`{"X": 1}`, func() any { return new(loop) }, nil},
+	} {
+		std, got := c.v(), c.v()
+		if err := json.Unmarshal([]byte(c.json), std); err != nil {
+			t.Fatal(err)
+		}
+		problems, _ := Decode([]byte(c.json), got)
+		if !reflect.DeepEqual(got, std) || !reflect.DeepEqual(problems, c.problems) {
+			t.Errorf("%s into %T: %+v, problems %q; want %+v (encoding/json), problems %q", c.json, got, got, problems, std, c.problems)
+		}
+	}
+}
+
+type quotedFields struct {
+	N     int      `json:"n,string"`
+	Inner *named   `json:"inner,string"` // only a scalar is quoted
+	F     *float64 `json:",omitempty,string"`
+}
+
+type unexportedPtr struct {
+	*named
+	B int
+}
+
+type taggedUnexportedPtr struct {
+	*named `json:"n"`
+}
+
+type upper string
+
+func (u *upper) UnmarshalText(b []byte) error {
+	*u = upper(strings.ToUpper(string(b)))
+	return nil
+}
+
+type point struct{ X, Y int }
+
+func (p *point) UnmarshalText(b []byte) error {
+	_, err := fmt.Sscanf(string(b), "%d,%d", &p.X, &p.Y)
+	return err
+}
+
+type texts struct {
+	At    point           `json:"at"`
+	Names map[upper]point `json:"names"`
+}
+
+// What Decode does not read as encoding/json does is a problem at its key,
+// never a panic nor a value read otherwise: a field with the ",string"
+// option, and a field behind a nil embedded pointer to an unexported struct
+// (which encoding/json cannot set either). The same type's other fields
+// read as ever.
+func TestDecodeUnsupportedIsProblem(t *testing.T) {
+	var q quotedFields
+	problems, read := Decode([]byte(`{"n": "3", "inner": {"name": "x"}, "F": "1.5"}`), &q)
+	want := []Problem{
+		{"F", `a field with the ",string" option`, `a Go field without it: Decode does not read ",string"`},
+		{"n", `a field with the ",string" option`, `a Go field without it: Decode does not read ",string"`},
+	}
+	if !reflect.DeepEqual(problems, want) || !read || q.Inner == nil || q.Inner.Name != "x" {
+		t.Errorf(`",string": %+v, problems %q; want %q`, q, problems, want)
+	}
+
+	var p unexportedPtr
+	problems, _ = Decode([]byte(`{"B": 2, "name": "x"}`), &p)
+	want = []Problem{{"name", "unexported embedded jsonconfig.named, which Decode cannot set", "an exported embedded type, or a non-nil pointer to it"}}
+	if !reflect.DeepEqual(problems, want) || p.B != 2 {
+		t.Errorf("embedded nil pointer to an unexported struct: %+v, problems %q; want %q", p, problems, want)
+	}
+	p = unexportedPtr{named: &named{}} // set: encoding/json reads into it too
+	if problems, _ = Decode([]byte(`{"name": "x"}`), &p); problems != nil || p.Name != "x" {
+		t.Errorf("embedded pointer, set: %+v, problems %q", p, problems)
+	}
+	var tp taggedUnexportedPtr
+	problems, _ = Decode([]byte(`{"n": {"name": "x"}}`), &tp)
+	want = []Problem{{"n", "unexported embedded jsonconfig.named, which Decode cannot set", "an exported embedded type, or a non-nil pointer to it"}}
+	if !reflect.DeepEqual(problems, want) {
+		t.Errorf("tagged embedded nil pointer to an unexported struct: problems %q; want %q", problems, want)
+	}
+}
+
+// A type that reads itself from text (encoding.TextUnmarshaler), a map key
+// included, is read by encoding/json itself.
+func TestDecodeTextUnmarshaler(t *testing.T) {
+	data := []byte(`{"at": "1,2", "names": {"a": "3,4"}}`)
+	var std, got texts
+	if err := json.Unmarshal(data, &std); err != nil {
+		t.Fatal(err)
+	}
+	if problems, _ := Decode(data, &got); problems != nil || !reflect.DeepEqual(got, std) {
+		t.Errorf("%+v, problems %q; encoding/json reads %+v", got, problems, std)
+	}
+	if problems, _ := Decode([]byte(`{"at": {"X": 1}}`), &got); len(problems) != 1 || problems[0].Path != "at" {
+		t.Errorf("an object for a TextUnmarshaler: problems %q; want one at at", problems)
 	}
 }
