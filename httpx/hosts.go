@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/limit/quota"
@@ -294,6 +295,9 @@ func hostKey(r *http.Request) string {
 // scheme's default or empty. An empty scheme takes both 80 and 443 for
 // default ports: a configuration's host names no scheme.
 func normalHost(host, scheme string) string {
+	if plainHost(host) {
+		return host // the common case, read once
+	}
 	if h, ok := cutPort(host); ok {
 		switch port := host[len(h)+1:]; {
 		case port == "",
@@ -303,6 +307,17 @@ func normalHost(host, scheme string) string {
 		}
 	}
 	return strings.ToLower(host)
+}
+
+// plainHost reports whether host is already its own key: ASCII, no upper
+// case, no port.
+func plainHost(host string) bool {
+	for i := 0; i < len(host); i++ {
+		if c := host[i]; c == ':' || 'A' <= c && c <= 'Z' || c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // cutPort is host without its ":port", and whether it had one. An IPv6
