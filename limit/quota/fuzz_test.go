@@ -90,6 +90,12 @@ func FuzzParseRetryAfter(f *testing.F) {
 			t.Fatalf("not ok but %v", d)
 		}
 		checkWait(t, d, DefaultMaxRetryAfter)
+		// The millisecond header, when it reads, wins over Retry-After.
+		if v, valid := parseDecimal(ms); ms != "" && valid {
+			if want := clampWait(v.millis(), DefaultMaxRetryAfter); !ok || d != want {
+				t.Fatalf("Retry-After-Ms %q beside Retry-After %q: %v %v, want %v", ms, ra, d, ok, want)
+			}
+		}
 	})
 }
 
