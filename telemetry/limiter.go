@@ -95,6 +95,12 @@ var waitBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 
 // the error through otel.Handle and the Limiter records nothing.
 //
 // Call Close when the limiter is done with, or CloseWhenUnreachable.
+//
+// Give live limiters distinct attributes (a name, a host). The SDK adds up
+// the counters of every Limiter with the same attributes, and when one of
+// them closes its share leaves the sum, which a backend such as Prometheus
+// reads as a counter reset. httpx's per-host limiters meet this when a host
+// idle long enough to be dropped comes back: its new limiter counts from 0.
 func NewLimiter(mp metric.MeterProvider, name, kind string, extra ...attribute.KeyValue) *Limiter {
 	m := &Limiter{adaptive: kind == KindAdaptive || kind == KindAdaptiveRate}
 
