@@ -13,8 +13,9 @@ const (
 	LeasesName = "headroom.limiter.leases"
 
 	// WaitDurationName is the histogram of how long a caller waited in a
-	// limiter's queue before it was granted or refused, in seconds (unit
-	// "s"). It is recorded only when a caller queued.
+	// limiter's queue before it was granted, in seconds (unit "s"). It is
+	// recorded only for a caller that queued and was granted; one refused
+	// or cancelled after queueing is counted by LeasesName, not timed.
 	WaitDurationName = "headroom.limiter.wait.duration"
 
 	// LimitName is the gauge of a limiter's limit, unit "{permit}": the
