@@ -118,11 +118,15 @@ type BreakerOptions struct {
 
 	// OnStateChange, if set, is called after every change of state, outside
 	// the breaker's lock, on the goroutine that caused it. Calls from
-	// different goroutines may interleave.
+	// different goroutines may interleave. A panic in it propagates to the
+	// caller of Allow or Record (the runner's caller); the change of state
+	// stands, but a probe that Allow took is given back, as Allow returns
+	// no probe to Record.
 	OnStateChange func(from, to State)
 
 	// MeterProvider receives the breaker's state gauge; nil means the global
-	// meter provider.
+	// meter provider. The gauge reads the breaker's state once the calls
+	// that changed it have returned.
 	MeterProvider metric.MeterProvider
 }
 
@@ -267,8 +271,24 @@ func (b *Breaker) Allow(now time.Time) (probe bool, err error) {
 		b.probing = true
 	}
 	b.mu.Unlock()
-	b.changed(from, HalfOpen)
+	b.changedToProbe(from)
 	return true, nil
+}
+
+// changedToProbe reports the change to half-open of the probe Allow has
+// just taken. If the report does not return (OnStateChange panicked), it
+// gives the probe slot back before the panic goes on: Allow returns no
+// probe, so no Record or release would, and the breaker would refuse every
+// call for ever.
+func (b *Breaker) changedToProbe(from State) {
+	reported := false
+	defer func() {
+		if !reported {
+			b.release(true)
+		}
+	}()
+	b.changed(from, HalfOpen)
+	reported = true
 }
 
 // Record reports the outcome of a call Allow let through: its verdict kind
@@ -377,9 +397,29 @@ func (b *Breaker) changed(from, to State) {
 	if from == to {
 		return
 	}
-	b.tel.State(context.Background(), int64(to))
+	b.recordState()
 	if f := b.opts.OnStateChange; f != nil {
 		f(from, to)
+	}
+}
+
+// recordState sets the state gauge to the breaker's state once changes
+// stop. Changes on other goroutines can overtake this one between its
+// unlock and the gauge, so it records the state it reads rather than its
+// own "to", and reads again after recording: if the state moved meanwhile,
+// its record may have landed after the mover's, so it records again. The
+// record that lands last was thus followed by a read that found it current,
+// and a change after that read records after it. It takes no lock, so a
+// change never waits for another goroutine's gauge record.
+func (b *Breaker) recordState() {
+	s := b.state.Load()
+	for {
+		b.tel.State(context.Background(), int64(s))
+		now := b.state.Load()
+		if now == s {
+			return
+		}
+		s = now
 	}
 }
 

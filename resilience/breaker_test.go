@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"go.opentelemetry.io/otel/metric"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 )
 
 type transition struct{ From, To State }
@@ -165,4 +168,113 @@ func TestBreakerOptionsValidate(t *testing.T) {
 	if _, err := NewBreaker(BreakerOptions{ConsecutiveFailures: 1, SamplingDuration: time.Second, BreakDuration: time.Second}); err == nil {
 		t.Error("a ratio-mode field in consecutive mode: no error")
 	}
+}
+
+// Two state changes on two goroutines may reach the state gauge in either
+// order; the gauge must still end at the breaker's state, not at the state
+// of whichever change recorded last.
+func TestBreakerStateGaugeEndsAtCurrentState(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := sdkmetric.NewManualReader()
+		sdk := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r))
+		defer func() { _ = sdk.Shutdown(context.Background()) }()
+		var once sync.Once
+		entered, proceed := make(chan struct{}), make(chan struct{})
+		hold := func(v int64) { // holds the first record of "open" until proceed
+			if v == int64(Open) {
+				once.Do(func() { close(entered); <-proceed })
+			}
+		}
+		br, err := NewBreaker(BreakerOptions{Name: "api", ConsecutiveFailures: 1, BreakDuration: time.Second,
+			MeterProvider: gaugeHookProvider{sdk, hold}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t0 := time.Unix(1000, 0)
+		go br.Record(t0, false, Transient, 0) // closed -> open, held before the gauge
+		<-entered
+		// Meanwhile the break passes and a probe closes the breaker again.
+		if probe, err := br.Allow(t0.Add(time.Second)); !probe || err != nil {
+			t.Fatalf("after the break: probe %v, %v; want a probe", probe, err)
+		}
+		br.Record(t0.Add(time.Second), true, Success, 0)
+		close(proceed) // the open change now reaches the gauge, last
+		synctest.Wait()
+
+		var rm metricdata.ResourceMetrics
+		if err := r.Collect(context.Background(), &rm); err != nil {
+			t.Fatal(err)
+		}
+		got := int64(-1)
+		for _, sm := range rm.ScopeMetrics {
+			for _, m := range sm.Metrics {
+				if g, ok := m.Data.(metricdata.Gauge[int64]); ok && m.Name == "headroom.runner.breaker.state" {
+					got = g.DataPoints[0].Value
+				}
+			}
+		}
+		if br.State() != Closed || got != int64(Closed) {
+			t.Errorf("breaker %v, state gauge %d; want closed, %d", br.State(), got, Closed)
+		}
+	})
+}
+
+// A panic in OnStateChange on the change to half-open propagates, and does
+// not keep the probe slot: Allow returned no probe for anyone to Record or
+// release, so a kept slot would refuse every later call.
+func TestBreakerProbeFreedWhenStateCallbackPanics(t *testing.T) {
+	br, err := NewBreaker(BreakerOptions{ConsecutiveFailures: 1, BreakDuration: time.Second,
+		OnStateChange: func(from, to State) {
+			if to == HalfOpen {
+				panic("callback bug")
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Unix(1000, 0)
+	br.Record(t0, false, Transient, 0) // open
+	t1 := t0.Add(time.Second)
+	func() {
+		defer func() {
+			if v := recover(); v != "callback bug" {
+				t.Errorf("recovered %v; want the callback's panic", v)
+			}
+		}()
+		_, _ = br.Allow(t1)
+	}()
+	if probe, err := br.Allow(t1); !probe || err != nil {
+		t.Errorf("after the callback panicked: probe %v, %v; want a probe", probe, err)
+	}
+}
+
+// gaugeHookProvider is a meter provider whose Int64Gauge.Record calls hook
+// with the value before recording it.
+type gaugeHookProvider struct {
+	metric.MeterProvider
+	hook func(int64)
+}
+
+func (p gaugeHookProvider) Meter(name string, o ...metric.MeterOption) metric.Meter {
+	return gaugeHookMeter{p.MeterProvider.Meter(name, o...), p.hook}
+}
+
+type gaugeHookMeter struct {
+	metric.Meter
+	hook func(int64)
+}
+
+func (m gaugeHookMeter) Int64Gauge(name string, o ...metric.Int64GaugeOption) (metric.Int64Gauge, error) {
+	g, err := m.Meter.Int64Gauge(name, o...)
+	return gaugeHook{g, m.hook}, err
+}
+
+type gaugeHook struct {
+	metric.Int64Gauge
+	hook func(int64)
+}
+
+func (g gaugeHook) Record(ctx context.Context, v int64, o ...metric.RecordOption) {
+	g.hook(v)
+	g.Int64Gauge.Record(ctx, v, o...)
 }

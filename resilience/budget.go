@@ -2,6 +2,7 @@ package resilience
 
 import (
 	"math"
+	"math/bits"
 	"sync"
 	"time"
 )
@@ -36,7 +37,10 @@ type BudgetOptions struct {
 	MinRetriesPerSecond int
 	// Ratio is the fraction of calls that may be retried on top of the
 	// floor, in [0, 1000] (Finagle's percentCanRetry; 0.2 is 20 %). With
-	// both Ratio and MinRetriesPerSecond 0 the budget allows no retry.
+	// both Ratio and MinRetriesPerSecond 0 the budget allows no retry. A
+	// Ratio below 1000/math.MaxInt64 (about 1.08e-16) counts as 0: a retry
+	// would cost more tokens than an int64 holds, so calls could not pay
+	// for one.
 	Ratio float64
 }
 
@@ -64,9 +68,12 @@ func (o BudgetOptions) Validate() error {
 //
 // retries. Deposits and withdrawals both expire after TTL: the window is a
 // ring of 10 slices, and a slice older than TTL drops out (twitter/util's
-// WindowedAdder). Arithmetic is in integers: a deposit is 1000 tokens, a
+// WindowedAdder). Arithmetic is in integers, exact while a window's
+// deposits fit in an int64 (9.2e15 calls): a deposit is 1000 tokens, a
 // withdrawal floor(1000/Ratio) tokens (1 when Ratio is 0), and the floor a
-// standing reserve of MinRetriesPerSecond × TTL seconds × withdrawal.
+// standing reserve of floor(MinRetriesPerSecond × TTL seconds ×
+// withdrawal) tokens. The balance in retries is floor(tokens /
+// withdrawal). A floor of more than math.MaxInt64 retries saturates there.
 //
 // A Budget belongs to one dependency: share it between the policies that
 // call that dependency, and give other dependencies their own. It is safe
@@ -78,16 +85,25 @@ func (o BudgetOptions) Validate() error {
 // self-imposed refusal (a *limit.RateLimitedError) neither deposits nor
 // withdraws: it never joined the dependency's traffic.
 type Budget struct {
-	opts                         BudgetOptions
-	deposit, withdrawal, reserve int64
-	slice                        time.Duration
+	opts                BudgetOptions
+	deposit, withdrawal int64 // tokens
+	// The reserve, whole retries and the tokens left over (fewer than a
+	// withdrawal). Held apart, and withdrawals counted in retries, because
+	// in tokens a high floor or a costly retry (a small Ratio) overflows
+	// int64.
+	reserveRetries, reserveTokens int64
+	slice                         time.Duration
 
 	mu      sync.Mutex
 	started bool
 	epoch   time.Time // the start of slice 0
 	cur     int64     // the number of the current slice
-	slices  [budgetSlices]int64
+	slices  [budgetSlices]budgetSlice
 }
+
+// budgetSlice is one slice of the window: the tokens deposited in it and
+// the retries withdrawn.
+type budgetSlice struct{ tokens, retries int64 }
 
 // NewBudget returns a budget with options o, or the validation error.
 func NewBudget(o BudgetOptions) (*Budget, error) {
@@ -95,12 +111,34 @@ func NewBudget(o BudgetOptions) (*Budget, error) {
 		return nil, err
 	}
 	b := &Budget{opts: o, slice: o.TTL / budgetSlices, withdrawal: 1}
-	if o.Ratio > 0 {
-		b.deposit = budgetScale
-		b.withdrawal = max(int64(math.Floor(budgetScale/o.Ratio)), 1)
+	// 1000/Ratio is at least 1 in the valid range; at 2^63 or above
+	// (+Inf for a subnormal Ratio) it has no int64 value, and no call
+	// count the slices can hold would pay for a retry: Ratio counts as 0.
+	if w := math.Floor(budgetScale / o.Ratio); o.Ratio > 0 && w < 1<<63 {
+		b.deposit, b.withdrawal = budgetScale, int64(w)
 	}
-	b.reserve = int64(o.MinRetriesPerSecond) * b.withdrawal * int64(o.TTL) / int64(time.Second)
+	// floor(M × TTL / 1s) whole retries and remainder v/1s of one, which
+	// is floor(withdrawal × v / 1s) < withdrawal tokens: together exactly
+	// floor(M × withdrawal × TTL / 1s) tokens.
+	n, v, ok := mulDiv(uint64(o.MinRetriesPerSecond), uint64(o.TTL), uint64(time.Second))
+	if !ok {
+		b.reserveRetries = math.MaxInt64
+	} else {
+		t, _, _ := mulDiv(uint64(b.withdrawal), v, uint64(time.Second))
+		b.reserveRetries, b.reserveTokens = int64(n), int64(t)
+	}
 	return b, nil
+}
+
+// mulDiv returns floor(x × y / d) and the remainder, computed in 128 bits;
+// ok is false when the quotient exceeds math.MaxInt64.
+func mulDiv(x, y, d uint64) (q, r uint64, ok bool) {
+	hi, lo := bits.Mul64(x, y)
+	if hi >= d {
+		return 0, 0, false // the quotient needs more than 64 bits
+	}
+	q, r = bits.Div64(hi, lo, d)
+	return q, r, q <= math.MaxInt64
 }
 
 // Options returns the options the budget was built with.
@@ -118,22 +156,36 @@ func (b *Budget) advance(now time.Time) {
 		return
 	}
 	if n-b.cur >= budgetSlices {
-		b.slices = [budgetSlices]int64{}
+		b.slices = [budgetSlices]budgetSlice{}
 	} else {
 		for i := b.cur + 1; i <= n; i++ {
-			b.slices[i%budgetSlices] = 0
+			b.slices[i%budgetSlices] = budgetSlice{}
 		}
 	}
 	b.cur = n
 }
 
-// count is the balance in tokens. b.mu is held.
-func (b *Budget) count() int64 {
-	s := b.reserve
-	for _, v := range b.slices {
-		s += v
+// retries is the balance in whole retries, floor(tokens / withdrawal),
+// saturated at math.MaxInt64; negative when deposits that paid for
+// retries still in the window have expired. With the reserve as R retries
+// and T tokens, D tokens deposited and N retries withdrawn in the window,
+// it is R − N + floor((T + D) / withdrawal). b.mu is held.
+func (b *Budget) retries() int64 {
+	var d, n int64
+	for _, s := range b.slices {
+		d, n = d+s.tokens, n+s.retries
 	}
-	return s
+	// floor((T + D) / withdrawal) without forming T + D: T < withdrawal,
+	// so the remainders add up to at most one more retry.
+	paid := d / b.withdrawal
+	if b.reserveTokens >= b.withdrawal-d%b.withdrawal {
+		paid++
+	}
+	left := paid - n // both in [0, MaxInt64]: no overflow
+	if left > 0 && b.reserveRetries > math.MaxInt64-left {
+		return math.MaxInt64
+	}
+	return b.reserveRetries + left
 }
 
 // Deposit credits one call made at now.
@@ -143,7 +195,7 @@ func (b *Budget) Deposit(now time.Time) {
 	}
 	b.mu.Lock()
 	b.advance(now)
-	b.slices[b.cur%budgetSlices] += b.deposit
+	b.slices[b.cur%budgetSlices].tokens += b.deposit
 	b.mu.Unlock()
 }
 
@@ -153,10 +205,10 @@ func (b *Budget) TryWithdraw(now time.Time) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.advance(now)
-	if b.count() < b.withdrawal {
+	if b.retries() < 1 {
 		return false
 	}
-	b.slices[b.cur%budgetSlices] -= b.withdrawal
+	b.slices[b.cur%budgetSlices].retries++
 	return true
 }
 
@@ -165,5 +217,5 @@ func (b *Budget) Balance(now time.Time) int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.advance(now)
-	return int(max(b.count(), 0) / b.withdrawal)
+	return int(min(max(b.retries(), 0), math.MaxInt))
 }

@@ -13,9 +13,11 @@ func TestBudgetFinagleDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Finagle: deposit 1000, withdrawal 1000/0.2 = 5000, reserve 10 × 10 × 5000.
-	if b.deposit != 1000 || b.withdrawal != 5000 || b.reserve != 500_000 {
-		t.Errorf("deposit %d, withdrawal %d, reserve %d; want 1000, 5000, 500000", b.deposit, b.withdrawal, b.reserve)
+	// Finagle: deposit 1000, withdrawal 1000/0.2 = 5000, reserve 10 × 10
+	// retries (500000 tokens).
+	if b.deposit != 1000 || b.withdrawal != 5000 || b.reserveRetries != 100 || b.reserveTokens != 0 {
+		t.Errorf("deposit %d, withdrawal %d, reserve %d retries + %d tokens; want 1000, 5000, 100 + 0",
+			b.deposit, b.withdrawal, b.reserveRetries, b.reserveTokens)
 	}
 	t0 := time.Unix(1000, 0)
 	if got := b.Balance(t0); got != 100 {
@@ -75,5 +77,74 @@ func TestBudgetOptionsValidate(t *testing.T) {
 	}
 	if _, err := NewBudget(BudgetOptions{TTL: 2 * time.Minute}); err == nil {
 		t.Error("TTL above 60 s: no error")
+	}
+}
+
+// The floor is MinRetriesPerSecond × TTL retries whatever a retry costs in
+// tokens: a small Ratio (a costly retry) or a high floor must not overflow
+// the reserve.
+func TestBudgetFloorHoldsForSmallRatioAndHighFloor(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	for _, c := range []struct {
+		o    BudgetOptions
+		want int
+	}{
+		{BudgetOptions{TTL: time.Minute, MinRetriesPerSecond: 10, Ratio: 1e-5}, 600},
+		{BudgetOptions{TTL: time.Minute, MinRetriesPerSecond: 10, Ratio: 1.1e-16}, 600}, // withdrawal near MaxInt64
+		{BudgetOptions{TTL: time.Minute, MinRetriesPerSecond: 10, Ratio: 1e-17}, 600},   // withdrawal beyond int64
+		{BudgetOptions{TTL: time.Minute, MinRetriesPerSecond: 10, Ratio: 5e-324}, 600},  // 1000/Ratio is +Inf
+		{BudgetOptions{TTL: time.Minute, MinRetriesPerSecond: 100_000, Ratio: DefaultRetryRatio}, 6_000_000},
+		{BudgetOptions{TTL: 1500 * time.Millisecond, MinRetriesPerSecond: 3, Ratio: 1e-16}, 4},     // 4.5 retries
+		{BudgetOptions{TTL: time.Minute, MinRetriesPerSecond: math.MaxInt, Ratio: 1}, math.MaxInt}, // saturates
+	} {
+		b, err := NewBudget(c.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := b.Balance(t0); got != c.want {
+			t.Errorf("%+v: balance %d with no traffic; want %d (the floor)", c.o, got, c.want)
+		}
+		if !b.TryWithdraw(t0) {
+			t.Errorf("%+v: the floor refused a retry", c.o)
+		}
+		if got := b.Balance(t0); got != c.want-1 {
+			t.Errorf("%+v: balance %d after a retry; want %d", c.o, got, c.want-1)
+		}
+	}
+}
+
+// A Ratio so small that a retry costs more tokens than calls could deposit
+// lets calls pay for no retry, rather than wrapping the cost to a few
+// tokens.
+func TestBudgetTinyRatioPaysForNoRetry(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	for _, ratio := range []float64{1e-17, 5e-324} {
+		b, err := NewBudget(BudgetOptions{TTL: time.Second, Ratio: ratio})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 1000 {
+			b.Deposit(t0)
+		}
+		if got := b.Balance(t0); got != 0 || b.TryWithdraw(t0) {
+			t.Errorf("Ratio %g, 1000 calls: balance %d; want 0 and no retry", ratio, got)
+		}
+	}
+}
+
+// The part of the floor short of a whole retry (TTL 1.5 s at 1 retry a
+// second) still counts: deposits add to it.
+func TestBudgetFractionalFloorAddsToDeposits(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	b, err := NewBudget(BudgetOptions{TTL: 1500 * time.Millisecond, MinRetriesPerSecond: 1, Ratio: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := b.Balance(t0); got != 1 {
+		t.Fatalf("balance %d; want 1 (1.5 retries of floor)", got)
+	}
+	b.Deposit(t0) // half a retry: with the floor's half, a whole one
+	if got := b.Balance(t0); got != 2 {
+		t.Errorf("balance after one call %d; want 2", got)
 	}
 }

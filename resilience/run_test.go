@@ -47,14 +47,14 @@ func views(as []Attempt) []attemptView {
 	return out
 }
 
-// budgetTokens is the sum of the budget's slices: deposits minus
+// budgetTokens is the tokens in the budget's slices: deposits minus
 // withdrawals still in the window.
 func budgetTokens(b *Budget) int64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	var s int64
 	for _, v := range b.slices {
-		s += v
+		s += v.tokens - v.retries*b.withdrawal
 	}
 	return s
 }
