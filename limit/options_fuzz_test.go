@@ -41,16 +41,23 @@ func FuzzOptions(f *testing.F) {
 			}
 			return
 		}
-		lim, err := New(o)
-		if err != nil {
-			t.Fatalf("Validate passed but New failed: %v (%s)", err, data)
-		}
-		lease, err := lim.AcquireN(context.Background(), 0)
-		if err != nil {
-			t.Fatalf("a free lease was refused: %v (%s)", err, data)
-		}
-		lease.Release()
+		grantsFreeLease(t, o, data)
 	})
+}
+
+// grantsFreeLease checks that valid options o, read from data, build a
+// limiter that grants a free lease.
+func grantsFreeLease(t *testing.T, o Options, data []byte) {
+	t.Helper()
+	lim, err := New(o)
+	if err != nil {
+		t.Fatalf("valid options but New failed: %v (%s)", err, data)
+	}
+	lease, err := lim.AcquireN(context.Background(), 0)
+	if err != nil {
+		t.Fatalf("a free lease was refused: %v (%s)", err, data)
+	}
+	lease.Release()
 }
 
 // FuzzParseOptions: parsing any input never panics; it returns Options or
@@ -72,14 +79,6 @@ func FuzzParseOptions(f *testing.F) {
 			}
 			return
 		}
-		lim, err := New(o)
-		if err != nil {
-			t.Fatalf("ParseOptions passed but New failed: %v (%s)", err, data)
-		}
-		lease, err := lim.AcquireN(context.Background(), 0)
-		if err != nil {
-			t.Fatalf("a free lease was refused: %v (%s)", err, data)
-		}
-		lease.Release()
+		grantsFreeLease(t, o, data)
 	})
 }

@@ -27,14 +27,7 @@ func TestRealConcurrencyLimiterRefusesThenAdmits(t *testing.T) {
 		}
 		time.AfterFunc(7*time.Second, held.Release)
 		p := HTTP(WithThrottledBackoff(Backoff{Initial: 3 * time.Second}), WithTimeout(time.Minute))
-		r := Try(t.Context(), p, func(ctx context.Context) (int, error) {
-			lease, err := lim.Acquire(ctx)
-			if err != nil {
-				return 0, err
-			}
-			defer lease.Release()
-			return 1, nil
-		})
+		r := Try(t.Context(), p, acquireOnce(lim))
 		if r.Err != nil || r.Stop != StopSucceeded || len(r.Attempts) != 4 {
 			t.Fatalf("stop %v after %d attempts: %v; want succeeded after 4", r.Stop, len(r.Attempts), r.Err)
 		}
@@ -60,14 +53,7 @@ func TestRealPerSecondHintWins(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := HTTP()
-		fn := func(ctx context.Context) (int, error) {
-			lease, err := lim.Acquire(ctx)
-			if err != nil {
-				return 0, err
-			}
-			defer lease.Release()
-			return 1, nil
-		}
+		fn := acquireOnce(lim)
 		if _, err := Run(t.Context(), p, fn); err != nil {
 			t.Fatal(err)
 		}
@@ -99,14 +85,7 @@ func TestQueueWaitPastAttemptTimeoutIsSelfImposed(t *testing.T) {
 		p := HTTP(WithRetries(1), WithAttemptTimeout(time.Second), WithTimeout(time.Minute),
 			WithBackoff(Backoff{Initial: time.Millisecond}), WithBreaker(br), WithBudget(bu))
 		before := bu.Balance(time.Now())
-		r := Try(t.Context(), p, func(ctx context.Context) (int, error) {
-			lease, err := lim.Acquire(ctx)
-			if err != nil {
-				return 0, err
-			}
-			defer lease.Release()
-			return 1, nil
-		})
+		r := Try(t.Context(), p, acquireOnce(lim))
 		v := r.Attempts[0].Verdict
 		if v.Kind != Throttled || !v.SelfImposed || br.State() != Closed || bu.Balance(time.Now()) != before {
 			t.Fatalf("a wait in our own queue: verdict %v, breaker %v, budget %d→%d, stop %v; "+
@@ -131,14 +110,7 @@ func TestREADMEBurstThroughQueuedLimiter(t *testing.T) {
 		attempts := make(chan int, callers)
 		for range callers {
 			go func() {
-				r := Try(t.Context(), HTTP(), func(ctx context.Context) (int, error) {
-					lease, err := lim.Acquire(ctx)
-					if err != nil {
-						return 0, err
-					}
-					defer lease.Release()
-					return 1, nil
-				})
+				r := Try(t.Context(), HTTP(), acquireOnce(lim))
 				attempts <- len(r.Attempts)
 				errs <- r.Err
 			}()
@@ -166,16 +138,22 @@ func TestQueueWaitEndedByOverallTimeoutStopsOnDeadline(t *testing.T) {
 		held, _ := lim.Acquire(t.Context())
 		defer held.Release()
 		p := HTTP(WithRetries(0), WithAttemptTimeout(0), WithTimeout(time.Second), WithBreaker(nil), WithBudget(nil))
-		r := Try(t.Context(), p, func(ctx context.Context) (int, error) {
-			lease, err := lim.Acquire(ctx)
-			if err != nil {
-				return 0, err
-			}
-			defer lease.Release()
-			return 1, nil
-		})
+		r := Try(t.Context(), p, acquireOnce(lim))
 		if r.Stop != StopDeadline || len(r.Attempts) != 1 || !r.Attempts[0].Verdict.SelfImposed {
 			t.Fatalf("stop %v after %d attempts (err %v); want StopDeadline after one self-imposed refusal", r.Stop, len(r.Attempts), r.Err)
 		}
 	})
+}
+
+// acquireOnce is the callback of the documented pattern: each attempt takes
+// its own permit from lim, holds it while the call runs, and succeeds.
+func acquireOnce(lim limit.Limiter) func(context.Context) (int, error) {
+	return func(ctx context.Context) (int, error) {
+		lease, err := lim.Acquire(ctx)
+		if err != nil {
+			return 0, err
+		}
+		defer lease.Release()
+		return 1, nil
+	}
 }
