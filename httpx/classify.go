@@ -31,7 +31,9 @@ type ResponseClassifier func(resp *http.Response) resilience.Verdict
 // Retry-After is read with quota.ParseRetryAfter (delay seconds, fractional
 // too, an HTTP-date in its three forms, retry-after-ms), so it is never
 // negative and never above quota.DefaultMaxRetryAfter; the wait until a
-// reset is capped the same way. The runner caps either further by the
+// reset is capped the same way. A wait the response names is a hint even
+// when it is 0 (Retry-After: 0, a date already past): the retry goes at
+// once. The runner caps either further by the
 // policy's MaximumDelay and deadline. A throttle without a hint waits on the
 // policy's ThrottledBackoff curve.
 func Classify(resp *http.Response) resilience.Verdict {
@@ -39,19 +41,23 @@ func Classify(resp *http.Response) resilience.Verdict {
 }
 
 // classifyAt is Classify with the time the response was read; the zero time
-// means now, read only when a header needs it.
+// means now, read only when a header needs it. A throttle's verdict has a
+// hint (HasRetryAfter) whenever the response names its wait, even a wait of
+// 0: Retry-After: 0, a date already past, a reset that has come.
 func classifyAt(resp *http.Response, now time.Time) resilience.Verdict {
 	code := resp.StatusCode
 	switch {
 	case code < 400:
 		return resilience.Verdict{Kind: resilience.Success}
 	case code == http.StatusTooManyRequests:
-		return resilience.Verdict{Kind: resilience.Throttled, RetryAfter: throttleWait(resp.Header, &now)}
+		d, ok := throttleWait(resp.Header, &now)
+		return resilience.Verdict{Kind: resilience.Throttled, RetryAfter: d, HasRetryAfter: ok}
 	case code == http.StatusServiceUnavailable:
-		return resilience.Verdict{Kind: resilience.Throttled, RetryAfter: retryAfter(resp.Header, &now)}
+		d, ok := retryAfter(resp.Header, &now)
+		return resilience.Verdict{Kind: resilience.Throttled, RetryAfter: d, HasRetryAfter: ok}
 	case code == http.StatusForbidden:
-		if d, ok := githubThrottle(resp.Header, &now); ok {
-			return resilience.Verdict{Kind: resilience.Throttled, RetryAfter: d}
+		if d, ok, throttle := githubThrottle(resp.Header, &now); throttle {
+			return resilience.Verdict{Kind: resilience.Throttled, RetryAfter: d, HasRetryAfter: ok}
 		}
 		return resilience.Verdict{Kind: resilience.Permanent}
 	case code == http.StatusRequestTimeout, code >= 500:
@@ -61,26 +67,27 @@ func classifyAt(resp *http.Response, now time.Time) resilience.Verdict {
 	}
 }
 
-// retryAfter is the response's Retry-After, 0 when it has none.
-func retryAfter(h http.Header, now *time.Time) time.Duration {
+// retryAfter is the response's Retry-After, and whether it has a readable
+// one.
+func retryAfter(h http.Header, now *time.Time) (time.Duration, bool) {
 	if len(h) == 0 {
-		return 0
+		return 0, false
 	}
 	if now.IsZero() {
 		*now = time.Now()
 	}
-	d, _ := quota.ParseRetryAfter(h, *now)
-	return d
+	return quota.ParseRetryAfter(h, *now)
 }
 
 // githubThrottle tells a 403 that is GitHub's rate limit from a refusal:
 // its primary limit answers with X-RateLimit-Remaining: 0 and the reset in
 // X-RateLimit-Reset (epoch seconds); its secondary limits with a
 // Retry-After. The wait is the Retry-After, else until the reset, capped as
-// Retry-After is.
-func githubThrottle(h http.Header, now *time.Time) (time.Duration, bool) {
-	if _, ok := h["Retry-After"]; ok {
-		return retryAfter(h, now), true
+// Retry-After is; ok says the response named it readably.
+func githubThrottle(h http.Header, now *time.Time) (d time.Duration, ok, throttle bool) {
+	if _, has := h["Retry-After"]; has {
+		d, ok = retryAfter(h, now)
+		return d, ok, true
 	}
 	return untilReset(h, now)
 }
@@ -88,40 +95,35 @@ func githubThrottle(h http.Header, now *time.Time) (time.Duration, bool) {
 // throttleWait is the wait a 429 asks for: its Retry-After (in any form
 // quota.ParseRetryAfter reads), else, when it says the quota is spent
 // (X-RateLimit-Remaining: 0, as GitHub's primary limit does), until its
-// X-RateLimit-Reset; 0 when it gives neither.
-func throttleWait(h http.Header, now *time.Time) time.Duration {
-	if len(h) == 0 {
-		return 0
+// X-RateLimit-Reset; ok is false when it names neither.
+func throttleWait(h http.Header, now *time.Time) (time.Duration, bool) {
+	if d, ok := retryAfter(h, now); ok {
+		return d, true
 	}
-	if now.IsZero() {
-		*now = time.Now()
-	}
-	if d, ok := quota.ParseRetryAfter(h, *now); ok {
-		return d
-	}
-	d, _ := untilReset(h, now)
-	return d
+	d, ok, _ := untilReset(h, now)
+	return d, ok
 }
 
 // untilReset is the wait until X-RateLimit-Reset when X-RateLimit-Remaining
-// is 0, capped as Retry-After is; false when the quota is not spent. The
-// wait is 0 when the reset is missing or unreadable.
-func untilReset(h http.Header, now *time.Time) (time.Duration, bool) {
+// is 0, capped as Retry-After is; spent is false when the quota is not
+// spent, and ok false when the reset is missing or unreadable (the wait is
+// then 0, and no hint).
+func untilReset(h http.Header, now *time.Time) (d time.Duration, ok, spent bool) {
 	rem := h.Get("X-Ratelimit-Remaining")
 	if rem == "" {
-		return 0, false
+		return 0, false, false
 	}
 	if n, err := strconv.ParseInt(rem, 10, 64); err != nil || n > 0 {
-		return 0, false
+		return 0, false, false
 	}
 	if now.IsZero() {
 		*now = time.Now()
 	}
-	var d time.Duration
-	if r, ok := quota.ParseReset(h.Get("X-Ratelimit-Reset"), *now); ok {
-		d = min(r.Sub(*now), quota.DefaultMaxRetryAfter)
+	r, ok := quota.ParseReset(h.Get("X-Ratelimit-Reset"), *now)
+	if !ok {
+		return 0, false, true
 	}
-	return max(d, 0), true
+	return max(min(r.Sub(*now), quota.DefaultMaxRetryAfter), 0), true, true
 }
 
 // throttled is the adaptive layers' throttle classifier: a 429, or a 503
@@ -131,7 +133,8 @@ func throttled(resp *http.Response) (bool, time.Duration) {
 	switch resp.StatusCode {
 	case http.StatusTooManyRequests:
 		var now time.Time
-		return true, throttleWait(resp.Header, &now)
+		d, _ := throttleWait(resp.Header, &now)
+		return true, d
 	case http.StatusServiceUnavailable:
 		now := time.Now()
 		if d, ok := quota.ParseRetryAfter(resp.Header, now); ok {

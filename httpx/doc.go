@@ -21,9 +21,10 @@
 //     runner may retry is read (up to 64 KiB) and its body closed before the
 //     next attempt; Classify turns statuses into verdicts (429, 503 and
 //     GitHub's 403 Throttled with the server's Retry-After, other 5xx
-//     Transient). The last response is returned whatever its status, its
-//     body the caller's to close; the attempt's context lives until that
-//     body is closed or read to its end.
+//     Transient). The server's last response is returned whatever its
+//     status, its body the caller's to close, even when a limiter or the
+//     guard refused the attempts after it; the attempt's context lives
+//     until that body is closed or read to its end.
 //   - WithRateLimit(limit.Options): a limiter of that shape per host, made on
 //     first use (a bounded map that drops idle hosts: MaxHosts,
 //     IdleTimeout), or one for all (Shared). Concurrency permits are held

@@ -2,6 +2,7 @@ package httpx
 
 import (
 	"errors"
+	"io"
 	"net/http"
 	"strconv"
 	"sync/atomic"
@@ -194,5 +195,38 @@ func TestQuotaGuardQueueTimeoutIsSelfImposed(t *testing.T) {
 			t.Fatalf("request with the slot free = %v (breaker %v)", err, br.State())
 		}
 		resp.Body.Close()
+	})
+}
+
+// A refusal by a layer of ours does not replace what the server last said:
+// against a server that answers every attempt 503, the guard backs the host
+// off between attempts, and when the attempts run out on the guard's
+// refusal the caller still gets the server's 503, with its body.
+func TestGuardRefusalKeepsLastResponse(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var calls, closed atomic.Int32
+		base := rtFunc(func(r *http.Request) (*http.Response, error) {
+			calls.Add(1)
+			return respond(r, http.StatusServiceUnavailable, "down", &closed), nil
+		})
+		tr := mustTransport(t, WithTransport(base), WithResilience(fastPolicy()))
+		resp, err := get(t, tr, "http://a.test/")
+		if err != nil {
+			t.Fatalf("RoundTrip = %v, want the server's last 503 (%d calls reached it)", err, calls.Load())
+		}
+		if resp.StatusCode != http.StatusServiceUnavailable {
+			t.Errorf("status = %d, want 503", resp.StatusCode)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(body) != "down" {
+			t.Errorf("body = %q, want %q", body, "down")
+		}
+		if n := calls.Load(); n < 1 || n >= 4 {
+			t.Errorf("%d attempts reached the server, want between 1 and 3: the guard refused some", n)
+		}
+		if got, want := closed.Load(), calls.Load(); got != want {
+			t.Errorf("%d of %d response bodies closed", got, want)
+		}
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/resilience"
 )
 
@@ -21,6 +22,9 @@ type StatusError struct {
 	Status     string
 	Kind       resilience.Kind
 	RetryAfter time.Duration
+	// HasRetryAfter says the server named its wait even if RetryAfter is 0
+	// (Retry-After: 0, or a date already past: retry at once).
+	HasRetryAfter bool
 }
 
 func (e *StatusError) Error() string {
@@ -29,15 +33,18 @@ func (e *StatusError) Error() string {
 		s = strconv.Itoa(e.StatusCode)
 	}
 	s = "httpx: response " + s + " (" + e.Kind.String()
-	if e.RetryAfter > 0 {
+	switch {
+	case e.RetryAfter > 0:
 		s += ", retry after " + e.RetryAfter.String()
+	case e.HasRetryAfter:
+		s += ", retry at once"
 	}
 	return s + ")"
 }
 
 // Verdict is the classifier's verdict on the response.
 func (e *StatusError) Verdict() resilience.Verdict {
-	return resilience.Verdict{Kind: e.Kind, RetryAfter: e.RetryAfter}
+	return resilience.Verdict{Kind: e.Kind, RetryAfter: e.RetryAfter, HasRetryAfter: e.HasRetryAfter}
 }
 
 // resilienceLayer makes a request's attempts through the resilience runner,
@@ -70,12 +77,13 @@ func (l *resilienceLayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if resp != nil {
 		// The run stopped on a response that is not a success (attempts,
-		// budget or deadline exhausted, or a Permanent status): the caller
-		// gets it, as from any transport. If it stopped for anything else
+		// budget or deadline exhausted, or a Permanent status), or on a
+		// refusal of ours after it: the caller gets the server's last
+		// response, as from any transport. If it stopped for anything else
 		// after that response (the caller's cancellation, an open breaker),
 		// the caller gets the error.
 		var se *StatusError
-		if resp == r.last && req.Context().Err() == nil && errors.As(err, &se) {
+		if resp == r.last && req.Context().Err() == nil && (errors.As(err, &se) || errors.Is(err, limit.ErrRateLimited)) {
 			r.handOver()
 			return resp, nil
 		}
@@ -111,6 +119,14 @@ func (r *run) closeBody() {
 	}
 }
 
+// dropLast closes the last response, which a newer outcome replaces.
+func (r *run) dropLast() {
+	if r.last != nil {
+		r.last.Body.Close()
+		r.last = nil
+	}
+}
+
 // attempt is one attempt: fn of the run.
 func (r *run) attempt(ctx context.Context) (*http.Response, error) {
 	resp, err := r.try(ctx)
@@ -119,11 +135,6 @@ func (r *run) attempt(ctx context.Context) (*http.Response, error) {
 }
 
 func (r *run) try(ctx context.Context) (*http.Response, error) {
-	if r.last != nil {
-		// A retry: the response that asked for it is done with.
-		r.last.Body.Close()
-		r.last = nil
-	}
 	n := r.n
 	r.n++
 
@@ -153,11 +164,19 @@ func (r *run) try(ctx context.Context) (*http.Response, error) {
 
 	resp, err := r.l.next.RoundTrip(req)
 	if err != nil {
+		if r.last != nil && errors.Is(err, limit.ErrRateLimited) {
+			// A layer of ours refused the attempt: the server said nothing
+			// new, so its last response stays the one the caller gets if
+			// the run ends here.
+			return r.last, err
+		}
+		r.dropLast()
 		return nil, err
 	}
 	if resp.Body == nil {
 		resp.Body = http.NoBody
 	}
+	r.dropLast() // a retry: the response that asked for it is done with
 	v := r.l.classify(resp)
 	r.last = resp
 	switch v.Kind {
@@ -184,5 +203,6 @@ func (r *run) try(ctx context.Context) (*http.Response, error) {
 			resp.Body = onDone(b, resilience.HoldAttemptContext(ctx))
 		}
 	}
-	return resp, &StatusError{StatusCode: resp.StatusCode, Status: resp.Status, Kind: v.Kind, RetryAfter: v.RetryAfter}
+	return resp, &StatusError{StatusCode: resp.StatusCode, Status: resp.Status,
+		Kind: v.Kind, RetryAfter: v.RetryAfter, HasRetryAfter: v.HasRetryAfter}
 }

@@ -458,3 +458,34 @@ func TestRequestBodyClosedWhenNoAttempt(t *testing.T) {
 		}
 	}
 }
+
+// Retry-After: 0, or a date already past, asks for the retry at once: it is
+// a hint, not the absence of one, and the throttled curve (4 s here) does
+// not apply.
+func TestRetryAfterZeroRetriesAtOnce(t *testing.T) {
+	for _, ra := range []string{"0", "Fri, 31 Dec 1999 23:00:00 GMT"} { // a bubble starts at midnight, 1 January 2000
+		t.Run(ra, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := &script{steps: []func(*http.Request) (*http.Response, error){
+					func(r *http.Request) (*http.Response, error) {
+						return respond(r, 429, "", nil, "Retry-After", ra), nil
+					},
+					func(r *http.Request) (*http.Response, error) { return respond(r, 200, "ok", nil), nil },
+				}}
+				tr := mustTransport(t, WithTransport(s), WithResilience(resilience.HTTP()))
+				start := time.Now()
+				resp, err := get(t, tr, "http://api.test/")
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				if d := time.Since(start); d != 0 {
+					t.Errorf("the retry went after %v, want at once", d)
+				}
+				if s.n() != 2 {
+					t.Errorf("%d attempts, want 2", s.n())
+				}
+			})
+		})
+	}
+}

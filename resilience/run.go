@@ -199,8 +199,8 @@ func run[T any](ctx context.Context, p *Policy, fn func(context.Context) (T, err
 
 		// The delay: the verdict's hint, else its curve; capped by
 		// MaximumDelay, and never past the deadline.
-		d := verdict.RetryAfter
-		if d <= 0 {
+		d := max(verdict.RetryAfter, 0)
+		if !verdict.hinted() {
 			if curves == nil {
 				curves = new([2]curve)
 			}

@@ -175,6 +175,28 @@ func TestServerRetryAfterWinsOverCurve(t *testing.T) {
 	})
 }
 
+// verdictErr carries a verdict of the test's choosing.
+type verdictErr struct{ v Verdict }
+
+func (e *verdictErr) Error() string    { return "verdict " + e.v.String() }
+func (e *verdictErr) Verdict() Verdict { return e.v }
+
+// A hint of 0 (a server's Retry-After: 0) retries at once; a RetryAfter of 0
+// without HasRetryAfter is no hint, and the throttled curve decides.
+func TestZeroHintRetriesAtOnce(t *testing.T) {
+	for _, hinted := range []bool{true, false} {
+		synctest.Test(t, func(t *testing.T) {
+			r := Try(t.Context(), HTTP(), func(ctx context.Context) (int, error) {
+				return 0, &verdictErr{Verdict{Kind: Throttled, HasRetryAfter: hinted}}
+			})
+			d := r.Attempts[0].Delay
+			if hinted && d != 0 || !hinted && d < 3*time.Second {
+				t.Errorf("HasRetryAfter %v: delay %v; want 0 with the hint, the 4s curve without", hinted, d)
+			}
+		})
+	}
+}
+
 func TestMaximumDelayCapsHint(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p, _ := New(Options{Retries: 1, MaximumDelay: 2 * time.Second})

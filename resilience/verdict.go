@@ -44,19 +44,30 @@ type Verdict struct {
 	// takes a deposit for it nor pays for its retry.
 	SelfImposed bool
 	// RetryAfter is the hint to wait this long before the next attempt: a
-	// server's Retry-After or a limiter's own estimate. When above 0 it
-	// replaces the backoff curve (still capped by Options.MaximumDelay and by
-	// the time left on the deadline).
+	// server's Retry-After or a limiter's own estimate. When above 0, or
+	// when HasRetryAfter is set, it replaces the backoff curve (still capped
+	// by Options.MaximumDelay and by the time left on the deadline).
 	RetryAfter time.Duration
+	// HasRetryAfter says RetryAfter is a hint even when it is 0: a server
+	// that answers Retry-After: 0, or a date already past, asks for the
+	// retry at once. Without it a RetryAfter of 0 means no hint, and the
+	// curve decides.
+	HasRetryAfter bool
 }
+
+// hinted reports whether v says when to retry.
+func (v Verdict) hinted() bool { return v.RetryAfter > 0 || v.HasRetryAfter }
 
 func (v Verdict) String() string {
 	s := v.Kind.String()
 	if v.SelfImposed {
 		s += " (self-imposed)"
 	}
-	if v.RetryAfter > 0 {
+	switch {
+	case v.RetryAfter > 0:
 		s += "; retry after " + v.RetryAfter.String()
+	case v.HasRetryAfter:
+		s += "; retry at once"
 	}
 	return s
 }

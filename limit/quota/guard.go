@@ -175,8 +175,11 @@ func (g *Guard) WaitN(ctx context.Context, key string, cost int64) error {
 //     (IETF draft, research §1.1).
 //   - A 429 or 503 with no Retry-After, whose quota does not already
 //     explain it (remaining inside the reserve and a reset ahead), blocks
-//     the key for its next backoff interval. GitHub's secondary limits are
-//     such throttles: they come with quota headers that show allowance left.
+//     the key for its next backoff interval, unless the key is blocked
+//     already: the throttles of requests that were in flight together are
+//     one signal, so a burst of them is one step of the curve. GitHub's
+//     secondary limits are such throttles: they come with quota headers
+//     that show allowance left.
 //   - A 2xx or 3xx resets the backoff.
 //   - A 2xx that publishes nothing, for a key whose held reset has passed
 //     (or that is probing after it), forgets the published remaining and
@@ -242,7 +245,13 @@ func (g *Guard) Observe(key string, status int, h http.Header, now time.Time) {
 	}
 	switch {
 	case throttled && !hasRA && !(e.known && e.reset > n && e.remaining <= g.c.reserve.of(e.limit)):
-		e.blocked = max(e.blocked, n+int64(e.nextBackoff(&g.c)))
+		// Requests in flight together are throttled together: a throttle
+		// that arrives while the key is still blocked belongs to the
+		// burst that blocked it, and is one signal with it, not the next
+		// step of the curve.
+		if e.blocked <= n {
+			e.blocked = n + int64(e.nextBackoff(&g.c))
+		}
 	case success && e.bo != nil:
 		e.bo.Reset()
 	}

@@ -192,12 +192,33 @@ func TestBackoffWithoutHints(t *testing.T) {
 func TestBackoffCappedAtMax(t *testing.T) {
 	g := newGuard(t, Options{Backoff: BackoffOptions{Initial: limit.Duration(time.Second), Max: limit.Duration(4 * time.Second), Jitter: 0.0001}})
 	var d time.Duration
+	now := t0
 	for range 10 {
-		g.Observe("h", 429, nil, t0)
-		d = g.Admit("h", t0)
+		now = now.Add(d)
+		g.Observe("h", 429, nil, now)
+		d = g.Admit("h", now)
 	}
 	if d < 3900*time.Millisecond || d > 4100*time.Millisecond {
 		t.Fatalf("wait %v, want about the 4s max", d)
+	}
+}
+
+// Ten requests in flight together, throttled together without a hint, are
+// one signal: a blip of concurrent 503s backs the key off one step, not
+// ten, and the next throttle after the block is the next step.
+func TestConcurrentThrottlesAreOneStep(t *testing.T) {
+	g := newGuard(t, Options{})
+	for i := range 10 {
+		g.Observe("h", 503, nil, t0.Add(time.Duration(i)*10*time.Millisecond))
+	}
+	d := g.Admit("h", t0.Add(100*time.Millisecond))
+	if d <= 0 || d > 1200*time.Millisecond {
+		t.Fatalf("after 10 concurrent 503s: wait %v, want at most the first step, 1s ± 20%%", d)
+	}
+	after := t0.Add(100*time.Millisecond + d)
+	g.Observe("h", 503, nil, after)
+	if d := g.Admit("h", after); d < 1600*time.Millisecond || d > 2400*time.Millisecond {
+		t.Fatalf("a throttle after the block: wait %v, want the second step, 2s ± 20%%", d)
 	}
 }
 
