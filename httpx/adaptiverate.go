@@ -31,6 +31,6 @@ func adaptiveRateLayer(o limit.AdaptiveRateOptions, c *limiterConfig, b *builder
 			opts = append(opts, limit.WithName(name))
 		}
 		lim, err := limit.AdaptiveRate(o, opts...)
-		return limiterEntry(host, lim, err, false)
+		return limiterEntry(host, lim, err, false, true)
 	}), nil
 }

@@ -404,6 +404,7 @@ func (c *Config) rateLimitOption() Option {
 			l := c.Limiters[name]
 			o := l.Options
 			hold := o.Concurrency > 0 || o.Adaptive != nil
+			learns := o.Adaptive != nil || o.AdaptiveRate != nil
 			if o.Name == "" {
 				o.Name = name
 			}
@@ -415,7 +416,7 @@ func (c *Config) rateLimitOption() Option {
 					o.MeterProvider = b.meterProvider(o.MeterProvider)
 					var err error
 					if lim, err = limit.New(o); err != nil {
-						return limiterEntry(host, nil, err, hold)
+						return limiterEntry(host, nil, err, hold, learns)
 					}
 					shared[name] = lim
 				}
@@ -424,7 +425,7 @@ func (c *Config) rateLimitOption() Option {
 			o.MeterProvider = b.meterProvider(o.MeterProvider)
 			o.Attributes = append(o.Attributes[:len(o.Attributes):len(o.Attributes)], attribute.String(telemetry.AttrHost, host))
 			lim, err := limit.New(o)
-			return limiterEntry(host, lim, err, hold)
+			return limiterEntry(host, lim, err, hold, learns)
 		}), nil
 	})
 }

@@ -1,8 +1,10 @@
 package httpx
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -43,8 +45,13 @@ func Shared() LimiterOption { return func(c *limiterConfig) { c.shared = true } 
 
 // MaxHosts bounds how many per-host limiters the layer keeps (default
 // DefaultMaxHosts). When a new host arrives and the map is full, the limiters
-// idle longer than the idle timeout are dropped, then the least recently
-// used idle one.
+// idle longer than the idle timeout are dropped, then the least recently used
+// one that may go. A limiter may go when no request is using it and it is at
+// rest (limit.AtRest: a bucket full again, a window with nothing in it) or it
+// learns (Adaptive, AdaptiveRate, which then forget what they learned). A
+// host whose PerSecond or PerWindow limiter still holds spent permits is
+// kept, past MaxHosts if need be: dropping it would let its next requests
+// through as if none had been sent.
 func MaxHosts(n int) LimiterOption { return func(c *limiterConfig) { c.maxHosts = n } }
 
 // IdleTimeout is how long a host's limiter may go unused before it may be
@@ -81,6 +88,7 @@ type hostEntry struct {
 	lim    limit.Limiter // nil: no limiter for this host
 	err    error         // the limiter could not be built: every request fails with it
 	hold   bool          // keep the permit until the response body is done
+	learns bool          // the limiter learns (Adaptive, AdaptiveRate): it may go when idle, forgetting
 	shared bool          // the limiter serves other entries too: never closed here
 	used   atomic.Uint64 // the hostSet's use clock at the host's last request
 	busy   atomic.Int64  // requests from finding the entry (use) to releasing their lease
@@ -199,18 +207,22 @@ func (s *hostSet) add(host string, now int64, busy bool) *hostEntry {
 // sweep runs when a new host arrives and the map is full or the last sweep
 // is an idle timeout old. It drops the hosts not used since the last sweep
 // (idle at least that long); if the map is still full, it drops the least
-// recently used host not in use. A host with a request on its way to a
-// lease (estimating its cost, waiting) or holding one is never dropped: a
-// new limiter beside it would double its allowance. s.mu is held.
+// recently used hosts until there is room for one more. Only a host that
+// may go is dropped (see mayGo), so a map of hosts that may not stays over
+// its bound until they may. s.mu is held.
 func (s *hostSet) sweep(now int64) {
 	aged := now-s.swept >= s.idle
 	idleSince := s.sweptTick
 	if aged {
 		s.swept, s.sweptTick = now, s.clock.Load()
 	}
-	spare, spareUsed := "", uint64(0)
+	type spare struct {
+		host string
+		used uint64
+	}
+	var spares []spare
 	for h, e := range s.m {
-		if e.busy.Load() > 0 {
+		if !e.mayGo() {
 			continue
 		}
 		used := e.used.Load()
@@ -219,14 +231,24 @@ func (s *hostSet) sweep(now int64) {
 			e.close()
 			continue
 		}
-		if spare == "" || used < spareUsed {
-			spare, spareUsed = h, used
+		spares = append(spares, spare{h, used})
+	}
+	if over := len(s.m) - s.max + 1; over > 0 && len(spares) > 0 {
+		slices.SortFunc(spares, func(a, b spare) int { return cmp.Compare(a.used, b.used) })
+		for _, sp := range spares[:min(over, len(spares))] {
+			s.m[sp.host].close()
+			delete(s.m, sp.host)
 		}
 	}
-	if len(s.m) >= s.max && spare != "" {
-		s.m[spare].close()
-		delete(s.m, spare)
-	}
+}
+
+// mayGo reports whether e may be dropped: no request is on its way to a
+// lease (estimating its cost, waiting) or holding one, and its limiter is
+// shared with other entries, learns, or is at rest. A limiter in use, or one
+// whose spent permits are still being refilled, is never dropped: a new
+// limiter beside it, or after it, would admit what it refuses.
+func (e *hostEntry) mayGo() bool {
+	return e.busy.Load() == 0 && (e.shared || e.learns || e.lim == nil || limit.AtRest(e.lim))
 }
 
 // len is how many hosts have an entry.
@@ -261,7 +283,7 @@ func (e *hostEntry) close() {
 // caller has since changed what the options point to (a *limit.WindowOptions,
 // say); the host's requests then fail with that error, Permanent for the
 // resilience layer, instead of the transport panicking.
-func limiterEntry(host string, lim limit.Limiter, err error, hold bool) *hostEntry {
+func limiterEntry(host string, lim limit.Limiter, err error, hold, learns bool) *hostEntry {
 	if err != nil {
 		if host == "" {
 			host = "(all hosts)"
@@ -269,7 +291,7 @@ func limiterEntry(host string, lim limit.Limiter, err error, hold bool) *hostEnt
 		return &hostEntry{err: &resilience.PermanentError{
 			Err: fmt.Errorf("%w: the limiter of host %q, valid when the layer was built: %w", ErrConfig, host, err)}}
 	}
-	return &hostEntry{lim: lim, hold: hold}
+	return &hostEntry{lim: lim, hold: hold, learns: learns}
 }
 
 func closeLimiter(l limit.Limiter) {

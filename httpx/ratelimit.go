@@ -150,6 +150,6 @@ func rateLimitLayer(o limit.Options, c *limiterConfig, b *builder) (*hostSet, er
 			oo.MeterProvider = b.mp
 		}
 		lim, err := limit.New(oo)
-		return limiterEntry(host, lim, err, hold)
+		return limiterEntry(host, lim, err, hold, o.Adaptive != nil || o.AdaptiveRate != nil)
 	}), nil
 }

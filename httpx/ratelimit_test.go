@@ -114,19 +114,24 @@ func TestConcurrencyPermitHeldUntilBodyDone(t *testing.T) {
 	first.Body.Close()
 }
 
+// Hosts whose limiters are at rest again are dropped to keep the map within
+// MaxHosts.
 func TestHostMapBounded(t *testing.T) {
-	tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
-		WithRateLimit(limit.Options{PermitsPerSecond: 100}, MaxHosts(3)))
-	for i := range 10 {
-		resp, err := get(t, tr, fmt.Sprintf("http://h%d.test/", i))
-		if err != nil {
-			t.Fatal(err)
+	synctest.Test(t, func(t *testing.T) {
+		tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
+			WithRateLimit(limit.Options{PermitsPerSecond: 100}, MaxHosts(3)))
+		for i := range 10 {
+			resp, err := get(t, tr, fmt.Sprintf("http://h%d.test/", i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if n := tr.hosts[0].len(); n > 3 {
+				t.Fatalf("%d hosts kept, want at most 3", n)
+			}
+			time.Sleep(10 * time.Millisecond) // the permit is back: the limiter is at rest
 		}
-		resp.Body.Close()
-		if n := tr.hosts[0].len(); n > 3 {
-			t.Fatalf("%d hosts kept, want at most 3", n)
-		}
-	}
+	})
 }
 
 func TestHostMapDropsIdle(t *testing.T) {
@@ -346,11 +351,11 @@ func TestPanicBelowLimiterReleasesPermit(t *testing.T) {
 	}
 }
 
-// MaxHosts drops the least recently used idle host, never one used a
-// moment ago: its limiter (and the permits it has spent) would be
+// MaxHosts drops the least recently used host that is at rest, never one
+// used a moment ago: its limiter (and the permits it has spent) would be
 // forgotten, and a fresh one would admit more than the limit.
 func TestHostMapEvictsLeastRecentlyUsed(t *testing.T) {
-	for range 20 {
+	synctest.Test(t, func(t *testing.T) {
 		tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
 			WithRateLimit(limit.Options{PermitsPerSecond: 1}, MaxHosts(2)))
 		send := func(host string) error {
@@ -364,8 +369,10 @@ func TestHostMapEvictsLeastRecentlyUsed(t *testing.T) {
 		if err := send("a.test"); err != nil {
 			t.Fatal(err)
 		}
-		send("a.test") // refused, but a use
-		send("c.test") // the map is full: b.test goes
+		time.Sleep(time.Second) // both buckets full again
+		send("a.test")          // a use
+		send("a.test")          // refused, but a use
+		send("c.test")          // the map is full: b.test goes
 		// a.test's limiter remembers its spent permit.
 		if err := send("a.test"); err == nil {
 			t.Fatalf("a.test, used last, was dropped for c.test instead of b.test: hosts %v", hostNames(tr.hosts[0]))
@@ -373,7 +380,7 @@ func TestHostMapEvictsLeastRecentlyUsed(t *testing.T) {
 		if got := hostNames(tr.hosts[0]); !slices.Equal(got, []string{"a.test", "c.test"}) {
 			t.Fatalf("hosts %v, want [a.test c.test]", got)
 		}
-	}
+	})
 }
 
 // A request waiting in its host's queue counts as the host being in use:
@@ -553,4 +560,45 @@ func hostNames(s *hostSet) []string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return slices.Sorted(maps.Keys(s.m))
+}
+
+// A full host map never drops a host whose limiter still holds permits out:
+// a crawler over more hosts than MaxHosts, at one request a minute per host,
+// must still be held to one a minute on each. Only limiters at rest — a
+// bucket full again, a window empty — are dropped to make room.
+func TestFullHostMapKeepsLimitersInUse(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var calls atomic.Int32
+		base := rtFunc(func(r *http.Request) (*http.Response, error) { calls.Add(1); return ok200(r) })
+		tr := mustTransport(t, WithTransport(base), WithoutQuotaGuard(),
+			WithRateLimit(limit.Options{PerWindow: &limit.WindowOptions{Permits: 1, Window: limit.Duration(time.Minute)}}, MaxHosts(4)))
+		for round := range 3 {
+			for h := range 6 {
+				resp, err := get(t, tr, fmt.Sprintf("http://h%d.test/", h))
+				switch {
+				case round == 0 && err != nil:
+					t.Fatalf("first request to h%d: %v", h, err)
+				case round == 0:
+					resp.Body.Close()
+				case err == nil:
+					resp.Body.Close()
+					t.Errorf("round %d: h%d admitted a second request within its minute", round, h)
+				}
+			}
+		}
+		if n := calls.Load(); n != 6 {
+			t.Errorf("the hosts saw %d requests, want 6", n)
+		}
+		time.Sleep(time.Minute) // every window passes: all six limiters are at rest
+		for h := 6; h < 9; h++ {
+			resp, err := get(t, tr, fmt.Sprintf("http://h%d.test/", h))
+			if err != nil {
+				t.Fatalf("h%d: %v", h, err)
+			}
+			resp.Body.Close()
+		}
+		if n := tr.hosts[0].len(); n > 4 {
+			t.Errorf("%d hosts kept with every limiter at rest, want at most MaxHosts (4)", n)
+		}
+	})
 }

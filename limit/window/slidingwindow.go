@@ -148,6 +148,10 @@ func (w *SlidingWindow) RetryAfter(now time.Duration, cost int) time.Duration {
 	return d
 }
 
+// Permits is how many permits the window grants in any interval of its
+// length.
+func (w *SlidingWindow) Permits() int { return int(w.permits) }
+
 // Available is how many permits could be taken at now.
 func (w *SlidingWindow) Available(now time.Duration) int {
 	w.mu.Lock()

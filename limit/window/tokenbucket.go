@@ -98,6 +98,10 @@ func (b *TokenBucket) Interval() time.Duration { return time.Duration(b.interval
 // cost it can ever grant.
 func (b *TokenBucket) Burst() int { return b.burst }
 
+// Full reports whether the bucket holds Burst permits at now: everything
+// taken has been refilled and no reservation is pending.
+func (b *TokenBucket) Full(now time.Duration) bool { return b.tat.Load() <= int64(now) }
+
 // TryTake takes cost permits at now if they are all free, and reports whether
 // it did. A cost of 0 (or less) always succeeds and changes nothing.
 //
