@@ -402,7 +402,7 @@ func (c *Config) rateLimitOption() Option {
 				return &hostEntry{}
 			}
 			l := c.Limiters[name]
-			o := l.Options
+			o := queued(l.Options, false)
 			hold := o.Concurrency > 0 || o.Adaptive != nil
 			learns := o.Adaptive != nil || o.AdaptiveRate != nil
 			if o.Name == "" {

@@ -306,7 +306,7 @@ func TestConfigHostKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if _, err := get(t, tr, pair[1]); !errors.Is(err, limit.ErrRateLimited) {
+		if _, err := getWithin(t, tr, pair[1], 100*time.Millisecond); !errors.Is(err, limit.ErrRateLimited) {
 			t.Errorf("%s after %s = %v; want refused by the host's one limiter", pair[1], pair[0], err)
 		}
 	}
@@ -341,7 +341,7 @@ func TestConfigIPv6HostKeys(t *testing.T) {
 			t.Fatalf("%s: %v", u, err)
 		}
 		resp.Body.Close()
-		if _, err := get(t, tr, u); !errors.Is(err, limit.ErrRateLimited) {
+		if _, err := getWithin(t, tr, u, 100*time.Millisecond); !errors.Is(err, limit.ErrRateLimited) {
 			t.Errorf("second request to %s = %v; want refused by the host's limiter", u, err)
 		}
 	}

@@ -72,6 +72,15 @@ func get(t testing.TB, rt http.RoundTripper, url string) (*http.Response, error)
 	return do(context.Background(), rt, http.MethodGet, url, nil)
 }
 
+// getWithin sends a GET for url through rt with a deadline d away: a request
+// that would wait longer for a permit than that is refused at once.
+func getWithin(t testing.TB, rt http.RoundTripper, url string, d time.Duration) (*http.Response, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	return do(ctx, rt, http.MethodGet, url, nil)
+}
+
 func do(ctx context.Context, rt http.RoundTripper, method, url string, body io.Reader) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, method, url, body)
 	if err != nil {

@@ -23,7 +23,22 @@ const (
 	// DefaultIdleTimeout is how long a host's limiter may sit unused before
 	// it may be dropped (a sliding window keeps it at least one window).
 	DefaultIdleTimeout = 10 * time.Minute
+	// DefaultQueueLimit is how many permits' worth of requests may wait for
+	// a limiter of the layers when its options leave QueueLimit at 0: in an
+	// HTTP client a request waits its turn, in FIFO order, up to its
+	// deadline, rather than fail at once.
+	DefaultQueueLimit = 1000
 )
+
+// queued is o with DefaultQueueLimit when o sets no queue, unless refuse
+// says the layer's limiters refuse at once. The adaptive rate limiter has
+// its own queue, on by default.
+func queued(o limit.Options, refuse bool) limit.Options {
+	if o.QueueLimit == 0 && o.AdaptiveRate == nil && !refuse {
+		o.QueueLimit = DefaultQueueLimit
+	}
+	return o
+}
 
 // A LimiterOption adjusts a limiter layer: WithRateLimit, WithAdaptiveRate,
 // WithLimiter.
@@ -37,6 +52,7 @@ type limiterConfig struct {
 	throttle func(*http.Response) (bool, time.Duration)
 	key      func(*http.Request) string
 	name     string
+	refuse   bool // RefuseAtOnce
 }
 
 // Shared makes the layer use one limiter for every host instead of one per
@@ -77,6 +93,13 @@ func ThrottleClassifier(f func(*http.Response) (throttled bool, retryAfter time.
 // that is the scheme's default: http://API.test:80/ and http://api.test/
 // share a limiter. The default quota guard keys hosts the same way.
 func HostKey(f func(*http.Request) string) LimiterOption { return func(c *limiterConfig) { c.key = f } }
+
+// RefuseAtOnce makes the layer's limiters refuse a request at once, with a
+// *limit.RateLimitedError and its RetryAfter, when no permit is free and
+// their options set no queue. Without it a limiter whose limit.Options leave
+// QueueLimit at 0 gets DefaultQueueLimit in the layer: in an HTTP client a
+// request waits its turn, in FIFO order, up to its deadline.
+func RefuseAtOnce() LimiterOption { return func(c *limiterConfig) { c.refuse = true } }
 
 // LimiterName names the limiters of WithAdaptiveRate in errors and telemetry;
 // WithRateLimit takes the name from limit.Options.Name. Per-host limiters

@@ -139,7 +139,7 @@ func rateLimitLayer(o limit.Options, c *limiterConfig, b *builder) (*hostSet, er
 		c.idle = max(DefaultIdleTimeout, time.Duration(o.PerWindow.Window))
 	}
 	return newHostSet(c, func(host string) *hostEntry {
-		oo := o
+		oo := queued(o, c.refuse)
 		if host != "" {
 			if oo.Name == "" {
 				oo.Name = host

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -30,7 +31,7 @@ func TestRateLimitPerHost(t *testing.T) {
 	defer mp.Shutdown(context.Background())
 
 	tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(), WithMeterProvider(mp),
-		WithRateLimit(limit.Options{PermitsPerSecond: 1, Name: "api"}))
+		WithRateLimit(limit.Options{PermitsPerSecond: 1, Name: "api"}, RefuseAtOnce()))
 	for _, host := range []string{"a.test", "b.test"} {
 		resp, err := get(t, tr, "http://"+host+"/")
 		if err != nil {
@@ -78,7 +79,7 @@ func TestRateLimitPerHost(t *testing.T) {
 
 func TestRateLimitShared(t *testing.T) {
 	tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
-		WithRateLimit(limit.Options{PermitsPerSecond: 1}, Shared()))
+		WithRateLimit(limit.Options{PermitsPerSecond: 1}, RefuseAtOnce(), Shared()))
 	resp, err := get(t, tr, "http://a.test/")
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +92,7 @@ func TestRateLimitShared(t *testing.T) {
 
 func TestConcurrencyPermitHeldUntilBodyDone(t *testing.T) {
 	tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
-		WithRateLimit(limit.Options{Concurrency: 1}))
+		WithRateLimit(limit.Options{Concurrency: 1}, RefuseAtOnce()))
 	first, err := get(t, tr, "http://a.test/")
 	if err != nil {
 		t.Fatal(err)
@@ -330,7 +331,7 @@ func TestPanicBelowLimiterReleasesPermit(t *testing.T) {
 		})
 		var classified atomic.Int32
 		tr := mustTransport(t, WithTransport(base), WithoutQuotaGuard(), WithResilience(fastPolicy()),
-			WithRateLimit(limit.Options{Concurrency: 1}, ThrottleClassifier(func(*http.Response) (bool, time.Duration) {
+			WithRateLimit(limit.Options{Concurrency: 1}, RefuseAtOnce(), ThrottleClassifier(func(*http.Response) (bool, time.Duration) {
 				if classified.Add(1) == 1 && where != "transport" {
 					panic("boom")
 				}
@@ -357,7 +358,7 @@ func TestPanicBelowLimiterReleasesPermit(t *testing.T) {
 func TestHostMapEvictsLeastRecentlyUsed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
-			WithRateLimit(limit.Options{PermitsPerSecond: 1}, MaxHosts(2)))
+			WithRateLimit(limit.Options{PermitsPerSecond: 1}, RefuseAtOnce(), MaxHosts(2)))
 		send := func(host string) error {
 			resp, err := get(t, tr, "http://"+host+"/")
 			if err == nil {
@@ -427,7 +428,7 @@ func TestHostInCostNotEvicted(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		inCost, proceed := make(chan struct{}), make(chan struct{})
 		tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
-			WithRateLimit(limit.Options{Concurrency: 1}, MaxHosts(1), Cost(func(r *http.Request) int {
+			WithRateLimit(limit.Options{Concurrency: 1}, RefuseAtOnce(), MaxHosts(1), Cost(func(r *http.Request) int {
 				if r.Header.Get("Block") != "" {
 					inCost <- struct{}{}
 					<-proceed
@@ -488,12 +489,12 @@ func TestHostNotBusyAfterRequestWithoutLease(t *testing.T) {
 		opt  Option
 		send func(tr *Transport)
 	}{
-		{"Cost panics", WithRateLimit(limit.Options{Concurrency: 1}, Cost(func(*http.Request) int { panic("boom") })),
+		{"Cost panics", WithRateLimit(limit.Options{Concurrency: 1}, RefuseAtOnce(), Cost(func(*http.Request) int { panic("boom") })),
 			func(tr *Transport) {
 				defer func() { recover() }()
 				get(t, tr, "http://a.test/")
 			}},
-		{"refused", WithRateLimit(limit.Options{Concurrency: 1}), func(tr *Transport) {
+		{"refused", WithRateLimit(limit.Options{Concurrency: 1}, RefuseAtOnce()), func(tr *Transport) {
 			held, err := get(t, tr, "http://a.test/")
 			if err != nil {
 				t.Fatal(err)
@@ -503,7 +504,7 @@ func TestHostNotBusyAfterRequestWithoutLease(t *testing.T) {
 			}
 			held.Body.Close()
 		}},
-		{"the host's limiter failed", WithRateLimit(limit.Options{PerWindow: win}), func(tr *Transport) {
+		{"the host's limiter failed", WithRateLimit(limit.Options{PerWindow: win}, RefuseAtOnce()), func(tr *Transport) {
 			win.Permits = 0 // the host's limiter cannot be built
 			get(t, tr, "http://a.test/")
 		}},
@@ -527,7 +528,7 @@ func TestHostNotBusyAfterRequestWithoutLease(t *testing.T) {
 // without a port: http://A.TEST:80/ is http://a.test/, with one limiter.
 func TestHostKeyIgnoresCaseAndDefaultPort(t *testing.T) {
 	tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
-		WithRateLimit(limit.Options{PermitsPerSecond: 1}))
+		WithRateLimit(limit.Options{PermitsPerSecond: 1}, RefuseAtOnce()))
 	for _, u := range []string{"http://a.test/", "https://b.test/", "http://c.test:8080/", "http://[::1]/"} {
 		resp, err := get(t, tr, u)
 		if err != nil {
@@ -571,7 +572,7 @@ func TestFullHostMapKeepsLimitersInUse(t *testing.T) {
 		var calls atomic.Int32
 		base := rtFunc(func(r *http.Request) (*http.Response, error) { calls.Add(1); return ok200(r) })
 		tr := mustTransport(t, WithTransport(base), WithoutQuotaGuard(),
-			WithRateLimit(limit.Options{PerWindow: &limit.WindowOptions{Permits: 1, Window: limit.Duration(time.Minute)}}, MaxHosts(4)))
+			WithRateLimit(limit.Options{PerWindow: &limit.WindowOptions{Permits: 1, Window: limit.Duration(time.Minute)}}, RefuseAtOnce(), MaxHosts(4)))
 		for round := range 3 {
 			for h := range 6 {
 				resp, err := get(t, tr, fmt.Sprintf("http://h%d.test/", h))
@@ -601,4 +602,59 @@ func TestFullHostMapKeepsLimitersInUse(t *testing.T) {
 			t.Errorf("%d hosts kept with every limiter at rest, want at most MaxHosts (4)", n)
 		}
 	})
+}
+
+// In an HTTP client a request waits its turn for its host's permits, in
+// FIFO order, up to its deadline, rather than fail: with the configuration of
+// the package's own example, and with a window and a bulkhead in its place,
+// 64 callers × 3 requests are all served, none refused.
+func TestRequestsWaitTheirTurn(t *testing.T) {
+	for _, c := range []struct {
+		limiter string
+		took    time.Duration
+	}{
+		{`{"permitsPerSecond": 50}`, 2840 * time.Millisecond},               // 50 at once, then 50 a second
+		{`{"perWindow": {"permits": 50, "window": "1s"}}`, 3020 * time.Millisecond}, // 50 a window
+		{`{"concurrency": 4}`, 480 * time.Millisecond},                      // 4 at a time, 10 ms each
+	} {
+		t.Run(c.limiter, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				cfg, err := ParseConfig([]byte(`{"resilience": {}, "limiters": {"default": ` + c.limiter + `}, "rateLimit": "default", "quotaGuard": {"disabled": true}}`))
+				if err != nil {
+					t.Fatal(err)
+				}
+				opts, err := cfg.Options()
+				if err != nil {
+					t.Fatal(err)
+				}
+				slow := rtFunc(func(r *http.Request) (*http.Response, error) {
+					time.Sleep(10 * time.Millisecond)
+					return ok200(r)
+				})
+				tr := mustTransport(t, append(opts, WithTransport(slow))...)
+				start := time.Now()
+				var failed atomic.Int32
+				var wg sync.WaitGroup
+				for range 64 {
+					wg.Go(func() {
+						for range 3 {
+							resp, err := get(t, tr, "http://a.test/")
+							if err != nil {
+								failed.Add(1)
+								continue
+							}
+							resp.Body.Close()
+						}
+					})
+				}
+				wg.Wait()
+				if n := failed.Load(); n > 0 {
+					t.Errorf("%d of 192 requests failed", n)
+				}
+				if took := time.Since(start); took > c.took+10*time.Millisecond {
+					t.Errorf("192 requests took %v, want about %v", took, c.took)
+				}
+			})
+		})
+	}
 }

@@ -39,9 +39,12 @@ type Options struct {
 
 	// QueueLimit is how many permits' worth of callers may wait, in FIFO
 	// order. 0, the default, refuses at once with a RetryAfter instead, for
-	// callers that would rather do something else. Give a limiter that many
-	// goroutines share a queue: refused together, they come back together
-	// at the same RetryAfter and most are refused again. The adaptive rate
+	// callers that would rather do something else. PerSecond spreads the
+	// RetryAfter of callers refused together so that they come back one
+	// after another; the other shapes cannot tell when each permit frees,
+	// and callers they refuse together come back together, where most are
+	// refused again. Give a limiter that many goroutines share a queue. The
+	// adaptive rate
 	// limiter has its own queue settings (AdaptiveRate.QueueLimit, in
 	// requests), so with that shape this must be 0.
 	QueueLimit int `json:"queueLimit,omitempty"`

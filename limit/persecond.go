@@ -86,8 +86,13 @@ func (l *perSecond) Acquire(ctx context.Context) (Lease, error) {
 // the bucket nothing, costs a nil check. A cost of 0 is granted and takes
 // nothing. A cost below 0 or above the burst is refused with a *CostError.
 // Otherwise, with QueueLimit 0 it refuses at once with ReasonNoPermit and a
-// RetryAfter that is exact: the same call then succeeds if nobody else takes
-// permits in between. With a queue it waits its turn; see wait.
+// RetryAfter that is the caller's turn: callers refused together are told
+// to come back one after another, each when its permits would be due had it
+// been queued behind those refused before it (window.TokenBucket.NextTurn),
+// so that they are served in the order they were refused rather than
+// meeting again at one instant. A lone refusal's RetryAfter is exact: the
+// same call then succeeds if nobody else takes permits in between. With a
+// queue it waits its turn; see wait.
 func (l *perSecond) AcquireN(ctx context.Context, cost int) (Lease, error) {
 	now := time.Since(l.epoch)
 	ok, retryAfter := l.bucket.TryTake(now, cost)
@@ -104,7 +109,7 @@ func (l *perSecond) refused(ctx context.Context, now time.Duration, cost int, re
 		return Lease{}, &CostError{Limiter: l.name, Cost: cost, Capacity: l.bucket.Burst()}
 	}
 	if l.queue.limit == 0 {
-		return Lease{}, l.refuse(ReasonNoPermit, retryAfter)
+		return Lease{}, l.refuse(ReasonNoPermit, max(retryAfter, l.bucket.NextTurn(now, cost)))
 	}
 	return l.wait(ctx, now, cost)
 }

@@ -130,6 +130,45 @@ func TestREADMEBurstThroughQueuedLimiter(t *testing.T) {
 	})
 }
 
+// Without a queue, callers refused together are told to come back one after
+// another, not all at the same instant: 512 callers on PerSecond(100), with
+// HTTP's four attempts, are all served, in two attempts at most, as fast as
+// the rate allows.
+func TestRefusedBurstComesBackSpread(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		lim, err := limit.PerSecond(100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const callers = 512
+		start := time.Now()
+		errs := make(chan error, callers)
+		attempts := make(chan int, callers)
+		p := HTTP()
+		for range callers {
+			go func() {
+				r := Try(t.Context(), p, acquireOnce(lim))
+				attempts <- len(r.Attempts)
+				errs <- r.Err
+			}()
+		}
+		failed, most := 0, 0
+		for range callers {
+			if err := <-errs; err != nil {
+				failed++
+			}
+			most = max(most, <-attempts)
+		}
+		if failed > 0 || most > 2 {
+			t.Fatalf("%d of %d callers failed, and one took %d attempts; want none failed, at most 2 attempts", failed, callers, most)
+		}
+		// 100 from the full bucket at once, then 100 a second.
+		if took, want := time.Since(start), 4120*time.Millisecond; took != want {
+			t.Fatalf("%d callers took %v, want %v", callers, took, want)
+		}
+	})
+}
+
 // A wait in our own queue that the policy's overall Timeout ends stops the
 // run on the deadline, not as if the attempts ran out.
 func TestQueueWaitEndedByOverallTimeoutStopsOnDeadline(t *testing.T) {

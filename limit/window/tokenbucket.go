@@ -50,6 +50,10 @@ type TokenBucket struct {
 	_   [cacheLine - 24]byte
 	tat atomic.Int64
 	_   [cacheLine - 8]byte
+
+	// turns is TAT as if every caller refused so far had been booked (see
+	// NextTurn). Only refusals touch it.
+	turns atomic.Int64
 }
 
 // NewTokenBucket returns a full bucket that refills rate permits a second
@@ -128,6 +132,35 @@ func (b *TokenBucket) TryTake(now time.Duration, cost int) (ok bool, retryAfter 
 		}
 		if b.tat.CompareAndSwap(tat, next) {
 			return true, 0
+		}
+	}
+}
+
+// NextTurn is when a caller that TryTake refused at now should come back
+// for cost permits, as an offset from now, so that callers refused together
+// come back one after another instead of all at the exact retryAfter, where
+// one would win and the rest be refused again. Each refusal is given the
+// time its permits would be due had it been booked behind every caller
+// refused before it, but nothing is booked: a caller that comes back at its
+// turn finds its permits free when those refused before it came back at
+// theirs and nobody new took permits in between. A turn is never earlier
+// than TryTake's exact retryAfter. Turns run ahead of the bucket by at most
+// the cost of the refusals whose callers have not come back yet, so callers
+// that give up inflate the turns of later refusals until that much time has
+// passed. A cost above Burst gets Never.
+func (b *TokenBucket) NextTurn(now time.Duration, cost int) time.Duration {
+	if cost > b.burst {
+		return Never
+	}
+	if cost <= 0 || b.interval == 0 {
+		return 0
+	}
+	need, t := int64(cost)*b.interval, int64(now)
+	for {
+		turns := b.turns.Load()
+		next := max(turns, b.tat.Load(), t) + need
+		if b.turns.CompareAndSwap(turns, next) {
+			return time.Duration(max(next-b.span-t, 0))
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 const tbMs = time.Millisecond
@@ -287,5 +289,42 @@ func TestTokenBucketConcurrentTakersNeverOverAdmit(t *testing.T) {
 	}
 	if total != 100 {
 		t.Fatalf("granted %d at one instant from a burst of 100", total)
+	}
+}
+
+// Callers refused together get turns one interval apart, each at or after
+// the exact retryAfter, and each caller that comes back at its turn is
+// served; a lone refusal later, once the turns are past, is exact again.
+func TestNextTurnSpreadsRefusedCallers(t *testing.T) {
+	b := NewTokenBucket(10, 2) // 100 ms a permit
+	b.TryTake(0, 2)
+	var turns []time.Duration
+	for range 5 {
+		ok, exact := b.TryTake(0, 1)
+		if ok {
+			t.Fatal("granted from an empty bucket")
+		}
+		turn := b.NextTurn(0, 1)
+		if turn < exact {
+			t.Fatalf("turn %v before the exact retryAfter %v", turn, exact)
+		}
+		turns = append(turns, turn)
+	}
+	want := []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 300 * time.Millisecond, 400 * time.Millisecond, 500 * time.Millisecond}
+	if d := cmp.Diff(want, turns); d != "" {
+		t.Fatalf("turns (-want +got):\n%s", d)
+	}
+	for i, at := range turns {
+		if ok, _ := b.TryTake(at, 1); !ok {
+			t.Fatalf("caller %d refused at its turn %v", i, at)
+		}
+	}
+	b.TryTake(time.Second, 2) // the bucket is full again: empty it
+	ok, exact := b.TryTake(time.Second, 1)
+	if ok {
+		t.Fatal("granted from an empty bucket")
+	}
+	if turn := b.NextTurn(time.Second, 1); turn != exact {
+		t.Errorf("a lone refusal's turn %v, want the exact %v", turn, exact)
 	}
 }
