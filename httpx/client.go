@@ -141,7 +141,10 @@ func WithResilience(p *resilience.Policy) Option {
 // WithRateLimit adds a rate-limit layer of the shape o describes (exactly
 // one shape; see limit.Options): one limiter per host by default, made on
 // the host's first request, or one for every host with Shared. Each attempt
-// takes a permit of Cost units (default 1); a concurrency permit (shapes
+// takes a permit of Cost units (default 1), waiting its turn in FIFO order
+// up to its deadline when none is free: in the layer, options that leave
+// QueueLimit at 0 get DefaultQueueLimit (RefuseAtOnce makes them refuse at
+// once instead). A concurrency permit (shapes
 // Concurrency and Adaptive) is held until the response body is closed or
 // read to its end, others until the response arrives. What the response
 // says goes back on the lease (see WithAdaptiveRate). List it after

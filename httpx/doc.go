@@ -27,8 +27,11 @@
 //     until that body is closed or read to its end.
 //   - WithRateLimit(limit.Options): a limiter of that shape per host, made on
 //     first use (a bounded map that drops idle hosts: MaxHosts,
-//     IdleTimeout), or one for all (Shared). Concurrency permits are held
-//     until the response body is done.
+//     IdleTimeout), or one for all (Shared). A request waits its turn for
+//     a permit, in FIFO order, up to its deadline: a limiter whose options
+//     set no queue gets DefaultQueueLimit here (RefuseAtOnce refuses
+//     instead). Concurrency permits are held until the response body is
+//     done.
 //   - WithAdaptiveRate(limit.AdaptiveRateOptions): the throttle-driven
 //     adaptive rate limiter on seed 000's request path: Cost, wait, send,
 //     ThrottleClassifier, and the outcome back on the lease.

@@ -613,9 +613,9 @@ func TestRequestsWaitTheirTurn(t *testing.T) {
 		limiter string
 		took    time.Duration
 	}{
-		{`{"permitsPerSecond": 50}`, 2840 * time.Millisecond},               // 50 at once, then 50 a second
+		{`{"permitsPerSecond": 50}`, 2840 * time.Millisecond},                       // 50 at once, then 50 a second
 		{`{"perWindow": {"permits": 50, "window": "1s"}}`, 3020 * time.Millisecond}, // 50 a window
-		{`{"concurrency": 4}`, 480 * time.Millisecond},                      // 4 at a time, 10 ms each
+		{`{"concurrency": 4}`, 480 * time.Millisecond},                              // 4 at a time, 10 ms each
 	} {
 		t.Run(c.limiter, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
