@@ -2,15 +2,17 @@ package sim
 
 import (
 	"net/http"
-	"strconv"
 	"time"
 )
 
-// Window is the length of the model API's sliding window.
+// Window is the seeds' window: the model API's window unless
+// Server.Window says otherwise.
 const Window = 60 * time.Second
 
-// QuotaStep is one step of a quota schedule: from At on, the API accepts at
-// most Units units in any sliding window of 60 s.
+// QuotaStep is one step of a quota schedule: from At on, the API's limiter
+// takes Units units per window (Server.Window): at most Units in any window
+// for the sliding log, per window for the fixed window and the counter, and
+// Units per window as the refill rate of a bucket.
 type QuotaStep struct {
 	At    time.Duration
 	Units int
@@ -20,50 +22,62 @@ type QuotaStep struct {
 type Response struct {
 	// Status is 200 or 429.
 	Status int
-	// RetryAfter is the Retry-After of a 429: the seconds until the window
-	// has room for the request, rounded up to whole seconds as an HTTP
-	// server writes them. 0 on a 200.
+	// RetryAfter is the Retry-After of a 429: the seconds until the request
+	// would be accepted, rounded up to whole seconds as an HTTP server
+	// writes them (at least 1 s). 0 on a 200, and when the server publishes
+	// nothing (PublishNone).
 	RetryAfter time.Duration
 	// Header holds the published rate-limit headers, or nil when the API
-	// publishes none (see API.Publish).
+	// publishes none (see API.Publish and Server.Publish).
 	Header http.Header
+	// Delay is how long the server held an accepted request before it
+	// answered (nginx's limit_req delay): the response leaves Delay after
+	// the request arrived, and its headers are written then.
+	Delay time.Duration
 }
 
-type entry struct {
-	at    time.Duration
-	units int
-}
-
-// API is the model API: a hidden quota of units in an exact sliding window
-// of 60 s. It keeps every accepted request with its time; a request whose
-// units would take the window over the quota gets 429 with a Retry-After of
-// the seconds until there is room. Refused requests take nothing from the
-// quota. The zero API has no quota; use NewAPI.
+// API is the model API: a hidden quota of units per window, kept by one
+// kind of server-side limiter (Server.Kind). The limiter counts a request
+// when it arrives; a request it refuses gets 429 with a Retry-After of the
+// seconds until it would be accepted, and takes nothing from the quota.
+// The zero API has no quota; use NewAPI or NewServerAPI.
 type API struct {
+	server   Server
 	schedule []QuotaStep // sorted by At; schedule[0].At == 0
-	entries  []entry     // accepted, oldest first, from head on
-	head     int
-	used     int
+	next     int         // the first step not yet handed to the limit
+	quota    int         // the quota in force
+	limit    serverLimit
 
-	// Publish makes the API send RateLimit-Limit, RateLimit-Remaining and
-	// RateLimit-Reset (draft-03, as SharePoint Online sends them) once the
-	// units in the window reach PublishAt of the quota (SharePoint: 80%).
-	Publish   bool
+	// Publish makes the API build the headers its Server.Publish names;
+	// without it only Response.RetryAfter says anything (the modes that do
+	// not read headers save the work).
+	Publish bool
+	// PublishAt is the share of the quota used from which PublishDraft3
+	// publishes its headers (SharePoint: 80%).
 	PublishAt float64
 }
 
-// NewAPI returns a model API with a quota schedule. The first step's time is
-// taken as 0.
+// NewAPI returns the seeds' model API — an exact sliding window of 60 s
+// that publishes draft-03 headers from 80% of the quota, when Publish is
+// set — with a quota schedule. The first step's time is taken as 0.
 func NewAPI(schedule []QuotaStep) *API {
 	s := append([]QuotaStep(nil), schedule...)
 	if len(s) == 0 {
 		s = []QuotaStep{{Units: 0}}
 	}
 	s[0].At = 0
-	return &API{schedule: s, PublishAt: 0.8}
+	return newAPI(Server{}.Defaults(), s)
 }
 
-// Quota is the quota in force at now.
+// newAPI builds the API of a valid server and a schedule whose first step is
+// at 0.
+func newAPI(s Server, schedule []QuotaStep) *API {
+	a := &API{server: s, schedule: schedule, PublishAt: 0.8, quota: schedule[0].Units, next: 1}
+	a.limit = newServerLimit(s, a.quota)
+	return a
+}
+
+// Quota is the quota in force at now, units per window.
 func (a *API) Quota(now time.Duration) int {
 	q := a.schedule[0].Units
 	for _, s := range a.schedule[1:] {
@@ -75,99 +89,49 @@ func (a *API) Quota(now time.Duration) int {
 	return q
 }
 
-// expire drops the entries that left the window by now: an entry accepted at
-// t counts in the window (now-60s, now], so it leaves at t+60s.
-func (a *API) expire(now time.Duration) {
-	for a.head < len(a.entries) && a.entries[a.head].at+Window <= now {
-		a.used -= a.entries[a.head].units
-		a.head++
-	}
-	if a.head > 4096 && a.head*2 > len(a.entries) {
-		n := copy(a.entries, a.entries[a.head:])
-		a.entries = a.entries[:n]
-		a.head = 0
+// advance hands the limit every step of the schedule whose time has come
+// by now, at its own time, so that a bucket refills at the old rate until
+// the step.
+func (a *API) advance(now time.Duration) {
+	for a.next < len(a.schedule) && a.schedule[a.next].At <= now {
+		st := a.schedule[a.next]
+		a.limit.setQuota(st.At, st.Units)
+		a.quota = st.Units
+		a.next++
 	}
 }
 
-// Used is the number of units in the window at now.
+// Used is what the limiter counts against the quota at now, in units: the
+// units in the window (sliding log), in the current window (fixed), the
+// weighted count (sliding counter), or what the bucket holds beyond what
+// has leaked or refilled (token and leaky buckets).
 func (a *API) Used(now time.Duration) int {
-	a.expire(now)
-	return a.used
+	a.advance(now)
+	return a.limit.used(now)
 }
 
-// roomIn is how long after now the window has room for units more, under
-// quota q, counting only the expiry of what it holds. ok is false when it
-// never has room (units > q).
-func (a *API) roomIn(now time.Duration, units, q int) (time.Duration, bool) {
-	if units > q {
-		return 0, false
-	}
-	over := a.used + units - q
-	if over <= 0 {
-		return 0, true
-	}
-	for _, e := range a.entries[a.head:] {
-		over -= e.units
-		if over <= 0 {
-			return e.at + Window - now, true
-		}
-	}
-	return 0, false // unreachable: used counts the entries
-}
-
-// wholeSeconds rounds d up to whole seconds, at least 1 s.
-func wholeSeconds(d time.Duration) time.Duration {
-	s := (d + time.Second - 1) / time.Second
-	return max(s, 1) * time.Second
-}
-
-// Handle serves a request of units at now: it accepts it when the window has
-// room under the quota in force, and otherwise answers 429 with Retry-After.
+// Handle serves a request of units arriving at now: the limiter accepts it
+// (possibly holding it: Response.Delay) or refuses it with 429, and the
+// API publishes what its Server.Publish names.
 func (a *API) Handle(now time.Duration, units int) Response {
-	a.expire(now)
-	q := a.Quota(now)
+	a.advance(now)
+	d := a.limit.decide(now, units)
 	var r Response
-	if a.used+units <= q {
-		a.entries = append(a.entries, entry{now, units})
-		a.used += units
+	if d.ok {
 		r.Status = http.StatusOK
+		r.Delay = d.delay
 	} else {
 		r.Status = http.StatusTooManyRequests
-		d, ok := a.roomIn(now, units, q)
-		if !ok {
-			d = Window // a request larger than the quota: never; say a window
+		if a.server.Publish != PublishNone {
+			wait := a.server.Window // a request larger than the quota: never; say a window
+			if !d.never {
+				wait = d.fitsAt - now
+			}
+			r.RetryAfter = wholeSeconds(wait)
 		}
-		r.RetryAfter = wholeSeconds(d)
 	}
 	if a.Publish {
-		if float64(a.used) >= a.PublishAt*float64(q) {
-			r.Header = a.headers(now, q, r.RetryAfter)
-		} else if r.RetryAfter > 0 {
-			r.Header = make(http.Header, 1)
-		}
-		if r.RetryAfter > 0 {
-			r.Header.Set("Retry-After", strconv.Itoa(int(r.RetryAfter/time.Second)))
-		}
+		r.Header = a.headers(now+r.Delay, a.quota, &d, r.RetryAfter)
 	}
 	return r
-}
-
-// headers writes the draft-03 trio. Remaining is what the window has left
-// under the quota; Reset is the whole seconds until units start to leave the
-// window (the oldest accepted unit: when the remaining allowance next
-// grows), or, on a 429, the Retry-After, as SharePoint makes them match.
-func (a *API) headers(now time.Duration, q int, retryAfter time.Duration) http.Header {
-	remaining := max(q-a.used, 0)
-	reset := retryAfter
-	if reset == 0 {
-		reset = time.Second
-		if a.head < len(a.entries) {
-			reset = wholeSeconds(a.entries[a.head].at + Window - now)
-		}
-	}
-	h := make(http.Header, 3)
-	h.Set("RateLimit-Limit", strconv.Itoa(q))
-	h.Set("RateLimit-Remaining", strconv.Itoa(remaining))
-	h.Set("RateLimit-Reset", strconv.Itoa(int(reset/time.Second)))
-	return h
 }

@@ -38,7 +38,8 @@ type Latency struct {
 type Config struct {
 	Seed      uint64        // 42
 	Instances int           // 2 at the start
-	Quota     int           // 3,000 units in 60 s
+	Quota     int           // 3,000 units per Server.Window (60 s)
+	Server    Server        // a sliding log of 60 s publishing draft-03 (Server.Defaults)
 	Demand    float64       // 2,000 units a minute for each instance
 	Duration  time.Duration // 15 min
 	Scenario  Scenario      // Drop
@@ -70,6 +71,7 @@ func (c Config) Defaults() Config {
 	if c.Quota == 0 {
 		c.Quota = 3000
 	}
+	c.Server = c.Server.Defaults()
 	if c.Demand == 0 {
 		c.Demand = 2000
 	}
@@ -111,7 +113,7 @@ func (c Config) Validate() error {
 		bad("instances = %d: want 1 to 1000", c.Instances)
 	}
 	if c.Quota < 1 {
-		bad("quota = %d: want 1 or more units a minute", c.Quota)
+		bad("quota = %d: want 1 or more units per window", c.Quota)
 	}
 	if !(c.Demand > 0) || math.IsInf(c.Demand, 0) || c.Demand > 1e7 {
 		bad("demand = %v: want more than 0 and at most 10,000,000 units a minute", c.Demand)
@@ -124,8 +126,9 @@ func (c Config) Validate() error {
 	default:
 		bad("scenario = %q: want steady, drop or join", c.Scenario)
 	}
-	sum := 0.0
+	sum, maxCost := 0.0, 1
 	for _, k := range c.Costs {
+		maxCost = max(maxCost, k.Units)
 		if k.Units < 1 || !(k.Weight >= 0) || math.IsInf(k.Weight, 0) {
 			bad("cost %d with weight %v: want 1 or more units and a weight of 0 or more", k.Units, k.Weight)
 		}
@@ -145,6 +148,9 @@ func (c Config) Validate() error {
 	}
 	if c.DropAt < 0 || c.DropFor < 0 || c.JoinAt < 0 {
 		bad("drop and join times must not be negative")
+	}
+	if c.Quota >= 1 {
+		errs = append(errs, c.Server.validate(c.Schedule(), maxCost)...)
 	}
 	// A scenario whose event falls after the end would print a scenario
 	// that never happened, and a recovery that cannot be measured.
@@ -171,7 +177,7 @@ func (c Config) Schedule() []QuotaStep {
 }
 
 // MeanQuota is the time-weighted mean of the quota over the run, in units a
-// minute.
+// minute (the quota is per Server.Window).
 func (c Config) MeanQuota() float64 {
 	total := 0.0
 	s := c.Schedule()
@@ -184,5 +190,5 @@ func (c Config) MeanQuota() float64 {
 			total += float64(step.Units) * (end - step.At).Seconds()
 		}
 	}
-	return total / c.Duration.Seconds()
+	return total / c.Duration.Seconds() * (float64(time.Minute) / float64(c.Server.Defaults().Window))
 }

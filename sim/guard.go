@@ -8,10 +8,6 @@ import (
 	"github.com/headroom-go/headroom/limit/quota"
 )
 
-// epoch is the wall-clock time of virtual time 0, for the engines that read
-// time.Time (the quota guard parses headers against it).
-var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-
 // guardKey is the one key the model API has.
 const guardKey = "api"
 

@@ -16,8 +16,15 @@ type Result struct {
 	MeanQuota float64
 	// Share is Throughput / MeanQuota.
 	Share float64
+	// Allowance is the most units an ideal client could have had accepted
+	// (Config.Allowance), and AllowanceShare is Accepted / Allowance: the
+	// share that counts a bucket's burst and the windows a run starts.
+	Allowance      float64
+	AllowanceShare float64
 	// Throttled counts the 429 responses.
 	Throttled int
+	// Sent counts the attempts that reached the API: accepted or 429.
+	Sent int
 	// Rejected counts the requests the limiter did not send: its queue was
 	// full, or the wait would have been longer than its maximum.
 	Rejected int
@@ -46,11 +53,20 @@ type Result struct {
 type Sample struct {
 	At        time.Duration // the start of the second
 	Rate      float64       // the sum of the instances' rates at At, units a minute (0 without a rate)
-	Quota     int           // the quota in force at At
-	Used      int           // the units in the API's window at At
+	Quota     int           // the quota in force at At, units per window
+	Used      int           // what the API's limiter counts against it at At (API.Used)
 	Queued    int           // requests waiting in the limiters at At
 	Accepted  int           // units accepted during the second
 	Throttled int           // 429s during the second
+}
+
+// ThrottledShare is the share of the attempts sent that got a 429 (0 when
+// none was sent).
+func (r *Result) ThrottledShare() float64 {
+	if r.Sent == 0 {
+		return 0
+	}
+	return float64(r.Throttled) / float64(r.Sent)
 }
 
 func (r *runner) finish() {
@@ -60,6 +76,9 @@ func (r *runner) finish() {
 	res.Throughput = float64(r.accepted) / minutes
 	if res.MeanQuota > 0 {
 		res.Share = res.Throughput / res.MeanQuota
+	}
+	if res.Allowance > 0 {
+		res.AllowanceShare = float64(r.accepted) / res.Allowance
 	}
 	res.P95Wait = percentile(r.waits, 0.95)
 	for i := range res.Series {

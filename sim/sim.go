@@ -73,7 +73,7 @@ func Run(cfg Config, mode Mode) (*Result, error) {
 		return nil, fmt.Errorf("sim: mode %q has no limiter constructor; use one of the sim mode constructors", mode.Name)
 	}
 	r := &runner{cfg: cfg, mode: mode}
-	r.api = NewAPI(cfg.Schedule())
+	r.api = newAPI(cfg.Server, cfg.Schedule())
 	r.api.Publish = mode.Headers
 	r.net = rand.New(rand.NewPCG(cfg.Seed, 1))
 	sum, mean := 0.0, 0.0
@@ -88,7 +88,7 @@ func Run(cfg Config, mode Mode) (*Result, error) {
 	secs := int((cfg.Duration + time.Second - 1) / time.Second)
 	r.acc = make([]int, secs)
 	r.thr = make([]int, secs)
-	r.res = &Result{Mode: mode.Name, MeanQuota: cfg.MeanQuota()}
+	r.res = &Result{Mode: mode.Name, MeanQuota: cfg.MeanQuota(), Allowance: cfg.Allowance()}
 	if !cfg.NoSeries {
 		r.res.Series = make([]Sample, 0, secs)
 	}
@@ -185,9 +185,13 @@ func (r *runner) run() {
 			}
 			r.kick(in)
 		case evServer:
+			// The server counts the request as it arrives; its answer (and
+			// the headers it wrote) reaches the client a leg later, later
+			// still when the server holds the request (nginx's delay).
 			req := r.reqs[e.req]
 			resp := r.api.Handle(now, req.cost)
 			req.resp = resp
+			r.res.Sent++
 			sec := int(now / time.Second)
 			if resp.Status == 200 {
 				r.acc[sec] += req.cost
@@ -196,7 +200,7 @@ func (r *runner) run() {
 				r.thr[sec]++
 				r.res.Throttled++
 			}
-			r.loop.schedule(event{at: now + r.latency(), kind: evResponse, req: int32(req.id)})
+			r.loop.schedule(event{at: now + resp.Delay + r.latency(), kind: evResponse, req: int32(req.id)})
 		case evResponse:
 			req := r.reqs[e.req]
 			in := r.insts[req.inst]

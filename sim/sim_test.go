@@ -91,51 +91,12 @@ func TestRule1SameTraceSameRates(t *testing.T) {
 				if len(trace) < 10000 {
 					t.Fatalf("only %d calls traced", len(trace))
 				}
-				cores := map[int]*adaptive.Rate{}
-				kinds := map[TraceKind]int{}
-				for i, e := range trace {
-					c := cores[e.Instance]
-					if c == nil {
-						cc := m.cfg
-						cc.Instances = 2
-						if sc == Join && e.Instance == 2 {
-							cc.Instances = 3
-						}
-						c, err = adaptive.NewRate(cc, joinTime(sc, e.Instance))
-						if err != nil {
-							t.Fatal(err)
-						}
-						cores[e.Instance] = c
+				kinds := replayRates(t, trace, m.cfg, func(inst int) (int, time.Duration) {
+					if sc == Join && inst == 2 {
+						return 3, joinTime(sc, inst)
 					}
-					kinds[e.Kind]++
-					switch e.Kind {
-					case TraceAcquire:
-						if !c.Acquire(e.At, e.N) {
-							t.Fatalf("call %d: %+v: the direct core did not admit", i, e)
-						}
-					case TraceEnqueue:
-						if c.Acquire(e.At, e.N) {
-							t.Fatalf("call %d: %+v: the direct core admitted", i, e)
-						}
-						c.Enqueue(e.At, e.N, adaptive.NoDeadline)
-					case TraceDequeue:
-						w, ok := c.Dequeue(e.At)
-						if !ok || w.Cost != e.N {
-							t.Fatalf("call %d: %+v: the direct core's Dequeue gave %+v %v", i, e, w, ok)
-						}
-					case TraceSuccess:
-						c.OnSuccess(e.At, e.Sent, e.N)
-					case TraceThrottled:
-						c.OnThrottled(e.At, e.Sent, e.N, e.RetryAfter)
-					case TraceInstances:
-						c.SetInstances(e.At, e.N)
-					case TracePublished:
-						c.SetPublishedLimit(e.At, e.Limit)
-					}
-					if got := c.Rate(); got != e.Rate {
-						t.Fatalf("call %d: %+v: direct core's rate %v, through the simulator %v", i, e, got, e.Rate)
-					}
-				}
+					return 2, 0
+				})
 				for _, k := range []TraceKind{TraceAcquire, TraceEnqueue, TraceDequeue, TraceSuccess, TraceThrottled} {
 					if kinds[k] == 0 {
 						t.Errorf("the trace has no call of kind %d: %v", k, kinds)
@@ -152,6 +113,89 @@ func TestRule1SameTraceSameRates(t *testing.T) {
 					if s.Rate <= 0 {
 						t.Fatalf("second %v: sum of rates %v", s.At, s.Rate)
 					}
+				}
+			})
+		}
+	}
+}
+
+// replayRates replays every call of trace on fresh adaptive.Rate cores
+// built from cfg (instance inst created at a time with a count that
+// created gives), and fails unless each core's rate after each call is the
+// one the simulator saw, bit for bit. It returns how many calls of each
+// kind it replayed.
+func replayRates(t *testing.T, trace []TraceEvent, cfg adaptive.RateConfig, created func(inst int) (instances int, at time.Duration)) map[TraceKind]int {
+	t.Helper()
+	cores := map[int]*adaptive.Rate{}
+	kinds := map[TraceKind]int{}
+	for i, e := range trace {
+		c := cores[e.Instance]
+		if c == nil {
+			cc := cfg
+			var at time.Duration
+			cc.Instances, at = created(e.Instance)
+			var err error
+			if c, err = adaptive.NewRate(cc, at); err != nil {
+				t.Fatal(err)
+			}
+			cores[e.Instance] = c
+		}
+		kinds[e.Kind]++
+		switch e.Kind {
+		case TraceAcquire:
+			if !c.Acquire(e.At, e.N) {
+				t.Fatalf("call %d: %+v: the direct core did not admit", i, e)
+			}
+		case TraceEnqueue:
+			if c.Acquire(e.At, e.N) {
+				t.Fatalf("call %d: %+v: the direct core admitted", i, e)
+			}
+			c.Enqueue(e.At, e.N, adaptive.NoDeadline)
+		case TraceDequeue:
+			w, ok := c.Dequeue(e.At)
+			if !ok || w.Cost != e.N {
+				t.Fatalf("call %d: %+v: the direct core's Dequeue gave %+v %v", i, e, w, ok)
+			}
+		case TraceSuccess:
+			c.OnSuccess(e.At, e.Sent, e.N)
+		case TraceThrottled:
+			c.OnThrottled(e.At, e.Sent, e.N, e.RetryAfter)
+		case TraceInstances:
+			c.SetInstances(e.At, e.N)
+		case TracePublished:
+			c.SetPublishedLimit(e.At, e.Limit)
+		}
+		if got := c.Rate(); got != e.Rate {
+			t.Fatalf("call %d: %+v: direct core's rate %v, through the simulator %v", i, e, got, e.Rate)
+		}
+	}
+	return kinds
+}
+
+// TestRule1OnEveryServer: against every kind of server and what it
+// publishes, CUBIC + quota is still the library's adaptive.Rate, replayed
+// bit for bit, and its cap still comes from the library's quota.Guard
+// (SetPublishedLimit is traced) whenever the server publishes a limit.
+func TestRule1OnEveryServer(t *testing.T) {
+	for _, k := range ServerKinds {
+		for _, p := range Publishes {
+			t.Run(fmt.Sprintf("%s/%s", k, p), func(t *testing.T) {
+				t.Parallel()
+				var trace []TraceEvent
+				cfg := Config{Scenario: Steady, Duration: 2 * time.Minute, NoSeries: true, Quota: 500,
+					Server: Server{Kind: k, Window: 10 * time.Second, Publish: p}, Trace: func(e TraceEvent) { trace = append(trace, e) }}
+				if k == LeakyBucket {
+					cfg.Server.Burst = 20
+				}
+				if _, err := Run(cfg, CubicQuota()); err != nil {
+					t.Fatal(err)
+				}
+				kinds := replayRates(t, trace, withController(adaptive.Cubic{}), func(int) (int, time.Duration) { return 2, 0 })
+				if kinds[TraceAcquire] == 0 || kinds[TraceSuccess] == 0 {
+					t.Errorf("hardly a run: %v", kinds)
+				}
+				if publishesLimit := p == PublishDraft6 || p == PublishDraft3 || p == PublishXRateLimit; publishesLimit != (kinds[TracePublished] > 0) {
+					t.Errorf("publishing %s: %d published limits set", p, kinds[TracePublished])
 				}
 			})
 		}

@@ -29,6 +29,8 @@ type SeedSpread struct {
 	// counts only the seeds that recovered; Unrecovered counts the others.
 	Throughput, Share, Throttled, Rejected, GaveUp, P95Wait, Recovery Spread
 	Unrecovered                                                       int
+	// AllowanceShare and ThrottledShare (0..1) over the seeds.
+	AllowanceShare, ThrottledShare Spread
 	// Runs holds every seed's result, in seed order, without time series.
 	Runs []*Result
 }
@@ -39,7 +41,7 @@ func RunSeeds(cfg Config, mode Mode, n int) (*SeedSpread, error) {
 	cfg = cfg.Defaults()
 	cfg.NoSeries = true
 	out := &SeedSpread{Mode: mode.Name, Seeds: n}
-	var th, sh, thr, rej, gu, p95, rec []float64
+	var th, sh, thr, rej, gu, p95, rec, al, ts []float64
 	for i := range n {
 		c := cfg
 		c.Seed = cfg.Seed + uint64(i)
@@ -54,6 +56,8 @@ func RunSeeds(cfg Config, mode Mode, n int) (*SeedSpread, error) {
 		rej = append(rej, float64(r.Rejected))
 		gu = append(gu, float64(r.GaveUp))
 		p95 = append(p95, r.P95Wait.Seconds())
+		al = append(al, r.AllowanceShare)
+		ts = append(ts, r.ThrottledShare())
 		if r.HasRecovery {
 			rec = append(rec, r.Recovery.Seconds())
 		} else if cfg.Scenario == Drop {
@@ -62,5 +66,6 @@ func RunSeeds(cfg Config, mode Mode, n int) (*SeedSpread, error) {
 	}
 	out.Throughput, out.Share, out.Throttled = spreadOf(th), spreadOf(sh), spreadOf(thr)
 	out.Rejected, out.GaveUp, out.P95Wait, out.Recovery = spreadOf(rej), spreadOf(gu), spreadOf(p95), spreadOf(rec)
+	out.AllowanceShare, out.ThrottledShare = spreadOf(al), spreadOf(ts)
 	return out, nil
 }

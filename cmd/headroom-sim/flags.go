@@ -15,7 +15,11 @@ import (
 
 // options are the parsed flags.
 type options struct {
+	// cfgs holds one configuration per server asked for (-server, -window
+	// and -publish take lists); cfg is the first, the only one unless the
+	// command prints the table of servers.
 	cfg    sim.Config
+	cfgs   []sim.Config
 	modes  []sim.Mode
 	format string
 	plot   string
@@ -29,15 +33,15 @@ func parse(args []string) (*options, *flag.FlagSet, error) {
 	fs.SetOutput(io.Discard)
 	var (
 		instances = fs.Int("instances", 2, "instances (processes) that share the quota at the start")
-		quota     = fs.Int("quota", 3000, "the API's hidden quota, units in any 60 s")
 		demand    = fs.Float64("demand", 2000, "demand of each instance, units a minute (Poisson)")
 		duration  = fs.Duration("duration", 15*time.Minute, "virtual time to simulate")
 		seed      = fs.Uint64("seed", 42, "random seed (1 or more): the same seed gives the same numbers")
 		scenario  = fs.String("scenario", "drop", "steady | drop (another client takes half of the quota for 60 s after minute 5) | join (one more instance joins after minute 5)")
 		modes     = fs.String("modes", "all", "comma-separated modes, or all: "+strings.Join(modeFlagNames(), ","))
-		format    = fs.String("format", "table", "table | csv | json")
+		format    = fs.String("format", "table", "table | markdown (the table in Markdown) | csv | json")
 		plot      = fs.String("plot", "", "also draw rate, quota and 429s over time for each mode to FILE.svg or FILE.png")
 		seeds     = fs.Int("seeds", 1, "run this many seeds from -seed on and print the median, minimum and maximum of each column")
+		server    = addServerFlags(fs)
 	)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -64,9 +68,9 @@ func parse(args []string) (*options, *flag.FlagSet, error) {
 		errs = append(errs, errors.New("-plot draws one seed: leave out -seeds"))
 	}
 	switch *format {
-	case "table", "csv", "json":
+	case "table", "markdown", "csv", "json":
 	default:
-		errs = append(errs, fmt.Errorf("-format %q: want table, csv or json", *format))
+		errs = append(errs, fmt.Errorf("-format %q: want table, csv or json (or markdown: the table in Markdown)", *format))
 	}
 	if p := *plot; p != "" {
 		switch strings.ToLower(filepath.Ext(p)) {
@@ -75,22 +79,56 @@ func parse(args []string) (*options, *flag.FlagSet, error) {
 			errs = append(errs, fmt.Errorf("-plot %q: want a file name ending in .svg or .png", p))
 		}
 	}
-	o.cfg = sim.Config{
-		Seed: *seed, Instances: *instances, Quota: *quota, Demand: *demand,
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	base := sim.Config{
+		Seed: *seed, Instances: *instances, Demand: *demand,
 		Duration: *duration, Scenario: sim.Scenario(strings.ToLower(*scenario)),
 	}
+	o.cfgs, errs = server.configs(base, set, errs)
 	// Zero means "default" in sim.Config; on the command line it is a
-	// value like any other, so the flags are validated as given.
-	given := o.cfg.Defaults()
-	given.Instances, given.Quota, given.Demand, given.Duration = *instances, *quota, *demand, *duration
-	if err := given.Validate(); err != nil {
-		errs = append(errs, err)
+	// value like any other, so the flags are validated as given. A problem
+	// common to every server is said once.
+	said := map[string]bool{}
+	check := o.cfgs
+	if len(check) == 0 {
+		// No server came out of the flags (their problems are listed
+		// already): the other flags are still checked, on the seeds'.
+		check = []sim.Config{base}
+		check[0].Quota = *server.quota
+	}
+	for _, c := range check {
+		given := c.Defaults()
+		given.Instances, given.Quota, given.Demand, given.Duration = *instances, c.Quota, *demand, *duration
+		for _, err := range splitJoined(given.Validate()) {
+			if !said[err.Error()] {
+				said[err.Error()] = true
+				errs = append(errs, err)
+			}
+		}
+	}
+	if len(o.cfgs) > 0 {
+		o.cfg = o.cfgs[0]
+	}
+	if len(o.cfgs) > 1 && *plot != "" {
+		errs = append(errs, errors.New("-plot draws one server: give one -server, -window and -publish"))
 	}
 	o.modes, errs = parseModes(*modes, errs)
 	if err := errors.Join(errs...); err != nil {
 		return nil, fs, err
 	}
 	return o, fs, nil
+}
+
+// splitJoined returns the errors an errors.Join holds, or err alone.
+func splitJoined(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
 }
 
 // usage is what -h prints.
@@ -108,7 +146,21 @@ same numbers.
   headroom-sim -modes cubic,cubic+quota -scenario join
   headroom-sim -plot sim.svg            also draw each mode over time
 
-The model, the columns and the recommended default: docs/simulator.md
+The API's limiter is the seeds' unless -server, -window, -burst or -publish
+say otherwise: a sliding log of 60 s that publishes draft-03 headers from 80%
+of the quota. With another server the table adds the share of the
+allowance (what an ideal client could have had accepted) and the share of
+the requests sent that got a 429:
+
+  headroom-sim -server token-bucket -window 1s -per-second 50 -publish draft-6
+  headroom-sim -server leaky-bucket -per-second 50 -burst 20 -delay 10 -costs 1
+
+With a list of servers, windows, bursts or publishes it prints one table of
+each (share of the allowance and 429 share), for the modes given:
+
+  headroom-sim -modes cubic+quota -scenario steady -server all -window 1s,10s,60s -per-second 50 -burst 0,20 -publish all
+
+The model, the columns, the servers and the recommended default: docs/simulator.md
 
 flags:
 `)

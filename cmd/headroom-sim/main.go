@@ -4,11 +4,17 @@
 // Without flags it runs the seeds' scenario: 2 instances share a hidden
 // quota of 3,000 units a minute, each with a demand of 2,000 units a minute,
 // for 15 minutes; after minute 5 another client takes half of the quota for
-// 60 s; seed 42; every mode. See docs/simulator.md.
+// 60 s; seed 42; every mode; the API a sliding log of 60 s that publishes
+// draft-03 headers from 80% of the quota. -server, -window, -burst and
+// -publish pick another kind of server-side limiter; given lists, the
+// command prints a table of every mode against each. See
+// docs/simulator.md.
 //
 //	go run ./cmd/headroom-sim
 //	go run ./cmd/headroom-sim -scenario join -instances 2 -format json
 //	go run ./cmd/headroom-sim -modes aimd,cubic -plot docs/simulator.svg
+//	go run ./cmd/headroom-sim -server token-bucket -window 1s -per-second 50 -publish draft-6
+//	go run ./cmd/headroom-sim -modes cubic+quota -scenario steady -server all -window 1s,10s,60s -per-second 50 -burst 0,20 -publish all
 //
 // Bad flags print an error and exit with status 2.
 package main
@@ -46,6 +52,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg := o.cfg
 	cfg.NoSeries = o.plot == ""
+	if len(o.cfgs) > 1 {
+		return runServers(o, stdout, stderr)
+	}
 	if o.seeds > 1 {
 		return runSpread(o, stdout, stderr)
 	}
@@ -56,11 +65,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	switch o.format {
 	case "json":
-		err = writeJSON(stdout, results)
+		err = writeJSON(stdout, o.cfg.Defaults(), results)
 	case "csv":
-		err = writeCSV(stdout, results)
+		err = writeCSV(stdout, o.cfg.Defaults(), results)
 	default:
-		err = writeTable(stdout, o.cfg.Defaults(), results)
+		err = writeTable(stdout, o.cfg.Defaults(), results, o.format == "markdown")
 	}
 	if err == nil && o.plot != "" {
 		err = writePlot(o.plot, o.cfg.Defaults(), results)
@@ -99,6 +108,7 @@ func runAll(cfg sim.Config, modes []sim.Mode) ([]*sim.Result, error) {
 // minimum and maximum of each column.
 func runSpread(o *options, stdout, stderr io.Writer) int {
 	cfg := o.cfg.Defaults()
+	shares := !cfg.Server.IsSeeds()
 	spreads := make([]*sim.SeedSpread, len(o.modes))
 	errs := make([]error, len(o.modes))
 	var wg sync.WaitGroup
@@ -134,12 +144,20 @@ func runSpread(o *options, stdout, stderr io.Writer) int {
 			P95Wait     stat   `json:"p95_wait_s"`
 			Recovery    stat   `json:"recovery_s"`
 			Unrecovered int    `json:"unrecovered"`
+			// With a server other than the seeds'.
+			AllowanceShare *stat `json:"allowance_share,omitempty"`
+			ThrottledShare *stat `json:"throttled_share,omitempty"`
 		}
 		st := func(s sim.Spread) stat { return stat{s.Median, s.Min, s.Max} }
 		var rows []srow
 		for _, s := range spreads {
-			rows = append(rows, srow{s.Mode, s.Seeds, st(s.Throughput), st(s.Share), st(s.Throttled), st(s.Rejected),
-				st(s.GaveUp), st(s.P95Wait), st(s.Recovery), s.Unrecovered})
+			r := srow{s.Mode, s.Seeds, st(s.Throughput), st(s.Share), st(s.Throttled), st(s.Rejected),
+				st(s.GaveUp), st(s.P95Wait), st(s.Recovery), s.Unrecovered, nil, nil}
+			if shares {
+				a, t := st(s.AllowanceShare), st(s.ThrottledShare)
+				r.AllowanceShare, r.ThrottledShare = &a, &t
+			}
+			rows = append(rows, r)
 		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -153,7 +171,11 @@ func runSpread(o *options, stdout, stderr io.Writer) int {
 				name string
 				v    sim.Spread
 			}{{"throughput_per_min", s.Throughput}, {"share", s.Share}, {"throttled", s.Throttled}, {"rejected", s.Rejected},
-				{"gave_up", s.GaveUp}, {"p95_wait_s", s.P95Wait}, {"recovery_s", s.Recovery}} {
+				{"gave_up", s.GaveUp}, {"p95_wait_s", s.P95Wait}, {"recovery_s", s.Recovery},
+				{"allowance_share", s.AllowanceShare}, {"throttled_share", s.ThrottledShare}} {
+				if !shares && (m.name == "allowance_share" || m.name == "throttled_share") {
+					continue
+				}
 				cw.Write([]string{s.Mode, m.name, f(m.v.Median), f(m.v.Min), f(m.v.Max)})
 			}
 		}
@@ -162,7 +184,8 @@ func runSpread(o *options, stdout, stderr io.Writer) int {
 	default:
 		fmt.Fprintf(stdout, "%s\nSeeds %d to %d: median (min–max) of each column.\n\n",
 			describe(cfg, false), cfg.Seed, cfg.Seed+uint64(o.seeds)-1)
-		rows := [][]string{{"Mode", "Throughput", "Share", "429s", "Rejected", "Gave up", "p95 wait", "Recovery"}}
+		rows := [][]string{withShares(shares, []string{"Mode", "Throughput", "Share", "429s", "Rejected", "Gave up", "p95 wait", "Recovery"},
+			"Of allowance", "429 share")}
 		n := func(s sim.Spread) string {
 			return fmt.Sprintf("%s (%s–%s)", thousands(int(math.Round(s.Median))), thousands(int(math.Round(s.Min))), thousands(int(math.Round(s.Max))))
 		}
@@ -174,12 +197,14 @@ func runSpread(o *options, stdout, stderr io.Writer) int {
 					rec += fmt.Sprintf(", %d never", s.Unrecovered)
 				}
 			}
-			rows = append(rows, []string{s.Mode, n(s.Throughput),
+			rows = append(rows, withShares(shares, []string{s.Mode, n(s.Throughput),
 				fmt.Sprintf("%.1f%% (%.1f–%.1f)", s.Share.Median*100, s.Share.Min*100, s.Share.Max*100),
 				n(s.Throttled), n(s.Rejected), n(s.GaveUp),
-				fmt.Sprintf("%.1f (%.1f–%.1f) s", s.P95Wait.Median, s.P95Wait.Min, s.P95Wait.Max), rec})
+				fmt.Sprintf("%.1f (%.1f–%.1f) s", s.P95Wait.Median, s.P95Wait.Min, s.P95Wait.Max), rec},
+				fmt.Sprintf("%.1f%% (%.1f–%.1f)", s.AllowanceShare.Median*100, s.AllowanceShare.Min*100, s.AllowanceShare.Max*100),
+				fmt.Sprintf("%.2f%% (%.2f–%.2f)", s.ThrottledShare.Median*100, s.ThrottledShare.Min*100, s.ThrottledShare.Max*100)))
 		}
-		if err = alignRows(stdout, rows); err == nil {
+		if err = writeRows(stdout, rows, o.format == "markdown"); err == nil {
 			_, err = io.WriteString(stdout, "\n"+footer)
 		}
 	}

@@ -166,8 +166,13 @@ func FuzzParseFlags(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if verr := o.cfg.Defaults().Validate(); verr != nil || len(o.modes) == 0 || o.seeds < 1 {
-			t.Fatalf("%q %q %q: accepted with %v, %d modes, %d seeds", a, b, c, verr, len(o.modes), o.seeds)
+		if verr := o.cfg.Defaults().Validate(); verr != nil || len(o.modes) == 0 || o.seeds < 1 || len(o.cfgs) == 0 {
+			t.Fatalf("%q %q %q: accepted with %v, %d modes, %d seeds, %d servers", a, b, c, verr, len(o.modes), o.seeds, len(o.cfgs))
+		}
+		for _, cfg := range o.cfgs {
+			if verr := cfg.Defaults().Validate(); verr != nil {
+				t.Fatalf("%q %q %q: accepted server %v with %v", a, b, c, cfg.Server, verr)
+			}
 		}
 	})
 }

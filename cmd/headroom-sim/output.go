@@ -24,6 +24,10 @@ type row struct {
 	GaveUp     int      `json:"gave_up"`
 	P95Wait    float64  `json:"p95_wait_s"`
 	Recovery   *float64 `json:"recovery_s"` // null without a drop, or when it never recovered
+	// With a server other than the seeds': the share of the allowance and
+	// of the attempts sent that got a 429.
+	AllowanceShare *float64 `json:"allowance_share,omitempty"`
+	ThrottledShare *float64 `json:"throttled_share,omitempty"`
 }
 
 func round(x float64, places int) float64 {
@@ -31,7 +35,7 @@ func round(x float64, places int) float64 {
 	return math.Round(x*p) / p
 }
 
-func toRow(r *sim.Result) row {
+func toRow(r *sim.Result, shares bool) row {
 	w := row{
 		Mode: r.Mode, Throughput: round(r.Throughput, 1), Share: round(r.Share, 4),
 		Throttled: r.Throttled, Rejected: r.Rejected, GaveUp: r.GaveUp,
@@ -41,31 +45,44 @@ func toRow(r *sim.Result) row {
 		s := r.Recovery.Seconds()
 		w.Recovery = &s
 	}
+	if shares {
+		a, t := round(r.AllowanceShare, 4), round(r.ThrottledShare(), 4)
+		w.AllowanceShare, w.ThrottledShare = &a, &t
+	}
 	return w
 }
 
-func writeJSON(w io.Writer, results []*sim.Result) error {
+func writeJSON(w io.Writer, cfg sim.Config, results []*sim.Result) error {
 	rows := make([]row, 0, len(results))
 	for _, r := range results {
-		rows = append(rows, toRow(r))
+		rows = append(rows, toRow(r, !cfg.Server.IsSeeds()))
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(rows)
 }
 
-func writeCSV(w io.Writer, results []*sim.Result) error {
+func writeCSV(w io.Writer, cfg sim.Config, results []*sim.Result) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"mode", "throughput_per_min", "share", "throttled", "rejected", "gave_up", "p95_wait_s", "recovery_s"})
+	shares := !cfg.Server.IsSeeds()
+	head := []string{"mode", "throughput_per_min", "share", "throttled", "rejected", "gave_up", "p95_wait_s", "recovery_s"}
+	if shares {
+		head = append(head, "allowance_share", "throttled_share")
+	}
+	cw.Write(head)
 	f := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 	for _, r := range results {
-		x := toRow(r)
+		x := toRow(r, shares)
 		rec := ""
 		if x.Recovery != nil {
 			rec = f(*x.Recovery)
 		}
-		cw.Write([]string{x.Mode, f(x.Throughput), f(x.Share), strconv.Itoa(x.Throttled),
-			strconv.Itoa(x.Rejected), strconv.Itoa(x.GaveUp), f(x.P95Wait), rec})
+		line := []string{x.Mode, f(x.Throughput), f(x.Share), strconv.Itoa(x.Throttled),
+			strconv.Itoa(x.Rejected), strconv.Itoa(x.GaveUp), f(x.P95Wait), rec}
+		if shares {
+			line = append(line, f(*x.AllowanceShare), f(*x.ThrottledShare))
+		}
+		cw.Write(line)
 	}
 	cw.Flush()
 	return cw.Error()
@@ -94,12 +111,21 @@ func thousands(n int) string {
 // withSeed is false: the spread names its seeds on a line of its own) and
 // the scenario.
 func describe(cfg sim.Config, withSeed bool) string {
-	s := fmt.Sprintf("Quota %s, %d instances of %s, %s", thousands(cfg.Quota), cfg.Instances,
+	s := fmt.Sprintf("Quota %s", thousands(cfg.Quota))
+	if !cfg.Server.IsSeeds() {
+		s += ", " + cfg.Server.String()
+	}
+	s += fmt.Sprintf(", %d instances of %s, %s", cfg.Instances,
 		thousands(int(math.Round(cfg.Demand))), human(cfg.Duration))
 	if withSeed {
 		s += fmt.Sprintf(", seed %d", cfg.Seed)
 	}
-	s += ", scenario " + string(cfg.Scenario)
+	return s + scenarioNote(cfg)
+}
+
+// scenarioNote is ", scenario drop (50% of the quota taken …)".
+func scenarioNote(cfg sim.Config) string {
+	s := ", scenario " + string(cfg.Scenario)
 	switch cfg.Scenario {
 	case sim.Drop:
 		s += fmt.Sprintf(" (%.0f%% of the quota taken for %s after %s)", cfg.DropShare*100, human(cfg.DropFor), human(cfg.DropAt))
@@ -120,22 +146,64 @@ func human(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
 }
 
-func writeTable(w io.Writer, cfg sim.Config, results []*sim.Result) error {
+func writeTable(w io.Writer, cfg sim.Config, results []*sim.Result, markdown bool) error {
 	fmt.Fprintf(w, "%s\n\n", describe(cfg, true))
-	rows := [][]string{{"Mode", "Throughput", "Share", "429s", "Rejected", "Gave up", "p95 wait", "Recovery"}}
+	shares := !cfg.Server.IsSeeds()
+	rows := [][]string{withShares(shares, []string{"Mode", "Throughput", "Share", "429s", "Rejected", "Gave up", "p95 wait", "Recovery"},
+		"Of allowance", "429 share")}
 	for _, r := range results {
 		rec := "-"
 		if r.HasRecovery {
 			rec = fmt.Sprintf("%.0f s", r.Recovery.Seconds())
 		}
-		rows = append(rows, []string{r.Mode, thousands(int(math.Round(r.Throughput))),
+		rows = append(rows, withShares(shares, []string{r.Mode, thousands(int(math.Round(r.Throughput))),
 			fmt.Sprintf("%.0f%%", r.Share*100), thousands(r.Throttled), thousands(r.Rejected),
-			thousands(r.GaveUp), fmt.Sprintf("%.1f s", r.P95Wait.Seconds()), rec})
+			thousands(r.GaveUp), fmt.Sprintf("%.1f s", r.P95Wait.Seconds()), rec},
+			fmt.Sprintf("%.1f%%", r.AllowanceShare*100), fmt.Sprintf("%.2f%%", r.ThrottledShare()*100)))
 	}
-	if err := alignRows(w, rows); err != nil {
+	if err := writeRows(w, rows, markdown); err != nil {
 		return err
 	}
+	if shares {
+		fmt.Fprintf(w, "\nOf allowance: units accepted over the most an ideal client could have had (%s).\n", thousands(int(math.Round(cfg.Allowance()))))
+	}
 	_, err := io.WriteString(w, "\n"+footer)
+	return err
+}
+
+// withShares puts the allowance share and the 429 share after the share and
+// after the 429s of a table row, when shares is set (a server other than
+// the seeds').
+func withShares(shares bool, row []string, allowance, throttled string) []string {
+	if !shares {
+		return row
+	}
+	out := append([]string(nil), row[:3]...)
+	out = append(out, allowance, row[3], throttled)
+	return append(out, row[4:]...)
+}
+
+// writeRows writes rows as a Markdown table (the first row the header, the
+// first column left-aligned, the others right-aligned), or as aligned
+// columns.
+func writeRows(w io.Writer, rows [][]string, markdown bool) error {
+	if !markdown {
+		return alignRows(w, rows)
+	}
+	var b strings.Builder
+	for i, row := range rows {
+		b.WriteString("|")
+		for _, c := range row {
+			b.WriteString(" " + strings.ReplaceAll(c, "|", "\\|") + " |")
+		}
+		b.WriteByte('\n')
+		if i == 0 {
+			b.WriteString("|---|")
+			b.WriteString(strings.Repeat("---:|", len(row)-1))
+			b.WriteByte('\n')
+		}
+	}
+	_, err := io.WriteString(w, b.String())
 	return err
 }
 

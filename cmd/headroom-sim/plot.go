@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -32,8 +33,15 @@ var (
 func writePlot(file string, cfg sim.Config, results []*sim.Result) error {
 	rows := len(results)
 	plots := make([][]*plot.Plot, rows)
+	// The quota and the server's count are per window; the rates per
+	// minute. With the seeds' 60 s window the factor is exactly 1.
+	perMinute := float64(time.Minute) / float64(cfg.Server.Window)
+	usedLabel := "accepted, last 60 s"
+	if !cfg.Server.IsSeeds() {
+		usedLabel = "server's count, per minute"
+	}
 	for i, r := range results {
-		left, right, err := modePlots(r, i == rows-1)
+		left, right, err := modePlots(r, i == rows-1, perMinute, usedLabel)
 		if err != nil {
 			return err
 		}
@@ -59,6 +67,9 @@ func writePlot(file string, cfg sim.Config, results []*sim.Result) error {
 	dc.Max.Y = title.Min.Y
 	sty := draw.TextStyle{Color: color.Black, Font: plot.DefaultFont, XAlign: draw.XCenter, YAlign: draw.YCenter, Handler: plot.DefaultTextHandler}
 	sty.Font.Size = 11
+	if !cfg.Server.IsSeeds() {
+		sty.Font.Size = 8 // the title names the server too
+	}
 	sty.Font.Variant = "Sans"
 	title.FillText(sty, vg.Point{X: (title.Min.X + title.Max.X) / 2, Y: (title.Min.Y + title.Max.Y) / 2}, describe(cfg, true))
 
@@ -87,7 +98,7 @@ func writePlot(file string, cfg sim.Config, results []*sim.Result) error {
 	return f.Close()
 }
 
-func modePlots(r *sim.Result, last bool) (left, right *plot.Plot, err error) {
+func modePlots(r *sim.Result, last bool, perMinute float64, usedLabel string) (left, right *plot.Plot, err error) {
 	n := len(r.Series)
 	if n == 0 {
 		return nil, nil, fmt.Errorf("plot: mode %s has no time series", r.Mode)
@@ -95,11 +106,12 @@ func modePlots(r *sim.Result, last bool) (left, right *plot.Plot, err error) {
 	rate, quota, used, thr := make(plotter.XYs, n), make(plotter.XYs, n), make(plotter.XYs, n), make(plotter.XYs, n)
 	hasRate, top := false, 0.0
 	for i, s := range r.Series {
-		top = max(top, s.Rate, float64(s.Quota), float64(s.Used))
+		q, u := float64(s.Quota)*perMinute, float64(s.Used)*perMinute
+		top = max(top, s.Rate, q, u)
 		x := s.At.Minutes()
 		rate[i] = plotter.XY{X: x, Y: s.Rate}
-		quota[i] = plotter.XY{X: x, Y: float64(s.Quota)}
-		used[i] = plotter.XY{X: x, Y: float64(s.Used)}
+		quota[i] = plotter.XY{X: x, Y: q}
+		used[i] = plotter.XY{X: x, Y: u}
 		thr[i] = plotter.XY{X: x, Y: float64(s.Throttled)}
 		hasRate = hasRate || s.Rate > 0
 	}
@@ -132,7 +144,7 @@ func modePlots(r *sim.Result, last bool) (left, right *plot.Plot, err error) {
 	if err := add(left, "quota", quota, colQuota, vg.Points(1.2), true); err != nil {
 		return nil, nil, err
 	}
-	if err := add(left, "accepted, last 60 s", used, colUsed, vg.Points(1), false); err != nil {
+	if err := add(left, usedLabel, used, colUsed, vg.Points(1), false); err != nil {
 		return nil, nil, err
 	}
 	if hasRate {
