@@ -75,13 +75,14 @@ type layer struct {
 }
 
 type builder struct {
-	base     http.RoundTripper
-	layers   []layer
-	noGuard  bool
-	classify ResponseClassifier
-	mp       metric.MeterProvider
-	t        *Transport
-	guards   []*guardLayer
+	base       http.RoundTripper
+	layers     []layer
+	noGuard    bool
+	classify   ResponseClassifier
+	mp         metric.MeterProvider
+	t          *Transport
+	guards     []*guardLayer
+	resilience *resilienceLayer
 }
 
 func (b *builder) meterProvider(mp metric.MeterProvider) metric.MeterProvider {
@@ -133,7 +134,9 @@ func WithResilience(p *resilience.Policy) Option {
 				if c == nil {
 					c = Classify
 				}
-				return &resilienceLayer{next: next, policy: p, classify: c}, nil
+				rl := &resilienceLayer{next: next, policy: p, classify: c}
+				b.resilience = rl
+				return rl, nil
 			}})
 	}
 }
@@ -344,6 +347,9 @@ func NewTransport(opts ...Option) (*Transport, error) {
 	}
 	for _, g := range b.guards {
 		g.limiters = t.hosts
+	}
+	if b.resilience != nil {
+		b.resilience.limiters = t.hosts
 	}
 	t.rt = rt
 	return t, nil

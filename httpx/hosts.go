@@ -120,6 +120,7 @@ type hostEntry struct {
 // hostSet finds a request's limiter: one shared, or one per host made on
 // first use in a bounded map that drops idle hosts.
 type hostSet struct {
+	cost   func(*http.Request) int // the layer's cost estimator; nil: 1
 	shared *hostEntry
 	make   func(host string) *hostEntry
 	key    func(*http.Request) string
@@ -139,7 +140,7 @@ type hostSet struct {
 }
 
 func newHostSet(c *limiterConfig, mk func(host string) *hostEntry) *hostSet {
-	s := &hostSet{make: mk, key: c.key, max: c.maxHosts, idle: int64(c.idle)}
+	s := &hostSet{cost: c.cost, make: mk, key: c.key, max: c.maxHosts, idle: int64(c.idle)}
 	if s.key == nil {
 		s.key = hostKey
 	}

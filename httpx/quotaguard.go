@@ -8,41 +8,33 @@ import (
 	"github.com/headroom-go/headroom/limit/quota"
 )
 
-// guardLayer is the quota guard: before an attempt it refuses (or, with
-// quota.Options.Queue, holds) while the key's remaining allowance is inside
-// the reserve and its reset is ahead, or while a Retry-After or a backoff
-// blocks the key; after it, it reads what the response published.
+// guardLayer is the quota guard: before an attempt it holds it, up to its
+// deadline, while the key's published quota has no room for it (refusing
+// instead with quota.Options.RefuseAtOnce), or while a Retry-After or a
+// backoff blocks the key; after it, it reads what the response published.
+// It counts an attempt's units with the cost estimator of the request's
+// limiter layer (LimiterOption Cost), so that a server counting resource
+// units or tokens is counted alike.
 //
-// A request whose limiter is an adaptive rate limiter is not refused on the
-// reserve: the guard hands the published quota to that limiter as a ceiling
-// (AdaptiveRateLimiter.SetPublishedLimit) and lets it pace the requests.
-// On the simulator's default scenario that pairing — CUBIC under the
-// published quota — is the one mode that uses at least 97% of the quota with
-// a handful of 429s, on every seed, while a guard that also refused on its
-// reserve lost quota or drew hundreds of 429s (docs/simulator.md).
+// Published figures win over learning. When the request's limiter is an
+// adaptive rate limiter, the guard hands it the published quota after each
+// response (AdaptiveRateLimiter.SetPublishedLimit): the limiter then paces
+// at its share of the published rate instead of learning one, and learns
+// again from there when the server stops publishing. Its throttles without
+// hints are the limiter's to answer (quota.Response.Paced), so the guard
+// does not also back the host off.
 type guardLayer struct {
 	next http.RoundTripper
 	g    *quota.Guard
 	// limiters are the client's limiter layers, to find a request's
-	// adaptive rate limiter; set once the client is built.
+	// adaptive rate limiter and cost; set once the client is built.
 	limiters []*hostSet
 }
 
 func (l *guardLayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	key := l.g.Key(req)
-	if rate := l.adaptiveRate(req); rate != nil {
-		resp, err := l.next.RoundTrip(req)
-		if err == nil {
-			now := time.Now()
-			l.g.Observe(key, resp.StatusCode, resp.Header, now)
-			st, _ := l.g.State(key, now)
-			// Nothing known lifts the ceiling: an API that publishes only
-			// near its limit would otherwise pin the rate where it last spoke.
-			rate.SetPublishedLimit(st.PerMinute(time.Minute))
-		}
-		return resp, err
-	}
-	slot, err := l.g.Enter(req.Context(), key)
+	rate, cost := l.pacing(req)
+	slot, err := l.g.EnterN(req.Context(), key, cost)
 	if err != nil {
 		closeRequestBody(req)
 		return nil, err
@@ -52,18 +44,36 @@ func (l *guardLayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	// response's quota.
 	defer slot.Release()
 	resp, err := l.next.RoundTrip(req)
-	if err == nil {
-		l.g.Observe(key, resp.StatusCode, resp.Header, time.Now())
+	if err != nil {
+		return nil, err
 	}
-	return resp, err
-}
-
-// adaptiveRate is the adaptive rate limiter that paces req, if any.
-func (l *guardLayer) adaptiveRate(req *http.Request) *limit.AdaptiveRateLimiter {
-	for _, s := range l.limiters {
-		if r, ok := s.get(req).lim.(*limit.AdaptiveRateLimiter); ok {
-			return r
+	now := time.Now()
+	l.g.Observe(key, quota.Response{Status: resp.StatusCode, Header: resp.Header, Sent: slot.Sent(), Paced: rate != nil}, now)
+	if rate != nil {
+		// Nothing known lifts the quota: an API that publishes only near its
+		// limit would otherwise pin the rate where it last spoke.
+		st, _ := l.g.State(key, now)
+		if st.Known {
+			rate.SetPublishedLimit(float64(st.Limit), st.Window)
+		} else {
+			rate.SetPublishedLimit(0, 0)
 		}
 	}
-	return nil
+	return resp, nil
+}
+
+// pacing is the adaptive rate limiter that paces req, if any, and req's
+// cost as its limiter layer estimates it (1 when none does).
+func (l *guardLayer) pacing(req *http.Request) (*limit.AdaptiveRateLimiter, int64) {
+	var rate *limit.AdaptiveRateLimiter
+	cost := int64(1)
+	for _, s := range l.limiters {
+		if r, ok := s.get(req).lim.(*limit.AdaptiveRateLimiter); ok && rate == nil {
+			rate = r
+		}
+		if s.cost != nil && cost == 1 {
+			cost = int64(max(s.cost(req), 1))
+		}
+	}
+	return rate, cost
 }

@@ -36,7 +36,7 @@ func TestQuotaGuardOnByDefault(t *testing.T) {
 	}
 	resp.Body.Close()
 	for _, u := range []string{"http://a.test/", "http://A.Test/", "http://a.test:80/"} {
-		_, err = get(t, tr, u)
+		_, err = getWithin(t, tr, u, time.Second) // the guard holds a request up to its deadline
 		var rl *limit.RateLimitedError
 		if !errors.As(err, &rl) || rl.RetryAfter < 59*time.Second {
 			t.Fatalf("%s with a.test's quota spent = %v, want refused until the reset", u, err)
@@ -60,7 +60,10 @@ func TestQuotaGuardOnByDefault(t *testing.T) {
 }
 
 // Inside the resilience layer a refusal waits for the reset and goes again;
-// with Queue the guard holds the attempt instead. Fake time.
+// by default the guard holds the attempt instead. The second request goes
+// at the reset, alone: its answer shows nothing came back (0 of 10), so the
+// server gives units back gradually, 10 in the 4 s its resets span, and the
+// third waits for one unit, 0.4 s. Fake time.
 func TestQuotaGuardWaitsForReset(t *testing.T) {
 	for _, queue := range []bool{false, true} {
 		t.Run("queue="+strconv.FormatBool(queue), func(t *testing.T) {
@@ -68,26 +71,21 @@ func TestQuotaGuardWaitsForReset(t *testing.T) {
 				var calls atomic.Int32
 				tr, err := NewTransport(WithTransport(exhausted(4*time.Second, &calls)),
 					WithResilience(resilience.HTTP(resilience.WithBreaker(nil), resilience.WithBudget(nil))),
-					WithQuotaGuard(quota.Options{Queue: queue}))
+					WithQuotaGuard(quota.Options{RefuseAtOnce: !queue}))
 				if err != nil {
 					t.Fatal(err)
 				}
 				defer tr.Close()
-				for range 2 {
+				for i, want := range []time.Duration{0, 4 * time.Second, 400 * time.Millisecond} {
+					start := time.Now()
 					resp, err := get(t, tr, "http://a.test/")
 					if err != nil {
 						t.Fatal(err)
 					}
 					resp.Body.Close()
-				}
-				start := time.Now()
-				resp, err := get(t, tr, "http://a.test/")
-				if err != nil {
-					t.Fatal(err)
-				}
-				resp.Body.Close()
-				if d := time.Since(start); d != 4*time.Second {
-					t.Errorf("third request took %v, want the 4s until the reset", d)
+					if d := time.Since(start); d != want {
+						t.Errorf("request %d took %v, want %v", i+1, d, want)
+					}
 				}
 			})
 		})
@@ -174,7 +172,7 @@ func TestQuotaGuardQueueTimeoutIsSelfImposed(t *testing.T) {
 		tr := mustTransport(t, WithTransport(base),
 			WithResilience(fastPolicy(resilience.WithRetries(1), resilience.WithBreaker(br),
 				resilience.WithAttemptTimeout(100*time.Millisecond), resilience.WithTimeout(time.Minute))),
-			WithQuotaGuard(quota.Options{MaxInFlight: 1, Queue: true, Name: "guard"}))
+			WithQuotaGuard(quota.Options{MaxInFlight: 1, Name: "guard"}))
 		slow := httptestRequest(t, "http://a.test/")
 		slow.Header.Set("Slow", "1")
 		go func() {
@@ -209,7 +207,7 @@ func TestGuardRefusalKeepsLastResponse(t *testing.T) {
 			calls.Add(1)
 			return respond(r, http.StatusServiceUnavailable, "down", &closed), nil
 		})
-		tr := mustTransport(t, WithTransport(base), WithResilience(fastPolicy()))
+		tr := mustTransport(t, WithTransport(base), WithResilience(fastPolicy()), WithQuotaGuard(quota.Options{RefuseAtOnce: true}))
 		resp, err := get(t, tr, "http://a.test/")
 		if err != nil {
 			t.Fatalf("RoundTrip = %v, want the server's last 503 (%d calls reached it)", err, calls.Load())

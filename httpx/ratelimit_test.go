@@ -181,34 +181,41 @@ func TestLeaseReport(t *testing.T) {
 	}
 }
 
+// The layer reports each response on its lease: a success is measured, a
+// throttle (once the limiter has measured a half second) cuts the rate, a
+// 500 teaches nothing. Fake time.
 func TestAdaptiveRateLearnsFromThrottles(t *testing.T) {
-	lim, err := limit.AdaptiveRate(limit.AdaptiveRateOptions{InitialUnitsPerMinute: 6000, MaxPause: limit.Duration(-1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lim.Close()
-	s := &script{steps: []func(*http.Request) (*http.Response, error){
-		func(r *http.Request) (*http.Response, error) {
-			return respond(r, 429, "", nil, "Retry-After", "1"), nil
-		},
-		func(r *http.Request) (*http.Response, error) { return respond(r, 500, "", nil), nil },
-		ok200,
-	}}
-	tr := mustTransport(t, WithTransport(s), WithoutQuotaGuard(), WithLimiter(lim))
-	for range 3 {
-		resp, err := get(t, tr, "http://a.test/")
+	synctest.Test(t, func(t *testing.T) {
+		lim, err := limit.AdaptiveRate(limit.AdaptiveRateOptions{InitialUnitsPerMinute: 6000, MaxPause: limit.Duration(-1)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp.Body.Close()
-	}
-	c := lim.Counts()
-	if c.Throttles != 1 || c.Cuts != 1 {
-		t.Errorf("counts %+v, want one throttle and one cut", c)
-	}
-	if r := lim.Rate(); r >= 6000 {
-		t.Errorf("rate %v after a throttle, want below 6000", r)
-	}
+		defer lim.Close()
+		s := &script{steps: []func(*http.Request) (*http.Response, error){
+			ok200,
+			func(r *http.Request) (*http.Response, error) {
+				return respond(r, 429, "", nil, "Retry-After", "1"), nil
+			},
+			func(r *http.Request) (*http.Response, error) { return respond(r, 500, "", nil), nil },
+			ok200,
+		}}
+		tr := mustTransport(t, WithTransport(s), WithoutQuotaGuard(), WithLimiter(lim))
+		for range 4 {
+			resp, err := get(t, tr, "http://a.test/")
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			time.Sleep(600 * time.Millisecond) // a half-second period measured
+		}
+		c := lim.Counts()
+		if c.Throttles != 1 || c.Cuts != 1 {
+			t.Errorf("counts %+v, want one throttle and one cut", c)
+		}
+		if r := lim.Rate(); r >= 6000 {
+			t.Errorf("rate %v after a throttle, want below 6000", r)
+		}
+	})
 }
 
 func TestAdaptiveRateCostEstimator(t *testing.T) {

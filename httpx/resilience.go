@@ -53,6 +53,22 @@ type resilienceLayer struct {
 	next     http.RoundTripper
 	policy   *resilience.Policy
 	classify ResponseClassifier
+	// limiters are the client's limiter layers, to tell a request that an
+	// adaptive rate limiter paces; set once the client is built.
+	limiters []*hostSet
+}
+
+// paced reports whether an adaptive rate limiter paces req. Its throttles
+// without a hint are retried at once: the limiter has slowed down on them,
+// and the retry waits its turn in the limiter's queue, where the throttled
+// backoff curve, seconds long, would idle the caller instead.
+func (l *resilienceLayer) paced(req *http.Request) bool {
+	for _, s := range l.limiters {
+		if _, ok := s.get(req).lim.(*limit.AdaptiveRateLimiter); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // run is the state of one request's run.
@@ -178,6 +194,9 @@ func (r *run) try(ctx context.Context) (*http.Response, error) {
 	}
 	r.dropLast() // a retry: the response that asked for it is done with
 	v := r.l.classify(resp)
+	if v.Kind == resilience.Throttled && v.RetryAfter <= 0 && !v.HasRetryAfter && r.l.paced(req) {
+		v.HasRetryAfter = true
+	}
 	r.last = resp
 	switch v.Kind {
 	case resilience.Success, resilience.Permanent:

@@ -305,17 +305,22 @@ func (l *AdaptiveRateLimiter) rescale(set func(now time.Duration) adaptive.Chang
 	}
 }
 
-// SetPublishedLimit caps the rate with the quota the dependency publishes,
-// in units per minute for the whole budget (all instances together); 0
-// removes the cap. The limiter then keeps the whole budget's rate at or
-// below min(MaxUnitsPerMinute, PublishedLimitFraction × unitsPerMinute),
-// shared by the instances, whatever the controller proposes; lowering the
-// cap lowers the rate at once, raising or removing it lets the controller
-// climb as usual. An HTTP layer that holds a quota guard calls it after
-// each response with the limit the guard knows (quota.State.PerMinute), and
-// with 0 when the guard knows none. See adaptive.Rate.SetPublishedLimit.
-func (l *AdaptiveRateLimiter) SetPublishedLimit(unitsPerMinute float64) {
-	l.rescale(func(now time.Duration) adaptive.Change { return l.core.SetPublishedLimit(now, unitsPerMinute) })
+// SetPublishedLimit gives the limiter the quota the dependency publishes:
+// limit units per window for the whole budget (all instances together); a
+// limit or window of 0 takes it away. Published figures win over learning:
+// while it has a quota the limiter's rate is its share of
+// min(MaxUnitsPerMinute, PublishedLimitFraction × the quota's rate), its
+// bucket holds a window of it, and throttles do not cut it; taken away, it
+// learns on from there. An HTTP layer that holds a quota guard calls it
+// after each response with the limit and window the guard knows
+// (quota.State), and with 0 when the guard knows none. See
+// adaptive.Rate.SetPublishedLimit.
+func (l *AdaptiveRateLimiter) SetPublishedLimit(limit float64, window time.Duration) {
+	perMinute := 0.0
+	if window > 0 {
+		perMinute = limit * float64(time.Minute) / float64(window)
+	}
+	l.rescale(func(now time.Duration) adaptive.Change { return l.core.SetPublishedLimit(now, perMinute, window) })
 }
 
 // PublishedLimit is the cap SetPublishedLimit last set, whole budget, units

@@ -13,24 +13,24 @@ import (
 //
 // Rates are units per minute for the whole budget; with Instances above 1
 // each process takes its share. A zero field means its default, so
-// "adaptiveRate": {} is a complete configuration. The defaults derive from
-// SharePoint Online's published per-app limits of 1,250 to 6,250 resource
-// units a minute by tenant size: at most 5,625 (90% of the largest tier),
-// starting at 1,125 (90% of the smallest), never below 60 (one unit a
-// second). For another API, set MaxUnitsPerMinute just below its limit.
+// "adaptiveRate": {} is a complete configuration. The defaults are for a
+// server the limiter knows nothing about (adaptive.DefaultRateConfig says
+// why each): starting at 1,125 a minute and doubling every half second
+// while requests wait until the first throttle, at most 10,000 a second,
+// never below one unit a second, a bucket of 1 s of the rate.
 type AdaptiveRateOptions struct {
 	// Controller is "aimd" (the default) or "cubic".
 	Controller string `json:"controller,omitempty"`
 	// MinUnitsPerMinute is the floor of the rate; default 60, or
 	// MaxUnitsPerMinute if lower.
 	MinUnitsPerMinute float64 `json:"minUnitsPerMinute,omitempty"`
-	// MaxUnitsPerMinute is the ceiling of the rate; default 5,625 (or the
+	// MaxUnitsPerMinute is the ceiling of the rate; default 600,000 (or the
 	// minimum or initial rate if higher).
 	MaxUnitsPerMinute float64 `json:"maxUnitsPerMinute,omitempty"`
 	// InitialUnitsPerMinute is the starting rate; default 1,125, kept
 	// between the minimum and the maximum.
 	InitialUnitsPerMinute float64 `json:"initialUnitsPerMinute,omitempty"`
-	// Burst is how much of the rate the bucket holds; default "10s". The
+	// Burst is how much of the rate the bucket holds; default "1s". The
 	// bucket holds at least 1 unit, and a request larger than the bucket
 	// goes when it is full and drives it below zero.
 	Burst Duration `json:"burst,omitempty"`
@@ -40,7 +40,7 @@ type AdaptiveRateOptions struct {
 	QueueLimit int `json:"queueLimit,omitempty"`
 	// MaxWait is the longest a request may wait; default "100s".
 	MaxWait Duration `json:"maxWait,omitempty"`
-	// DecreaseCooldown is the least time between two cuts; default "5s";
+	// DecreaseCooldown is the least time between two cuts; default "1s";
 	// negative for none.
 	DecreaseCooldown Duration `json:"decreaseCooldown,omitempty"`
 	// MaxPause caps the pause after a throttle with a Retry-After; default
@@ -57,9 +57,9 @@ type AdaptiveRateOptions struct {
 	// Cubic tunes the "cubic" controller.
 	Cubic *CubicOptions `json:"cubic,omitempty"`
 	// PublishedLimitFraction is the share of a published quota the whole
-	// budget may use once AdaptiveRateLimiter.SetPublishedLimit gives one:
-	// the maximum becomes min(MaxUnitsPerMinute, fraction × published); in
-	// (0, 1], default 0.98 (1 − the quota guard's default reserve of 2%).
+	// budget uses once AdaptiveRateLimiter.SetPublishedLimit gives one: the
+	// rate becomes min(MaxUnitsPerMinute, fraction × published); in (0, 1],
+	// default 0.98 (1 − the quota guard's default reserve of 2%).
 	PublishedLimitFraction float64 `json:"publishedLimitFraction,omitempty"`
 
 	// RateController replaces Controller with your own.

@@ -32,8 +32,9 @@ func wantRefusal(t *testing.T, err error, reason string) *RateLimitedError {
 	return rl
 }
 
-// One unit a second, a bucket of one unit.
-var slow = AdaptiveRateOptions{MinUnitsPerMinute: 6, InitialUnitsPerMinute: 60, Burst: Duration(time.Second)}
+// One unit a second, a bucket of one unit, and no faster: a slow start
+// would double the rate on the first success after a wait.
+var slow = AdaptiveRateOptions{MinUnitsPerMinute: 6, InitialUnitsPerMinute: 60, MaxUnitsPerMinute: 60, Burst: Duration(time.Second)}
 
 func TestAdaptiveRateQueueLimit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {

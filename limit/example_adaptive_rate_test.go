@@ -31,7 +31,10 @@ func ExampleAdaptiveRate() {
 	}
 	lease.Release()
 
+	// A throttle before the limiter has measured anything answers its
+	// first burst, not its rate: it pauses for the Retry-After, and keeps
+	// the rate its slow start will raise.
 	until, paused := lim.PausedUntil()
 	fmt.Printf("rate %.1f units/min, paused %v for %v\n", lim.Rate(), paused, time.Until(until).Round(time.Second))
-	// Output: rate 787.5 units/min, paused true for 2s
+	// Output: rate 1125.0 units/min, paused true for 2s
 }

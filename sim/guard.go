@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -97,7 +98,7 @@ func Combined(name string, c adaptive.RateConfig, o GuardOptions) Mode {
 // guard's default reserve of 2%), read by a quota.Guard that only parses
 // the headers and never holds an attempt.
 func CubicQuota() Mode {
-	return Combined("CUBIC + quota", withController(adaptive.Cubic{}), GuardOptions{Cap: adaptive.DefaultPublishedLimitFraction, NoHold: true})
+	return Combined("CUBIC + quota", withController(adaptive.Cubic{}), GuardOptions{Cap: adaptive.DefaultPublishedLimitFraction})
 }
 
 func newGuardLimiter(o GuardOptions) (*guardLimiter, error) {
@@ -140,14 +141,25 @@ func (l *guardLimiter) poll(now time.Duration, out *pollOut) (time.Duration, boo
 }
 
 func (l *guardLimiter) feedback(now time.Duration, req *request, resp *Response) {
-	l.g.Observe(guardKey, resp.Status, resp.Header, epoch.Add(now))
+	l.observe(now, req, resp, false)
 }
 
-// publishedPerMinute is the limit the guard knows at now, units a minute
-// (window when the headers name none), or 0 when it knows none.
-func (l *guardLimiter) publishedPerMinute(now time.Duration, window time.Duration) float64 {
+// observe hands the guard req's response; paced says a rate limiter in
+// front of the guard answers its throttles (quota.Response.Paced).
+func (l *guardLimiter) observe(now time.Duration, req *request, resp *Response, paced bool) {
+	l.g.Observe(guardKey, quota.Response{Status: resp.Status, Header: resp.Header, Sent: epoch.Add(req.sent), Paced: paced}, epoch.Add(now))
+}
+
+// published is the limit the guard knows at now, units a minute (over
+// window when the guard knows none), and the window it counts over; 0 when
+// it knows none.
+func (l *guardLimiter) published(now time.Duration, window time.Duration) (float64, time.Duration) {
 	st, _ := l.g.State(guardKey, epoch.Add(now))
-	return st.PerMinute(window)
+	perMinute := st.PerMinute(window)
+	if perMinute == 0 {
+		return 0, 0
+	}
+	return perMinute, cmp.Or(st.Window, window)
 }
 
 func (l *guardLimiter) setInstances(time.Duration, int) {}
@@ -203,9 +215,10 @@ func (c *rateThenGuard) poll(now time.Duration, out *pollOut) (time.Duration, bo
 // rate core, then the response to the rate core: the cap is this
 // response's when the rate core hears of it.
 func (c *rateThenGuard) feedback(now time.Duration, req *request, resp *Response) {
-	c.guard.feedback(now, req, resp)
+	c.guard.observe(now, req, resp, true)
 	if c.capWindow > 0 {
-		c.pacer.setPublished(now, c.guard.publishedPerMinute(now, c.capWindow))
+		perMinute, window := c.guard.published(now, c.capWindow)
+		c.pacer.setPublished(now, perMinute, window)
 	}
 	c.pacer.feedback(now, req, resp)
 }

@@ -15,11 +15,12 @@ const FixedRateUnitsPerMinute = 1500
 
 // FixedRate is the adaptive rate limiter with its minimum, maximum and
 // initial rate all set to unitsPerMinute for the whole budget (seed 001:
-// "the rate must not change"). It still queues, and still pauses on
-// Retry-After.
+// "the rate must not change"), and the seeds' bucket of 10 s of it. It still
+// queues, and still pauses on Retry-After.
 func FixedRate(unitsPerMinute float64) Mode {
 	c := adaptive.DefaultRateConfig()
 	c.MinUnitsPerMinute, c.MaxUnitsPerMinute, c.InitialUnitsPerMinute = unitsPerMinute, unitsPerMinute, unitsPerMinute
+	c.Burst = 10 * time.Second
 	return RateMode("fixed rate", c)
 }
 
@@ -125,10 +126,11 @@ func (l *rateLimiter) setInstances(now time.Duration, n int) {
 }
 
 // setPublished passes the published limit (whole budget, units a minute; 0
-// for none) to the core; a call that changes nothing is not traced.
-func (l *rateLimiter) setPublished(now time.Duration, perMinute float64) {
-	if l.core.SetPublishedLimit(now, perMinute) != 0 && l.trace != nil {
-		l.trace(TraceEvent{Instance: l.inst, At: now, Kind: TracePublished, Limit: perMinute, Rate: l.core.Rate()})
+// for none) and its window to the core; a call that changes nothing is not
+// traced.
+func (l *rateLimiter) setPublished(now time.Duration, perMinute float64, window time.Duration) {
+	if l.core.SetPublishedLimit(now, perMinute, window) != 0 && l.trace != nil {
+		l.trace(TraceEvent{Instance: l.inst, At: now, Kind: TracePublished, Limit: perMinute, Window: window, Rate: l.core.Rate()})
 	}
 }
 
@@ -165,6 +167,7 @@ type TraceEvent struct {
 	N          int // cost, or the instance count for TraceInstances
 	Sent       time.Duration
 	RetryAfter time.Duration
-	Limit      float64 // the published limit of TracePublished, units a minute
-	Rate       float64 // the core's rate after the call, units a minute
+	Limit      float64       // the published limit of TracePublished, units a minute
+	Window     time.Duration // the window of that limit
+	Rate       float64       // the core's rate after the call, units a minute
 }

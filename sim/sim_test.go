@@ -163,7 +163,7 @@ func replayRates(t *testing.T, trace []TraceEvent, cfg adaptive.RateConfig, crea
 		case TraceInstances:
 			c.SetInstances(e.At, e.N)
 		case TracePublished:
-			c.SetPublishedLimit(e.At, e.Limit)
+			c.SetPublishedLimit(e.At, e.Limit, e.Window)
 		}
 		if got := c.Rate(); got != e.Rate {
 			t.Fatalf("call %d: %+v: direct core's rate %v, through the simulator %v", i, e, got, e.Rate)

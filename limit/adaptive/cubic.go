@@ -1,6 +1,9 @@
 package adaptive
 
-import "math"
+import (
+	"math"
+	"time"
+)
 
 // The CUBIC constants of the AWS SDK's adaptive retry mode
 // (aws/aws-sdk-go-v2 aws/retry/adaptive_ratelimit.go, newAdaptiveRateLimit;
@@ -8,8 +11,20 @@ import "math"
 // RateLimitingTokenBucket), which are RFC 8312's: β_cubic SHOULD be 0.7
 // (§4.5) and C SHOULD be 0.4 (§5.1).
 const (
-	DefaultCubicBeta          = 0.7 // fraction of W kept on a cut (RFC convention)
-	DefaultCubicScaleConstant = 0.4 // C, units per second per second³, whole budget
+	DefaultCubicBeta = 0.7 // fraction of W kept on a cut (RFC convention)
+	// AWSCubicScaleConstant is the AWS SDK's C, in units per second per
+	// second³ for the whole budget. Set it as ScaleConstant to follow the
+	// SDK's curve, whose period K = ∛(W·(1−β)/C) grows with the rate: 1.5 s
+	// at 5 units a second, 9 s at 1,000.
+	AWSCubicScaleConstant = 0.4
+	// DefaultCubicPeriod is K, the time the curve takes back to W after a
+	// cut, when ScaleConstant is 0: C is then W·(1−β)/K³, so that a limiter
+	// probes above the rate that last met a throttle at one pace whatever
+	// the rate. Each probe above a server's limit costs a throttle, and
+	// against a server that answers with a Retry-After in whole seconds a
+	// pause of at least a second: at AWS's constant a limiter of 5 units a
+	// second would pay that every few seconds.
+	DefaultCubicPeriod = 20 * time.Second
 	// sendRateSmoothing is the weight of the newest half-second sample of
 	// the measured send rate (AWS: smooth = 0.8).
 	sendRateSmoothing = 0.8
@@ -18,10 +33,13 @@ const (
 	sendRateCap = 2.0
 )
 
-// Cubic follows the window curve of RFC 8312 (§4.1 Eq. 1 and 2) with the
-// constants of the AWS SDK's adaptive mode, in units per second:
+// Cubic follows the window curve of RFC 8312 (§4.1 Eq. 1 and 2), in units
+// per second:
 //
 //	K = ∛(W·(1−β)/C), rate = C·(t−K)³ + W
+//
+// with the AWS SDK's β, and by default a C scaled to W so that K is
+// DefaultCubicPeriod (AWSCubicScaleConstant gives the SDK's curve).
 //
 // On a cut, W is the current rate, or the measured send rate when that is
 // lower (and known), and the new rate is β·W. On a success after a wait the
@@ -42,7 +60,8 @@ type Cubic struct {
 	// Beta is the fraction of W kept on a cut; in (0, 1). 0 means 0.7.
 	Beta float64 `json:"beta,omitempty"`
 	// ScaleConstant is C for the whole budget, in units per second per
-	// second³. 0 means 0.4.
+	// second³. 0 means W·(1−β)/DefaultCubicPeriod³: a period of 20 s at
+	// any rate. AWSCubicScaleConstant, 0.4, is the AWS SDK's.
 	ScaleConstant float64 `json:"scaleConstant,omitempty"`
 }
 
@@ -83,13 +102,15 @@ func (c Cubic) Curve(s RateState) float64 {
 	if m := s.SendRateAtLastDecrease; m > 0 && m < w {
 		w = m
 	}
-	sc := c.ScaleConstant
-	if sc == 0 {
-		sc = DefaultCubicScaleConstant
-	}
-	sc /= float64(max(s.InstanceCount, 1))
 	ws := w / 60 // units per second
-	k := math.Cbrt(ws * (1 - c.beta()) / sc)
+	var k float64
+	if sc := c.ScaleConstant; sc > 0 {
+		sc /= float64(max(s.InstanceCount, 1))
+		k = math.Cbrt(ws * (1 - c.beta()) / sc)
+	} else {
+		k = DefaultCubicPeriod.Seconds()
+	}
+	sc := ws * (1 - c.beta()) / (k * k * k)
 	d := (s.SinceLastDecrease - s.PausedSinceLastDecrease).Seconds() - k
 	return (sc*d*d*d + ws) * 60
 }

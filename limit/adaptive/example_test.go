@@ -26,12 +26,16 @@ func ExampleNewRate() {
 	w, _ := r.Dequeue(at)
 	fmt.Println(wait.Round(time.Millisecond), why == adaptive.NotRefused, w.Granted)
 
-	ch := r.OnThrottled(at, 0, 1, 2*time.Second)
-	fmt.Printf("%.0f units/min, cut %v, paused %v\n", r.Rate(), ch&adaptive.ChangeCut != 0, r.Paused(at+time.Second))
+	// The request's answer, then a throttle: the first ends the slow start,
+	// and since the dependency was accepting far less than the rate, the
+	// rate halves (no more in one cut); the Retry-After pauses the limiter.
+	r.OnSuccess(600*time.Millisecond, at, 1)
+	ch := r.OnThrottled(700*time.Millisecond, at, 1, 2*time.Second)
+	fmt.Printf("%.0f units/min, cut %v, paused %v\n", r.Rate(), ch&adaptive.ChangeCut != 0, r.Paused(time.Second))
 	// Output:
 	// true false
 	// 100ms true true
-	// 420 units/min, cut true, paused true
+	// 300 units/min, cut true, paused true
 }
 
 // The latency-adaptive limit's core: it holds at Initial until 100

@@ -99,8 +99,14 @@ type Rate struct {
 	// this process's share, units per minute
 	rate, minRate, maxRate, initRate float64
 
-	published float64 // the published quota, whole budget, units per minute; 0: none
-	pubFrac   float64 // PublishedLimitFraction, default applied
+	published float64       // the published quota, whole budget, units per minute; 0: none
+	pubWindow time.Duration // its window: while following it, the bucket holds one
+	followed  bool          // a quota has been given before
+	pubFrac   float64       // PublishedLimitFraction, default applied
+
+	// slowStart is true until the first cut: a built-in controller's rate
+	// doubles every half second while requests wait (see OnSuccess).
+	slowStart bool
 
 	perNs    float64 // rate in units per nanosecond
 	size     float64 // bucket size, units (≥ 1)
@@ -118,9 +124,11 @@ type Rate struct {
 	waited       bool
 	pauseUntil   time.Duration
 
-	mPeriod  time.Duration // start of the current half-second period
-	mUnits   float64
-	measured float64 // units per second
+	mPeriod   time.Duration // start of the current half-second period
+	mUnits    float64
+	mAccepted float64
+	measured  float64 // units per second, of every response
+	accepted  float64 // units per second, of the successes only
 
 	q      []waiter
 	qHead  int
@@ -152,6 +160,7 @@ func NewRate(c RateConfig, now time.Duration) (*Rate, error) {
 		r.builtin = true
 	}
 	r.burstMin = c.Burst.Minutes()
+	r.slowStart = true
 	r.created, r.lastCut, r.lastIncrease, r.lastFill = now, now, now, now
 	r.mPeriod = floorHalf(now)
 	r.share()
@@ -181,9 +190,16 @@ func (r *Rate) wholeMax() float64 {
 	return r.cfg.MaxUnitsPerMinute
 }
 
+// resize sets the bucket for the current rate: Burst of it, or while a
+// published quota is followed the published window of it, so that a fixed
+// window's whole remaining can be spent at its start.
 func (r *Rate) resize() {
 	r.perNs = r.rate / float64(time.Minute)
-	r.size = max(r.rate*r.burstMin, 1)
+	burst := r.burstMin
+	if r.published > 0 {
+		burst = max(burst, r.pubWindow.Minutes())
+	}
+	r.size = max(r.rate*burst, 1)
 	r.tokens = min(r.tokens, r.size)
 }
 
@@ -332,6 +348,15 @@ func (r *Rate) PausedUntil() time.Duration { return r.pauseUntil }
 
 // MeasuredRate is the measured send rate, in units per minute.
 func (r *Rate) MeasuredRate() float64 { return r.measured * 60 }
+
+// AcceptedRate is the measured rate of the units the dependency accepted
+// (successes only), in units per minute; 0 until a half-second period with
+// a response has ended.
+func (r *Rate) AcceptedRate() float64 { return r.accepted * 60 }
+
+// SlowStart reports whether the limiter is still in its slow start: no
+// throttle has cut its rate yet, and no published quota has set it.
+func (r *Rate) SlowStart() bool { return r.slowStart }
 
 // Counts returns the running totals.
 func (r *Rate) Counts() RateCounts { return r.counts }

@@ -9,21 +9,32 @@ import (
 // The defaults of the throttle-driven rate limiter. Rates are units per
 // minute for the whole budget (all instances together).
 //
-// The rates come from SharePoint Online's published per-app, per-tenant
-// limits of 1,250 to 6,250 resource units a minute by tenant size (the "SharePoint default
-// rates" of the seeds; see /work/shared/research/headers-and-distributed.md):
-// the maximum is 90% of the largest tier (5,625, which the seeds' table
-// shows as 2,812.5 per process for 2 instances), the initial rate 90% of
-// the smallest (1,125: safe for a tenant of any size), and the minimum one
-// unit a second (60), so a limiter never stalls.
+// The limiter must work against a server it knows nothing about, from 5 to
+// 1,000 requests a second and windows of a second to a minute, so the
+// defaults are chosen for an unknown server, not for one API:
+//
+//   - the initial rate is 1,125 a minute (SharePoint Online's smallest
+//     published tier of 1,250, less 10%: safe for a tenant of any size), and
+//     the slow start (Rate.OnSuccess) doubles it every half second while
+//     requests wait, so that a server of 1,000 a second is reached in 3 s;
+//   - the maximum is 10,000 a second: a ceiling for runaway, not a guess at
+//     the limit, which the limiter learns (or a quota guard reads from the
+//     headers);
+//   - the minimum is one unit a second, so a limiter never stalls;
+//   - the bucket holds 1 s of the rate: a server such as nginx's limit_req
+//     refuses a burst beyond a fraction of a second of its rate, and 10 s of
+//     the rate would be refused at the first idle moment;
+//   - the cooldown between cuts is 1 s: a cut needs a request sent after the
+//     last one, which already keeps a burst of throttles to one cut, and at 5 s
+//     a limiter far above a per-second limit meets throttles for seconds.
 const (
 	DefaultMinUnitsPerMinute     = 60.0
-	DefaultMaxUnitsPerMinute     = 5625.0
+	DefaultMaxUnitsPerMinute     = 600000.0
 	DefaultInitialUnitsPerMinute = 1125.0
-	DefaultBurst                 = 10 * time.Second  // the bucket holds 10 s of the rate
+	DefaultBurst                 = time.Second       // the bucket holds 1 s of the rate
 	DefaultQueueLimit            = 500               // waiting requests
 	DefaultMaxWait               = 100 * time.Second // longest wait in the queue
-	DefaultDecreaseCooldown      = 5 * time.Second   // least time between two cuts
+	DefaultDecreaseCooldown      = time.Second       // least time between two cuts
 	DefaultMaxPause              = 30 * time.Second  // longest Retry-After pause
 	// DefaultPublishedLimitFraction is the share of a published quota the
 	// rate may use (Rate.SetPublishedLimit): 1 − the quota guard's default

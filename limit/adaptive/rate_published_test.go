@@ -12,32 +12,41 @@ type greedy struct{}
 func (greedy) OnThrottled(s RateState) float64       { return 1e12 }
 func (greedy) OnSuccess(s RateState) (float64, bool) { return 1e12, true }
 
-// SetPublishedLimit caps the whole budget at 0.98 × the published quota,
-// shared by the instances, exactly.
-func TestRatePublishedLimitCapsTheMaximum(t *testing.T) {
+// A published quota sets the rate: this process's share of 0.98 × the
+// quota, exactly, whatever the limiter had learned; the bucket holds a
+// window of it.
+func TestRatePublishedLimitSetsTheRate(t *testing.T) {
 	r := newTestRate(t, func(c *RateConfig) { c.Instances = 2 }) // 600 each
-	if ch := r.SetPublishedLimit(sec(1), 1000); ch != ChangeRate {
+	if ch := r.SetPublishedLimit(sec(1), 1000, time.Minute); ch != ChangeRate {
 		t.Fatalf("change %v, want ChangeRate", ch)
 	}
-	// M = min(5,625, 0.98 × 1,000) = 980 whole, 490 each; the rate was above.
+	// M = 0.98 × 1,000 = 980 whole, 490 each.
 	wantRate(t, r, 490)
 	if s := r.State(sec(1)); s.MaxRate != 490 || s.MinRate != 30 || r.MaxRate() != 490 || r.PublishedLimit() != 1000 {
 		t.Fatalf("state %+v, MaxRate %v, PublishedLimit %v", s, r.MaxRate(), r.PublishedLimit())
 	}
 	if r.Counts().Cuts != 0 {
-		t.Fatal("a lower cap counted as a cut")
+		t.Fatal("a lower quota counted as a cut")
 	}
-	// The bucket follows the rate: 10 s of 490 a minute.
-	if b := r.BucketSize(); !near(b, 490.0/6) {
-		t.Fatalf("bucket %v, want %v", b, 490.0/6)
+	if b := r.BucketSize(); !near(b, 490) {
+		t.Fatalf("bucket %v, want a minute of the rate, 490", b)
 	}
-	if ch := r.SetPublishedLimit(sec(2), 1000); ch != 0 {
-		t.Fatalf("the same cap again: change %v", ch)
+	if ch := r.SetPublishedLimit(sec(2), 1000, time.Minute); ch != 0 {
+		t.Fatalf("the same quota again: change %v", ch)
+	}
+	// A higher quota raises the rate at once: published figures win over
+	// what a cut taught.
+	r.SetPublishedLimit(sec(3), 0, 0)
+	r.OnThrottled(sec(4), sec(3.5), 1, 0)
+	r.SetPublishedLimit(sec(5), 3000, 10*time.Second)
+	wantRate(t, r, 1470)
+	if b := r.BucketSize(); !near(b, 1470.0/6) {
+		t.Fatalf("bucket %v, want Burst (10 s, longer than the window) of the rate", b)
 	}
 }
 
-// Every controller is held under the cap: the built-in ones read MaxRate,
-// and the limiter clamps what any controller returns.
+// While it follows a quota no controller moves the rate: throttles do not
+// cut it (a pause still holds), successes after waits do not raise it.
 func TestRatePublishedLimitHoldsEveryController(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -45,90 +54,64 @@ func TestRatePublishedLimitHoldsEveryController(t *testing.T) {
 	}{{"AIMD", AIMD{IncreaseStep: 6000}}, {"Cubic", Cubic{}}, {"custom", greedy{}}} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newTestRate(t, func(c *RateConfig) { c.Controller = tc.ctl; c.Instances = 2 })
-			r.SetPublishedLimit(0, 1000) // 490 each
-			r.OnThrottled(sec(1), 0, 1, 0)
-			if r.Rate() > 490 {
-				t.Fatalf("after a cut: %v", r.Rate())
+			r.SetPublishedLimit(0, 1000, time.Minute) // 490 each
+			if ch := r.OnThrottled(sec(1), sec(0.5), 1, 2*time.Second); ch != ChangePause || r.Counts().Cuts != 0 {
+				t.Fatalf("a throttle while following: change %v, cuts %d; want a pause and no cut", ch, r.Counts().Cuts)
 			}
-			// Many successes after waits, over minutes: never above 490.
 			for i := range 200 {
-				now := sec(2 + float64(i))
+				now := sec(4 + float64(i))
 				r.Enqueue(now, 1e6, NoDeadline)
 				r.OnSuccess(now, now, 10)
-				if r.Rate() > 490 {
-					t.Fatalf("second %d: rate %v above the cap 490", i, r.Rate())
-				}
 				r.Cancel(now, r.nextID)
 			}
-			if tc.name != "Cubic" { // CUBIC's climb is bounded by 2 × the measured rate
-				wantRate(t, r, 490)
-			}
+			wantRate(t, r, 490)
 		})
 	}
 }
 
-// A cap change is an instance change's rescale: the shares are recomputed,
-// the rate is kept and clamped; raising or removing the cap never raises
-// the rate.
-func TestRatePublishedLimitChanges(t *testing.T) {
+// Taking the quota away keeps the rate, clamped into the configured range,
+// and the bucket back at Burst; the limiter learns on from there.
+func TestRatePublishedLimitTakenAway(t *testing.T) {
 	r := newTestRate(t, func(c *RateConfig) { c.Instances = 2 })
-	r.OnThrottled(sec(1), 0, 1, 0) // 420 each, 840 whole; before the cut 600
-	cut := r.State(sec(1))
-	r.SetPublishedLimit(sec(2), 3000)
-	wantRate(t, r, 420) // under the cap of 1,470 each: unchanged
-	r.SetPublishedLimit(sec(3), 600)
+	r.SetPublishedLimit(sec(1), 600, time.Minute)
 	wantRate(t, r, 294) // 0.98 × 600 / 2
-	if s := r.State(sec(3)); s.RateBeforeLastDecrease != 600 || s.SendRateAtLastDecrease != cut.SendRateAtLastDecrease {
-		t.Fatalf("the cut's figures changed: %+v", s)
+	r.SetInstances(sec(2), 3)
+	wantRate(t, r, 196) // the quota is shared too
+	if ch := r.SetPublishedLimit(sec(3), 0, 0); ch != ChangeRate {
+		t.Fatal("taking the quota away reported no change")
 	}
-	// An instance joins: 588 whole, 196 each; the cap is shared too.
-	r.SetInstances(sec(4), 3)
 	wantRate(t, r, 196)
-	if !near(r.MaxRate(), 196) {
-		t.Fatalf("max %v", r.MaxRate())
-	}
-	// Raising the cap raises the maximum, not the rate.
-	r.SetPublishedLimit(sec(5), 3000)
-	wantRate(t, r, 196)
-	if !near(r.MaxRate(), 980) {
-		t.Fatalf("max %v, want 980", r.MaxRate())
-	}
-	// Removing it: the configured maximum again.
-	if ch := r.SetPublishedLimit(sec(6), 0); ch != ChangeRate {
-		t.Fatal("removing the cap reported no change")
-	}
-	if !near(r.MaxRate(), 1875) || r.PublishedLimit() != 0 {
+	if !near(r.MaxRate(), r.cfg.MaxUnitsPerMinute/3) || r.PublishedLimit() != 0 {
 		t.Fatalf("max %v, published %v", r.MaxRate(), r.PublishedLimit())
 	}
-	// Anything but a finite number above 0 removes the cap.
+	if b := r.BucketSize(); !near(b, 196*r.cfg.Burst.Minutes()) {
+		t.Fatalf("bucket %v, want Burst of the rate", b)
+	}
+	// Anything but a finite number above 0 takes it away.
 	for _, p := range []float64{-1, math.NaN(), math.Inf(1), math.Inf(-1)} {
-		r.SetPublishedLimit(sec(7), 600)
-		r.SetPublishedLimit(sec(7), p)
-		if r.PublishedLimit() != 0 || !near(r.MaxRate(), 1875) {
-			t.Fatalf("%v: published %v, max %v", p, r.PublishedLimit(), r.MaxRate())
+		r.SetPublishedLimit(sec(4), 600, time.Minute)
+		r.SetPublishedLimit(sec(4), p, time.Minute)
+		if r.PublishedLimit() != 0 {
+			t.Fatalf("%v: published %v", p, r.PublishedLimit())
 		}
 	}
-	// A cap above the configured maximum changes nothing but the record.
-	r.SetPublishedLimit(sec(8), 1e6)
-	if !near(r.MaxRate(), 1875) {
-		t.Fatalf("max %v", r.MaxRate())
-	}
+	// A quota above the configured maximum leaves the maximum.
+	r.SetPublishedLimit(sec(5), 1e12, time.Minute)
+	wantRate(t, r, r.cfg.MaxUnitsPerMinute/3)
 }
 
 // The published quota wins over the minimum: a rate above it only meets
 // throttles.
 func TestRatePublishedLimitBelowTheMinimum(t *testing.T) {
 	r := newTestRate(t, nil) // minimum 60
-	r.SetPublishedLimit(0, 50)
+	r.SetPublishedLimit(0, 50, time.Minute)
 	wantRate(t, r, 49)
 	if s := r.State(0); s.MinRate != 49 || s.MaxRate != 49 {
 		t.Fatalf("state %+v", s)
 	}
-	r.OnThrottled(sec(1), 0, 1, 0)
-	wantRate(t, r, 49) // the floor is the cap
-	r.SetPublishedLimit(sec(2), 0)
+	r.SetPublishedLimit(sec(2), 0, 0)
 	if s := r.State(sec(2)); s.MinRate != 60 {
-		t.Fatalf("minimum %v after the cap left, want 60", s.MinRate)
+		t.Fatalf("minimum %v after the quota left, want 60", s.MinRate)
 	}
 	wantRate(t, r, 60)
 }
@@ -137,10 +120,10 @@ func TestRatePublishedLimitBelowTheMinimum(t *testing.T) {
 // problem.
 func TestRatePublishedLimitFraction(t *testing.T) {
 	r := newTestRate(t, func(c *RateConfig) { c.PublishedLimitFraction = 0.5 })
-	r.SetPublishedLimit(0, 1000)
+	r.SetPublishedLimit(0, 1000, time.Minute)
 	wantRate(t, r, 500)
 	r = newTestRate(t, func(c *RateConfig) { c.PublishedLimitFraction = 0 })
-	r.SetPublishedLimit(0, 1000)
+	r.SetPublishedLimit(0, 1000, time.Minute)
 	wantRate(t, r, 980)
 	for _, f := range []float64{-0.1, 1.01, math.NaN(), math.Inf(1)} {
 		c := DefaultRateConfig()
@@ -159,20 +142,21 @@ func TestRatePublishedLimitFraction(t *testing.T) {
 	}
 }
 
-// A waiter's expected time follows a lower cap: the queue drains at the new
-// rate, still in FIFO order.
+// A waiter's expected time follows a lower quota: the queue drains at the
+// new rate, still in FIFO order.
 func TestRatePublishedLimitSlowsTheQueue(t *testing.T) {
 	r := newTestRate(t, func(c *RateConfig) { c.InitialUnitsPerMinute = 600; c.Burst = time.Second }) // 10 a second, bucket 10
+	r.SetPublishedLimit(0, 600/0.98, 0)                                                               // the first quota fills the bucket; later ones do not
 	if !r.Acquire(0, 10) {
 		t.Fatal("first request not admitted")
 	}
 	r.Enqueue(0, 10, NoDeadline)
-	if at, _ := r.Next(0); at != sec(1) {
+	if at, _ := r.Next(0); at < sec(1) || at > sec(1)+time.Microsecond {
 		t.Fatalf("next %v, want 1s", at)
 	}
-	r.SetPublishedLimit(0, 300/0.98) // 300 a minute: 5 a second, bucket 5
+	r.SetPublishedLimit(0, 300/0.98, 0) // 300 a minute: 5 a second, bucket 5, not filled
 	at, _ := r.Next(0)
-	if at != sec(1) { // a request larger than the bucket waits for a full bucket: 5 units at 5 a second
+	if at < sec(1) || at > sec(1)+time.Microsecond { // a request larger than the bucket waits for a full bucket: 5 units at 5 a second
 		t.Fatalf("next %v, want 1s", at)
 	}
 	if w, ok := r.Dequeue(at); !ok || !w.Granted {

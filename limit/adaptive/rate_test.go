@@ -9,11 +9,15 @@ import (
 
 func sec(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
-// newTestRate returns a Rate at t = 0 with the defaults and c applied.
+// newTestRate returns a Rate at t = 0 with the defaults and c applied. It
+// pins the bucket (10 s), the cooldown (5 s) and the maximum (5,625) at the
+// values the tests' arithmetic was written for; the defaults have tests of
+// their own.
 func newTestRate(t *testing.T, edit func(*RateConfig)) *Rate {
 	t.Helper()
 	c := DefaultRateConfig()
 	c.InitialUnitsPerMinute = 1200
+	c.Burst, c.DecreaseCooldown, c.MaxUnitsPerMinute = 10*time.Second, 5*time.Second, 5625
 	if edit != nil {
 		edit(&c)
 	}
@@ -204,9 +208,12 @@ func TestRateHugeMaxWaitAndPauseSaturate(t *testing.T) {
 	}
 }
 
-// AIMD rises only after 10 s in which requests waited.
+// AIMD rises only after 10 s in which requests waited. (A throttle first
+// ends the slow start.)
 func TestRateNoIncreaseWithoutWaiting(t *testing.T) {
-	r := newTestRate(t, nil)
+	r := newTestRate(t, func(c *RateConfig) { c.InitialUnitsPerMinute = 1200 / 0.7 })
+	r.slowStart = false       // as after a first cut …
+	r.OnThrottled(0, 0, 1, 0) // … so that this throttle cuts by AIMD's 0.7
 	for s := 1; s <= 60; s++ {
 		if !r.Acquire(sec(float64(s)), 1) {
 			t.Fatal("refused")
@@ -460,7 +467,7 @@ func TestRateSuccessContract(t *testing.T) {
 	r := newTestRate(t, func(c *RateConfig) { c.Controller = fixed{success: 1e9} })
 	r.waited = true
 	r.OnSuccess(sec(3), 0, 1)
-	wantRate(t, r, DefaultMaxUnitsPerMinute)
+	wantRate(t, r, 5625) // newTestRate's maximum
 	if s := r.State(sec(4)); s.Waited || s.SinceLastIncrease != sec(1) {
 		t.Fatalf("state %+v", s)
 	}
@@ -490,7 +497,7 @@ func TestRateConfigProblemsListsEverything(t *testing.T) {
 		t.Fatalf("NewRate: %v", err)
 	}
 	c = DefaultRateConfig()
-	c.MinUnitsPerMinute = 9000
+	c.MinUnitsPerMinute = c.MaxUnitsPerMinute + 1
 	if ps := c.Problems(); len(ps) != 1 || ps[0].Field != "MinUnitsPerMinute" {
 		t.Fatalf("min above max: %v", ps)
 	}
@@ -518,5 +525,72 @@ func TestRateQuietSuccess(t *testing.T) {
 	r = newTestRate(t, func(c *RateConfig) { c.Controller, c.Disabled = fixed{}, true })
 	if !r.QuietSuccess() {
 		t.Fatal("disabled not quiet")
+	}
+}
+
+// Before its first cut a built-in controller doubles the rate every half
+// second while requests wait, up to twice the measured send rate; the first
+// throttle ends the slow start, cutting to 95% of the rate the dependency
+// was accepting, but not below half the rate.
+func TestRateSlowStart(t *testing.T) {
+	r := newTestRate(t, func(c *RateConfig) { c.InitialUnitsPerMinute = 600; c.Controller = Cubic{} }) // 10 a second
+	// 10 a second accepted for a second: measured and accepted 600 a minute.
+	for ms := 0; ms <= 1000; ms += 100 {
+		now := time.Duration(ms) * time.Millisecond
+		r.Enqueue(now, 1, NoDeadline)
+		r.OnSuccess(now, now, 1)
+		r.Cancel(now, r.nextID)
+	}
+	if !r.SlowStart() || r.Rate() <= 600 {
+		t.Fatalf("rate %v, slow start %v: want a doubling while requests waited", r.Rate(), r.SlowStart())
+	}
+	if r.Rate() > 2*r.MeasuredRate() {
+		t.Fatalf("rate %v above twice the measured %v", r.Rate(), r.MeasuredRate())
+	}
+	before, accepted := r.Rate(), r.AcceptedRate()
+	r.OnThrottled(sec(1.1), sec(1.05), 1, 0)
+	if r.SlowStart() {
+		t.Fatal("a throttle did not end the slow start")
+	}
+	want := min(before, max(0.95*accepted, before/2))
+	wantRate(t, r, want)
+	if s := r.State(sec(1.1)); s.SendRateAtLastDecrease != min(r.MeasuredRate(), r.AcceptedRate()) {
+		t.Fatalf("W from %v, want the accepted rate %v", s.SendRateAtLastDecrease, r.AcceptedRate())
+	}
+	// After it, successes after waits follow the controller, not doublings.
+	r.Enqueue(sec(1.7), 1, NoDeadline)
+	if r.OnSuccess(sec(1.7), sec(1.6), 1); r.Rate() >= 2*want {
+		t.Fatalf("doubled after the slow start: %v", r.Rate())
+	}
+}
+
+// After the slow start a throttle cuts a rate just over the dependency's
+// limit to 95% of what it was accepting, not by a third; a collapse of the
+// accepted rate (a server that refuses everything while it counts refusals)
+// cuts no deeper than the controller would.
+func TestRateCutToAcceptedRate(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		acceptedEach int // of every 10 responses, how many were successes
+		want         func(rate, accepted float64) float64
+	}{
+		{"just over the limit", 9, func(rate, accepted float64) float64 { return max(0.7*rate, min(0.95*accepted, rate)) }},
+		{"nothing accepted", 0, func(rate, accepted float64) float64 { return 0.7 * rate }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newTestRate(t, func(c *RateConfig) { c.InitialUnitsPerMinute = 1200; c.DecreaseCooldown = 0 })
+			r.OnThrottled(0, 0, 1, 0) // ends the slow start: 840
+			for i := range 20 {
+				now := sec(1 + float64(i)*0.05)
+				if i%10 < tc.acceptedEach {
+					r.OnSuccess(now, now, 1)
+				} else {
+					r.OnThrottled(now, 0, 1, 0) // sent before the cut: no cut
+				}
+			}
+			rate, accepted := r.Rate(), r.AcceptedRate()
+			r.OnThrottled(sec(1.96), sec(1.955), 1, 0) // in the last response's half second: measured as it was
+			wantRate(t, r, tc.want(rate, accepted))
+		})
 	}
 }

@@ -77,10 +77,10 @@ func BenchmarkParseRetryAfter(b *testing.B) {
 func BenchmarkCheck(b *testing.B) {
 	g, _ := New(Options{})
 	for i := range 1000 {
-		g.Observe("host-"+strconv.Itoa(i), 200, xh(1<<30, 1<<31, time.Hour), t0)
+		g.Observe("host-"+strconv.Itoa(i), Response{Status: 200, Header: xh(1<<30, 1<<31, time.Hour)}, t0)
 	}
-	g.Observe("api.example.com", 200, xh(1<<30, 1<<31, time.Hour), t0)
-	g.Observe("exhausted.example.com", 200, xh(0, 100, time.Hour), t0)
+	g.Observe("api.example.com", Response{Status: 200, Header: xh(1<<30, 1<<31, time.Hour)}, t0)
+	g.Observe("exhausted.example.com", Response{Status: 200, Header: xh(0, 100, time.Hour)}, t0)
 	b.Run("Admitted", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
@@ -118,7 +118,7 @@ func BenchmarkObserve(b *testing.B) {
 	h := benchDialects[0].h
 	b.ReportAllocs()
 	for b.Loop() {
-		g.Observe("api.github.com", 200, h, t0)
+		g.Observe("api.github.com", Response{Status: 200, Header: h}, t0)
 	}
 }
 
@@ -134,15 +134,15 @@ func TestAllocs(t *testing.T) {
 		}
 	}
 	g, _ := New(Options{})
-	g.Observe("h", 200, xh(1<<30, 1<<31, time.Hour), t0)
-	g.Observe("x", 200, xh(0, 100, time.Hour), t0)
+	g.Observe("h", Response{Status: 200, Header: xh(1<<30, 1<<31, time.Hour)}, t0)
+	g.Observe("x", Response{Status: 200, Header: xh(0, 100, time.Hour)}, t0)
 	if a := testing.AllocsPerRun(100, func() { g.Check("h", t0) }); a != 0 {
 		t.Errorf("Check: %v allocs", a)
 	}
 	if a := testing.AllocsPerRun(100, func() { g.Admit("x", t0) }); a != 0 {
 		t.Errorf("Admit refusing: %v allocs", a)
 	}
-	if a := testing.AllocsPerRun(100, func() { g.Observe("h", 200, benchDialects[0].h, t0) }); a != 0 {
+	if a := testing.AllocsPerRun(100, func() { g.Observe("h", Response{Status: 200, Header: benchDialects[0].h}, t0) }); a != 0 {
 		t.Errorf("Observe: %v allocs", a)
 	}
 }

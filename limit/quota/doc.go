@@ -15,7 +15,8 @@
 //     RateLimit-Policy Structured-Field Lists with named policies (Cloudflare).
 //   - draft -07: the RateLimit Dictionary, limit=100, remaining=50, reset=5.
 //   - drafts ≤ -06: RateLimit-Limit, -Remaining, -Reset, with -03's policies
-//     inside RateLimit-Limit (SharePoint) and -04..-06's RateLimit-Policy.
+//     inside RateLimit-Limit (SharePoint) and -04..-06's RateLimit-Policy;
+//     the window in X-Rate-Limit-Duration beside them (didip/tollbooth).
 //   - X-RateLimit-Limit, -Remaining, -Reset, the reset in epoch seconds,
 //     epoch milliseconds or delta seconds (ParseReset says how they are told
 //     apart); GitHub's -Used and -Resource; Discord's -Reset-After and
@@ -45,7 +46,7 @@
 //		return err // *limit.RateLimitedError{RetryAfter: until the reset}
 //	}
 //	// after it:
-//	g.Observe(key, resp.StatusCode, resp.Header, time.Now())
+//	g.Observe(key, quota.Response{Status: resp.StatusCode, Header: resp.Header}, time.Now())
 //
 // Check refuses while remaining ≤ reserve (the larger of ReserveUnits and
 // ReserveFraction × limit) with the reset ahead, or while a Retry-After or a

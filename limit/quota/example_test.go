@@ -71,7 +71,7 @@ func ExampleNew() {
 	h.Set("x-ratelimit-remaining", "3")
 	h.Set("x-ratelimit-reset", fmt.Sprint(now.Add(10*time.Minute).Unix()))
 	h.Set("x-ratelimit-resource", "core")
-	g.Observe("api.github.com", http.StatusOK, h, now)
+	g.Observe("api.github.com", quota.Response{Status: http.StatusOK, Header: h}, now)
 
 	// The reserve is max(1, 2% of 5000) = 100: the next attempt waits for
 	// the reset, capped at MaxRetryAfter (5 minutes by default).

@@ -185,7 +185,7 @@ func FuzzObserve(f *testing.F) {
 		}
 		now := t0
 		for i := range 3 {
-			g.Observe("k", int(status), fuzzHeader(k1, v1, k2, v2, k3, v3), now)
+			g.Observe("k", Response{Status: int(status), Header: fuzzHeader(k1, v1, k2, v2, k3, v3)}, now)
 			checkWait(t, g.Admit("k", now), 30*time.Second)
 			checkWait(t, g.AdmitN("k", now, step%11), 30*time.Second) // units, any cost
 			now = now.Add(time.Duration(step%int64(time.Hour)) * time.Duration(i+1))

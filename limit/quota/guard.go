@@ -87,15 +87,34 @@ func (g *Guard) Admit(key string, now time.Time) time.Duration {
 // counts as 1: every attempt is one to the server. It returns 0 or the wait,
 // as Admit does, and does not allocate.
 func (g *Guard) AdmitN(key string, now time.Time, cost int64) time.Duration {
+	d, _ := g.admit(key, now, cost, false)
+	return d
+}
+
+// admit is AdmitN; with wake set it also returns, when the attempt must
+// wait, a channel closed when a response changes what the key admits.
+func (g *Guard) admit(key string, now time.Time, cost int64, wake bool) (time.Duration, <-chan struct{}) {
+	n := now.UnixNano()
 	e := g.lookup(key)
 	if e == nil {
-		return 0
+		// The first attempt to a key: it goes alone (see entry.admit).
+		e = g.own(key)
+		e.touched.CompareAndSwap(0, n)
 	}
-	n := now.UnixNano()
 	e.mu.Lock()
-	d := e.admit(n, max(cost, 1), &g.c)
-	e.mu.Unlock()
-	return d
+	defer e.mu.Unlock()
+	cost = max(cost, 1)
+	d := e.admit(n, cost, &g.c)
+	if d == 0 {
+		e.record(n, cost)
+	}
+	if d == 0 || !wake {
+		return d, nil
+	}
+	if e.wake == nil {
+		e.wake = make(chan struct{})
+	}
+	return d, e.wake
 }
 
 // Check is Admit as an error: nil when the attempt may go, or a
@@ -138,31 +157,59 @@ func (g *Guard) Wait(ctx context.Context, key string) error {
 	return g.WaitN(ctx, key, 1)
 }
 
-// WaitN is Wait for an attempt of cost units (AdmitN).
+// WaitN is Wait for an attempt of cost units (AdmitN). A caller held for a
+// probe's answer goes as soon as a response changes what the key admits,
+// not when the wait named first has passed.
 func (g *Guard) WaitN(ctx context.Context, key string, cost int64) error {
+	_, err := g.waitN(ctx, key, cost)
+	return err
+}
+
+// waitN is WaitN; it returns when the attempt was admitted.
+func (g *Guard) waitN(ctx context.Context, key string, cost int64) (time.Time, error) {
 	for {
 		if err := ctx.Err(); err != nil {
-			return err
+			return time.Time{}, err
 		}
 		now := time.Now()
-		d := g.AdmitN(key, now, cost)
+		d, wake := g.admit(key, now, cost, true)
 		if d == 0 {
-			return nil
+			return now, nil
 		}
 		if d > g.c.maxWait {
-			return g.refuse(d, limit.ReasonMaxWait)
+			return time.Time{}, g.refuse(d, limit.ReasonMaxWait)
 		}
 		if dl, ok := ctx.Deadline(); ok && now.Add(d).After(dl) {
-			return g.refuse(d, limit.ReasonDeadline)
+			return time.Time{}, g.refuse(d, limit.ReasonDeadline)
 		}
 		t := time.NewTimer(d)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return g.waitEnded(ctx)
+			return time.Time{}, g.waitEnded(ctx)
+		case <-wake:
+			t.Stop()
 		case <-t.C:
 		}
 	}
+}
+
+// A Response is what Observe reads of the answer to one attempt.
+type Response struct {
+	// Status is the response's status code.
+	Status int
+	// Header holds its headers: the quota, the Retry-After.
+	Header http.Header
+	// Sent is when the attempt went out (when the guard admitted it: see
+	// Slot.Sent); the zero time when unknown. It tells which answers belong
+	// together: the throttles of attempts in flight at once are one signal,
+	// and an answer to an attempt sent before a probe is not the probe's.
+	Sent time.Time
+	// Paced says a rate limiter that learns from throttles paces the
+	// attempt's key (an adaptive rate limiter): a throttle without a hint
+	// is its to answer by slowing down, and the guard does not back the
+	// key off on top.
+	Paced bool
 }
 
 // Observe takes what a response for key published: its quota headers, its
@@ -175,11 +222,13 @@ func (g *Guard) WaitN(ctx context.Context, key string, cost int64) error {
 //     (IETF draft, research §1.1).
 //   - A 429 or 503 with no Retry-After, whose quota does not already
 //     explain it (remaining inside the reserve and a reset ahead), blocks
-//     the key for its next backoff interval, unless the key is blocked
-//     already: the throttles of requests that were in flight together are
-//     one signal, so a burst of them is one step of the curve. GitHub's
-//     secondary limits are such throttles: they come with quota headers
-//     that show allowance left.
+//     the key for its next backoff interval, unless it belongs to the
+//     burst that blocked the key last: the throttles of attempts that were
+//     in flight together are one signal, one step of the curve. An attempt
+//     belongs to that burst when it was sent before the step was taken (or,
+//     with Sent unknown, when the key is still blocked). GitHub's secondary
+//     limits are such throttles: they come with quota headers that show
+//     allowance left. A throttle of a Paced attempt is left to its pacer.
 //   - A 2xx or 3xx resets the backoff.
 //   - A 2xx that publishes nothing, for a key whose held reset has passed
 //     (or that is probing after it), forgets the published remaining and
@@ -187,25 +236,33 @@ func (g *Guard) WaitN(ctx context.Context, key string, cost int64) error {
 //     (SharePoint publishes from 80% of the quota); see state.go.
 //
 // Responses that publish nothing and throttle nothing leave no other state.
-func (g *Guard) Observe(key string, status int, h http.Header, now time.Time) {
+func (g *Guard) Observe(key string, r Response, now time.Time) {
+	status, h := r.Status, r.Header
+	var sent int64
+	if !r.Sent.IsZero() {
+		sent = r.Sent.UnixNano()
+	}
 	var buf [maxQuotas]Quota
 	qs := ParseAll(h, now, buf[:0])
 	ra, hasRA := parseRetryAfter(h, now, g.c.maxRetryAfter)
 	throttled := status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable
 	success := status >= 200 && status < 400
 	informative := len(qs) > 0 || hasRA || throttled
+	n := now.UnixNano()
 	if !informative {
+		v, ok := g.m.Load(key)
+		if !ok {
+			return // nothing to reset
+		}
+		v.(*entry).contact()
 		if !success {
 			return
 		}
-		if _, ok := g.m.Load(key); !ok {
-			return // nothing to reset
-		}
 	}
-	n := now.UnixNano()
 	e := g.own(key)
 	if informative {
 		e.touched.Store(n)
+		e.contact()
 	}
 	var q *Quota
 	if len(qs) > 0 {
@@ -221,15 +278,17 @@ func (g *Guard) Observe(key string, status int, h http.Header, now time.Time) {
 		e = s
 		if informative {
 			e.touched.Store(n)
+			e.contact()
 		}
 	}
 
 	e.mu.Lock()
+	out := e.outSince(sent)
 	if !informative && status < 300 && e.known && (e.probing || e.reset != 0 && e.reset <= n) {
 		e.forget()
 	}
 	if q != nil {
-		e.update(q, n, success)
+		e.update(q, n, sent, out, success)
 	}
 	if hasRA {
 		until := n + int64(ra)
@@ -242,26 +301,32 @@ func (g *Guard) Observe(key string, status int, h http.Header, now time.Time) {
 		case e.reset > until:
 			e.reset = until
 		}
+		if throttled && e.gradual {
+			// A throttle's wait is the server saying it has no room until
+			// then: a gradual key refills from its end.
+			e.remaining, e.fillAt = min(e.remaining, 0), max(e.fillAt, until)
+		}
 	}
 	switch {
-	case throttled && !hasRA && !(e.known && e.reset > n && e.remaining <= g.c.reserve.of(e.limit)):
-		// Requests in flight together are throttled together: a throttle
-		// that arrives while the key is still blocked belongs to the
-		// burst that blocked it, and is one signal with it, not the next
-		// step of the curve.
-		if e.blocked <= n {
-			e.blocked = n + int64(e.nextBackoff(&g.c))
+	case throttled && !hasRA && !r.Paced && !(e.known && e.reset > n && e.remaining <= g.c.reserve.of(e.limit)):
+		// Attempts in flight together are throttled together: one
+		// signal, not a step of the curve each.
+		if sameBurst := sent != 0 && sent < e.boStep || sent == 0 && e.blocked > n; !sameBurst {
+			e.blocked = max(e.blocked, n+int64(e.nextBackoff(&g.c)))
+			e.boStep = n
 		}
 	case success && e.bo != nil:
 		e.bo.Reset()
 	}
+	e.changed()
 	e.mu.Unlock()
 	g.sweep(n)
 }
 
-// ObserveResponse is Observe at time.Now for an *http.Response.
-func (g *Guard) ObserveResponse(key string, resp *http.Response) {
-	g.Observe(key, resp.StatusCode, resp.Header, time.Now())
+// ObserveResponse is Observe at time.Now for the *http.Response to an
+// attempt sent at sent (Slot.Sent; the zero time when unknown).
+func (g *Guard) ObserveResponse(key string, sent time.Time, resp *http.Response) {
+	g.Observe(key, Response{Status: resp.StatusCode, Header: resp.Header, Sent: sent}, time.Now())
 }
 
 // RetryAfter is ParseRetryAfter capped by the guard's MaxRetryAfter.
@@ -325,7 +390,14 @@ func (g *Guard) sweep(n int64) {
 // or Enter. Release it once, when the response has been received or the
 // attempt has failed (seed 003 §3.4). The zero Slot is valid and releases
 // nothing.
-type Slot struct{ e *entry }
+type Slot struct {
+	e    *entry
+	sent time.Time
+}
+
+// Sent is when Enter admitted the attempt, for Response.Sent; the zero time
+// for a slot Acquire or AcquireWait took.
+func (s Slot) Sent() time.Time { return s.sent }
 
 // Release gives the slot back; it never blocks. Releasing it again, or
 // releasing the zero Slot, does nothing. Like a limit.Lease, a copy is the
@@ -335,7 +407,7 @@ func (s *Slot) Release() {
 	if e == nil || e.sem == nil {
 		return
 	}
-	s.e = nil
+	s.e, s.sent = nil, time.Time{}
 	select {
 	case <-e.sem:
 	default:
@@ -370,7 +442,7 @@ func (g *Guard) AcquireWait(ctx context.Context, key string) (Slot, error) {
 	}
 	select {
 	case e.sem <- struct{}{}:
-		return Slot{e}, nil
+		return Slot{e: e}, nil
 	case <-ctx.Done():
 		return Slot{}, g.waitEnded(ctx)
 	}
@@ -380,7 +452,7 @@ func (g *Guard) AcquireWait(ctx context.Context, key string) (Slot, error) {
 func (e *entry) tryTake() (Slot, bool) {
 	select {
 	case e.sem <- struct{}{}:
-		return Slot{e}, true
+		return Slot{e: e}, true
 	default:
 		return Slot{}, false
 	}
@@ -400,7 +472,7 @@ func (e *entry) tryTake() (Slot, bool) {
 //	defer slot.Release()
 //	resp, err := next.RoundTrip(req)
 //	if err == nil {
-//		g.ObserveResponse(key, resp)
+//		g.ObserveResponse(key, slot.Sent(), resp)
 //	}
 func (g *Guard) Enter(ctx context.Context, key string) (Slot, error) {
 	return g.EnterN(ctx, key, 1)
@@ -412,11 +484,12 @@ func (g *Guard) EnterN(ctx context.Context, key string, cost int64) (Slot, error
 	var err error
 	if g.c.queue {
 		if s, err = g.AcquireWait(ctx, key); err == nil {
-			err = g.WaitN(ctx, key, cost)
+			s.sent, err = g.waitN(ctx, key, cost)
 		}
 	} else {
 		if s, err = g.Acquire(key); err == nil {
-			err = g.CheckN(key, time.Now(), cost)
+			s.sent = time.Now()
+			err = g.CheckN(key, s.sent, cost)
 		}
 	}
 	if err != nil {

@@ -44,7 +44,7 @@ func xh(remaining, limit int, d time.Duration) http.Header {
 
 func TestReserveRule(t *testing.T) {
 	g := newGuard(t, Options{Name: "api"})
-	g.Observe("h", 200, xh(5, 100, time.Minute), t0)
+	g.Observe("h", Response{Status: 200, Header: xh(5, 100, time.Minute)}, t0)
 	// Reserve: max(1, 0.02 × 100) = 2. Three attempts go (5 → 2), the fourth waits.
 	for i := range 3 {
 		if err := g.Check("h", t0); err != nil {
@@ -68,7 +68,7 @@ func TestReserveRule(t *testing.T) {
 	if d := g.Admit("h", at); d != time.Second {
 		t.Fatalf("second attempt after the reset: wait %v, want AssumedReset (1s) for the probe's answer", d)
 	}
-	g.Observe("h", 200, xh(99, 100, time.Minute), at.Add(100*time.Millisecond))
+	g.Observe("h", Response{Status: 200, Header: xh(99, 100, time.Minute)}, at.Add(100*time.Millisecond))
 	if err := g.Check("h", at.Add(100*time.Millisecond)); err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestReserveOptions(t *testing.T) {
 		limit     int
 		admitted  int
 	}{
-		{"defaults, small limit", nil, nil, 5, 10, 4},       // reserve 1
+		{"defaults, small limit", nil, nil, 5, 10, 5},       // reserve 0: 2 % of 10, rounded down
 		{"defaults, large limit", nil, nil, 300, 5000, 200}, // reserve 100
 		{"units win", new(int64(7)), new(0.01), 10, 100, 3},
 		{"fraction wins", new(int64(1)), new(0.5), 60, 100, 10},
@@ -95,7 +95,7 @@ func TestReserveOptions(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			g := newGuard(t, Options{ReserveUnits: tc.units, ReserveFraction: tc.fraction})
-			g.Observe("h", 200, xh(tc.remaining, tc.limit, time.Minute), t0)
+			g.Observe("h", Response{Status: 200, Header: xh(tc.remaining, tc.limit, time.Minute)}, t0)
 			n := 0
 			for g.Admit("h", t0) == 0 {
 				n++
@@ -110,25 +110,40 @@ func TestReserveOptions(t *testing.T) {
 	}
 }
 
-func TestUnknownKeyAdmitted(t *testing.T) {
+// The first attempt to a key goes alone: the others wait for its answer, at
+// most AssumedReset. An answer that publishes nothing then lets everything
+// through; a response for a key never asked about leaves no state.
+func TestFirstContactGoesAlone(t *testing.T) {
 	g := newGuard(t, Options{})
-	if d := g.Admit("never-seen", t0); d != 0 {
-		t.Fatal(d)
+	if d := g.Admit("new", t0); d != 0 {
+		t.Fatalf("the first attempt was held %v", d)
 	}
-	g.Observe("quiet", 200, http.Header{"Content-Type": {"x"}}, t0)
-	if g.size() != 0 {
-		t.Fatal("a response that publishes nothing left state")
+	if d := g.Admit("new", t0.Add(sec(0.25))); d != sec(0.75) {
+		t.Fatalf("the second before any answer: wait %v, want the rest of AssumedReset, 0.75s", d)
+	}
+	if d := g.Admit("new", t0.Add(time.Second)); d != 0 {
+		t.Fatalf("no answer after AssumedReset: the next attempt held %v", d)
+	}
+	g.Observe("new", Response{Status: 200, Header: http.Header{"Content-Type": {"x"}}}, t0.Add(sec(1.1)))
+	for i := range 100 {
+		if d := g.Admit("new", t0.Add(sec(1.1))); d != 0 {
+			t.Fatalf("attempt %d after an answer that publishes nothing: held %v", i, d)
+		}
+	}
+	g.Observe("quiet", Response{Status: 200, Header: http.Header{"Content-Type": {"x"}}}, t0)
+	if g.size() != 1 {
+		t.Fatal("a response for a key never asked about left state")
 	}
 }
 
 func TestCapOnWaits(t *testing.T) {
 	g := newGuard(t, Options{MaxRetryAfter: limit.Duration(time.Minute)})
-	g.Observe("h", 200, xh(0, 5000, 40*time.Minute), t0)
+	g.Observe("h", Response{Status: 200, Header: xh(0, 5000, 40*time.Minute)}, t0)
 	if d := g.Admit("h", t0); d != time.Minute {
 		t.Fatalf("wait = %v, want the 1m cap", d)
 	}
 	h := http.Header{"Retry-After": {"86400"}}
-	g.Observe("r", 429, h, t0)
+	g.Observe("r", Response{Status: 429, Header: h}, t0)
 	if d := g.Admit("r", t0); d != time.Minute {
 		t.Fatalf("Retry-After wait = %v, want the 1m cap", d)
 	}
@@ -139,7 +154,7 @@ func TestCapOnWaits(t *testing.T) {
 
 func TestTTL(t *testing.T) {
 	g := newGuard(t, Options{TTL: limit.Duration(time.Hour), MaxRetryAfter: limit.Duration(3 * time.Hour)})
-	g.Observe("h", 200, xh(0, 100, 2*time.Hour), t0)
+	g.Observe("h", Response{Status: 200, Header: xh(0, 100, 2*time.Hour)}, t0)
 	if d := g.Admit("h", t0.Add(59*time.Minute)); d != 61*time.Minute {
 		t.Fatalf("before the TTL: wait %v", d)
 	}
@@ -150,8 +165,8 @@ func TestTTL(t *testing.T) {
 		t.Fatalf("state %+v %v", s, ok)
 	}
 	// Observing another key a TTL later sweeps the idle entry.
-	g.Observe("other", 200, xh(10, 100, time.Minute), t0.Add(2*time.Hour))
-	g.Observe("other", 200, xh(9, 100, time.Minute), t0.Add(3*time.Hour+time.Second))
+	g.Observe("other", Response{Status: 200, Header: xh(10, 100, time.Minute)}, t0.Add(2*time.Hour))
+	g.Observe("other", Response{Status: 200, Header: xh(9, 100, time.Minute)}, t0.Add(3*time.Hour+time.Second))
 	if _, ok := g.State("h", t0.Add(3*time.Hour)); ok {
 		t.Fatal("idle entry not swept")
 	}
@@ -167,7 +182,7 @@ func TestBackoffWithoutHints(t *testing.T) {
 		return d >= centre*8/10 && d <= centre*12/10
 	}
 	for i, centre := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second} {
-		g.Observe("h", 429, nil, now)
+		g.Observe("h", Response{Status: 429}, now)
 		d := g.Admit("h", now)
 		if !within(d, centre) {
 			t.Fatalf("throttle %d: wait %v, want %v ± 20%%", i+1, d, centre)
@@ -177,13 +192,13 @@ func TestBackoffWithoutHints(t *testing.T) {
 			t.Fatalf("throttle %d: still blocked after the wait (%v)", i+1, d)
 		}
 	}
-	g.Observe("h", 200, nil, now) // a success resets the curve
-	g.Observe("h", 503, nil, now)
+	g.Observe("h", Response{Status: 200}, now) // a success resets the curve
+	g.Observe("h", Response{Status: 503}, now)
 	if d := g.Admit("h", now); !within(d, time.Second) {
 		t.Fatalf("after a success: wait %v, want 1s ± 20%%", d)
 	}
 	// Other keys have their own curve.
-	g.Observe("k", 429, nil, now)
+	g.Observe("k", Response{Status: 429}, now)
 	if d := g.Admit("k", now); !within(d, time.Second) {
 		t.Fatalf("other key: %v", d)
 	}
@@ -195,7 +210,7 @@ func TestBackoffCappedAtMax(t *testing.T) {
 	now := t0
 	for range 10 {
 		now = now.Add(d)
-		g.Observe("h", 429, nil, now)
+		g.Observe("h", Response{Status: 429}, now)
 		d = g.Admit("h", now)
 	}
 	if d < 3900*time.Millisecond || d > 4100*time.Millisecond {
@@ -209,14 +224,14 @@ func TestBackoffCappedAtMax(t *testing.T) {
 func TestConcurrentThrottlesAreOneStep(t *testing.T) {
 	g := newGuard(t, Options{})
 	for i := range 10 {
-		g.Observe("h", 503, nil, t0.Add(time.Duration(i)*10*time.Millisecond))
+		g.Observe("h", Response{Status: 503}, t0.Add(time.Duration(i)*10*time.Millisecond))
 	}
 	d := g.Admit("h", t0.Add(100*time.Millisecond))
 	if d <= 0 || d > 1200*time.Millisecond {
 		t.Fatalf("after 10 concurrent 503s: wait %v, want at most the first step, 1s ± 20%%", d)
 	}
 	after := t0.Add(100*time.Millisecond + d)
-	g.Observe("h", 503, nil, after)
+	g.Observe("h", Response{Status: 503}, after)
 	if d := g.Admit("h", after); d < 1600*time.Millisecond || d > 2400*time.Millisecond {
 		t.Fatalf("a throttle after the block: wait %v, want the second step, 2s ± 20%%", d)
 	}
@@ -226,7 +241,7 @@ func TestThrottleExplainedByQuota(t *testing.T) {
 	g := newGuard(t, Options{})
 	// GitHub primary limit: 403/429 with remaining 0 and a reset: wait for
 	// the reset, no backoff on top.
-	g.Observe("h", 429, xh(0, 60, 30*time.Second), t0)
+	g.Observe("h", Response{Status: 429, Header: xh(0, 60, 30*time.Second)}, t0)
 	if d := g.Admit("h", t0); d != 30*time.Second {
 		t.Fatalf("wait %v", d)
 	}
@@ -234,7 +249,7 @@ func TestThrottleExplainedByQuota(t *testing.T) {
 		t.Fatalf("after reset: %v", d)
 	}
 	// Secondary limit: 429 with allowance left and no Retry-After → backoff.
-	g.Observe("s", 429, xh(4000, 5000, 30*time.Minute), t0)
+	g.Observe("s", Response{Status: 429, Header: xh(4000, 5000, 30*time.Minute)}, t0)
 	if d := g.Admit("s", t0); d < 800*time.Millisecond || d > 1200*time.Millisecond {
 		t.Fatalf("secondary limit wait %v", d)
 	}
@@ -244,7 +259,7 @@ func TestRetryAfterWinsOverReset(t *testing.T) {
 	g := newGuard(t, Options{})
 	h := xh(0, 100, time.Minute)
 	h.Set("Retry-After", "10")
-	g.Observe("h", 429, h, t0)
+	g.Observe("h", Response{Status: 429, Header: h}, t0)
 	if d := g.Admit("h", t0); d != 10*time.Second {
 		t.Fatalf("wait %v, want the Retry-After", d)
 	}
@@ -252,7 +267,7 @@ func TestRetryAfterWinsOverReset(t *testing.T) {
 		t.Fatalf("after Retry-After: %v", d)
 	}
 	// A Retry-After alone (no quota headers) blocks too, and then lets go.
-	g.Observe("r", 503, http.Header{"Retry-After": {"3"}}, t0)
+	g.Observe("r", Response{Status: 503, Header: http.Header{"Retry-After": {"3"}}}, t0)
 	if d := g.Admit("r", t0.Add(time.Second)); d != 2*time.Second {
 		t.Fatalf("wait %v", d)
 	}
@@ -263,28 +278,28 @@ func TestRetryAfterWinsOverReset(t *testing.T) {
 
 func TestResponseCorrections(t *testing.T) {
 	g := newGuard(t, Options{ReserveUnits: new(int64(0)), ReserveFraction: new(0.0)})
-	g.Observe("h", 200, xh(10, 100, time.Minute), t0)
+	g.Observe("h", Response{Status: 200, Header: xh(10, 100, time.Minute)}, t0)
 	for range 4 {
 		g.Admit("h", t0) // 10 → 6
 	}
 	remaining := func() int64 { s, _ := g.State("h", t0); return s.Remaining }
 	// A late response from the same window says 8: the guard's 6 stands.
-	g.Observe("h", 200, xh(8, 100, time.Minute), t0)
+	g.Observe("h", Response{Status: 200, Header: xh(8, 100, time.Minute)}, t0)
 	if r := remaining(); r != 6 {
 		t.Fatalf("same window, higher figure: %d", r)
 	}
 	// Someone else spends: the server says 3.
-	g.Observe("h", 200, xh(3, 100, time.Minute), t0)
+	g.Observe("h", Response{Status: 200, Header: xh(3, 100, time.Minute)}, t0)
 	if r := remaining(); r != 3 {
 		t.Fatalf("same window, lower figure: %d", r)
 	}
 	// A new window.
-	g.Observe("h", 200, xh(99, 100, 2*time.Minute), t0)
+	g.Observe("h", Response{Status: 200, Header: xh(99, 100, 2*time.Minute)}, t0)
 	if r := remaining(); r != 99 {
 		t.Fatalf("new window: %d", r)
 	}
 	// A straggler from the old window is ignored.
-	g.Observe("h", 200, xh(1, 100, time.Minute), t0)
+	g.Observe("h", Response{Status: 200, Header: xh(1, 100, time.Minute)}, t0)
 	if r := remaining(); r != 99 {
 		t.Fatalf("old window: %d", r)
 	}
@@ -294,7 +309,7 @@ func TestResponseCorrections(t *testing.T) {
 // spend them.
 func TestOptimisticDecrement(t *testing.T) {
 	g := newGuard(t, Options{})
-	g.Observe("h", 200, xh(52, 100, time.Minute), t0) // reserve 2: 50 to spend
+	g.Observe("h", Response{Status: 200, Header: xh(52, 100, time.Minute)}, t0) // reserve 2: 50 to spend
 	var admitted atomic.Int64
 	var wg sync.WaitGroup
 	for range 8 {
@@ -313,9 +328,9 @@ func TestOptimisticDecrement(t *testing.T) {
 }
 
 func TestShopifyAssumedReset(t *testing.T) {
-	g := newGuard(t, Options{})
+	g := newGuard(t, Options{ReserveUnits: new(int64(1))})
 	h := http.Header{"X-Shopify-Shop-Api-Call-Limit": {"39/40"}} // reserve max(1, 0.8) = 1
-	g.Observe("s", 200, h, t0)
+	g.Observe("s", Response{Status: 200, Header: h}, t0)
 	if d := g.Admit("s", t0); d != time.Second {
 		t.Fatalf("no published reset: hold %v, want AssumedReset", d)
 	}
@@ -327,35 +342,42 @@ func TestShopifyAssumedReset(t *testing.T) {
 	if d := g.Admit("s", now); d != time.Second {
 		t.Fatalf("second after the probe: %v", d)
 	}
-	// The probe's response says the bucket drained.
-	g.Observe("s", 200, http.Header{"X-Shopify-Shop-Api-Call-Limit": {"30/40"}}, now)
+	// The probe's response says the bucket drained 9 units in a second: it
+	// leaks, so from now on the key refills at the documented 40 in 20 s.
+	g.Observe("s", Response{Status: 200, Header: http.Header{"X-Shopify-Shop-Api-Call-Limit": {"30/40"}}}, now)
 	if d := g.Admit("s", now); d != 0 {
 		t.Fatalf("after drain: %v", d)
 	}
-	// A 429 with Retry-After 2.0 holds, then probes.
+	// A 429 with Retry-After 2.0 holds: the bucket is full until then, and
+	// leaks from then on, 2 units a second: the reserve's unit and the
+	// attempt's after 1 s, then one every 0.5 s.
 	h429 := http.Header{"X-Shopify-Shop-Api-Call-Limit": {"40/40"}, "Retry-After": {"2.0"}}
-	g.Observe("s", 429, h429, now)
+	g.Observe("s", Response{Status: 429, Header: h429}, now)
 	if d := g.Admit("s", now); d != 2*time.Second {
 		t.Fatalf("429: %v", d)
 	}
 	now = now.Add(2 * time.Second)
-	if d := g.Admit("s", now); d != 0 {
-		t.Fatalf("probe after Retry-After: %v", d)
-	}
-	if d := g.Admit("s", now); d == 0 {
-		t.Fatal("more than one probe")
+	for i, want := range []time.Duration{time.Second, 500 * time.Millisecond, 500 * time.Millisecond} {
+		d := g.Admit("s", now)
+		if d != want {
+			t.Fatalf("attempt %d after the Retry-After: wait %v, want %v", i, d, want)
+		}
+		now = now.Add(d)
+		if d := g.Admit("s", now); d != 0 {
+			t.Fatalf("attempt %d held %v after its wait", i, d)
+		}
 	}
 }
 
 func TestShareByHint(t *testing.T) {
-	g := newGuard(t, Options{Share: ShareByHint})
+	g := newGuard(t, Options{Share: ShareByHint, ReserveUnits: new(int64(1))})
 	h := http.Header{}
 	h.Set("X-RateLimit-Limit", "5")
 	h.Set("X-RateLimit-Remaining", "2")
 	h.Set("X-RateLimit-Reset-After", "3.5")
 	h.Set("X-RateLimit-Bucket", "abcd1234")
-	g.Observe("POST /channels/1/messages", 200, h, t0)
-	g.Observe("PATCH /channels/1/messages", 200, h, t0)
+	g.Observe("POST /channels/1/messages", Response{Status: 200, Header: h}, t0)
+	g.Observe("PATCH /channels/1/messages", Response{Status: 200, Header: h}, t0)
 	// Both routes spend one bucket: 2 left, reserve 1 → one attempt.
 	if d := g.Admit("POST /channels/1/messages", t0); d != 0 {
 		t.Fatal(d)
@@ -405,7 +427,7 @@ func TestWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := newGuard(t, Options{})
 		start := time.Now()
-		g.Observe("h", 200, xh(0, 10, 30*time.Second), start)
+		g.Observe("h", Response{Status: 200, Header: xh(0, 10, 30*time.Second)}, start)
 		if err := g.Wait(t.Context(), "h"); err != nil {
 			t.Fatal(err)
 		}
@@ -419,8 +441,8 @@ func TestWaitRefusals(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := newGuard(t, Options{MaxWait: limit.Duration(20 * time.Second)})
 		now := time.Now()
-		g.Observe("h", 200, xh(0, 10, 15*time.Second), now)
-		g.Observe("long", 200, xh(0, 10, time.Minute), now)
+		g.Observe("h", Response{Status: 200, Header: xh(0, 10, 15*time.Second)}, now)
+		g.Observe("long", Response{Status: 200, Header: xh(0, 10, time.Minute)}, now)
 
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 		defer cancel()
@@ -451,7 +473,7 @@ func TestWaitRefusals(t *testing.T) {
 
 func TestAcquireWaitAndEnter(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g := newGuard(t, Options{MaxInFlight: 1, Queue: true})
+		g := newGuard(t, Options{MaxInFlight: 1})
 		s1, err := g.Enter(t.Context(), "h")
 		if err != nil {
 			t.Fatal(err)
@@ -468,7 +490,7 @@ func TestAcquireWaitAndEnter(t *testing.T) {
 		}()
 		time.Sleep(2 * time.Second)
 		// The first response publishes an exhausted quota for 3 s more.
-		g.Observe("h", 200, xh(0, 10, 3*time.Second), time.Now())
+		g.Observe("h", Response{Status: 200, Header: xh(0, 10, 3*time.Second)}, time.Now())
 		s1.Release()
 		if got := <-done; got != 5*time.Second {
 			t.Fatalf("second attempt went after %v, want 5s (slot at 2s, reset at 5s)", got)
@@ -485,8 +507,8 @@ func TestAcquireWaitAndEnter(t *testing.T) {
 }
 
 func TestEnterRefuses(t *testing.T) {
-	g := newGuard(t, Options{MaxInFlight: 1})
-	g.Observe("h", 200, xh(0, 10, time.Hour), time.Now())
+	g := newGuard(t, Options{MaxInFlight: 1, RefuseAtOnce: true})
+	g.Observe("h", Response{Status: 200, Header: xh(0, 10, time.Hour)}, time.Now())
 	if _, err := g.Enter(context.Background(), "h"); !errors.Is(err, limit.ErrRateLimited) {
 		t.Fatal(err)
 	}
@@ -502,7 +524,7 @@ func TestObserveResponseAndKey(t *testing.T) {
 	if k := g.Key(req); k != "api.github.com:443" {
 		t.Fatal(k)
 	}
-	g.ObserveResponse("k", &http.Response{StatusCode: 429, Header: http.Header{"Retry-After": {"60"}}})
+	g.ObserveResponse("k", time.Time{}, &http.Response{StatusCode: 429, Header: http.Header{"Retry-After": {"60"}}})
 	if d := g.Admit("k", time.Now()); d < 59*time.Second {
 		t.Fatal(d)
 	}

@@ -30,7 +30,7 @@ func sec(s float64) time.Duration { return time.Duration(s * float64(time.Second
 // stays at or above the reserve.
 func TestAdmitNCountsUnits(t *testing.T) {
 	g := newGuard(t, Options{Name: "api"})
-	g.Observe("h", 200, xh(10, 100, time.Minute), t0) // reserve max(1, 2) = 2
+	g.Observe("h", Response{Status: 200, Header: xh(10, 100, time.Minute)}, t0) // reserve max(1, 2) = 2
 	if d := g.AdmitN("h", t0, 5); d != 0 {
 		t.Fatalf("5 of 10: wait %v", d)
 	}
@@ -50,7 +50,7 @@ func TestAdmitNCountsUnits(t *testing.T) {
 		t.Fatalf("remaining %d, want 2", s.Remaining)
 	}
 	// A cost below 1 counts as 1.
-	g.Observe("z", 200, xh(3, 100, time.Minute), t0)
+	g.Observe("z", Response{Status: 200, Header: xh(3, 100, time.Minute)}, t0)
 	if d := g.AdmitN("z", t0, 0); d != 0 {
 		t.Fatal(d)
 	}
@@ -61,7 +61,7 @@ func TestAdmitNCountsUnits(t *testing.T) {
 		t.Fatalf("remaining %d, want 2", s.Remaining)
 	}
 	// Admit and Check are cost 1.
-	g.Observe("o", 200, xh(4, 100, time.Minute), t0)
+	g.Observe("o", Response{Status: 200, Header: xh(4, 100, time.Minute)}, t0)
 	if g.Admit("o", t0) != 0 || g.Check("o", t0) != nil || g.Admit("o", t0) == 0 {
 		t.Fatal("Admit and Check are not cost 1")
 	}
@@ -71,7 +71,7 @@ func TestAdmitNCountsUnits(t *testing.T) {
 // reserve at all, and drives it below.
 func TestAdmitNOversized(t *testing.T) {
 	g := newGuard(t, Options{})
-	g.Observe("h", 200, xh(10, 10, time.Minute), t0) // reserve 1: 9 usable
+	g.Observe("h", Response{Status: 200, Header: xh(10, 10, time.Minute)}, t0) // reserve 1: 9 usable
 	if d := g.AdmitN("h", t0, 25); d != 0 {
 		t.Fatalf("oversized: wait %v", d)
 	}
@@ -83,7 +83,7 @@ func TestAdmitNOversized(t *testing.T) {
 	}
 	// 9 usable but only 5 left above the reserve: a cost of 9 fits the limit,
 	// so it waits.
-	g.Observe("k", 200, xh(6, 10, time.Minute), t0)
+	g.Observe("k", Response{Status: 200, Header: xh(6, 10, time.Minute)}, t0)
 	if d := g.AdmitN("k", t0, 9); d != time.Minute {
 		t.Fatalf("cost 9 with 5 above the reserve: wait %v", d)
 	}
@@ -93,7 +93,7 @@ func TestAdmitNOversized(t *testing.T) {
 // the others wait for its figures, at most AssumedReset.
 func TestProbeAfterResetSlidingWindow(t *testing.T) {
 	g := newGuard(t, Options{}) // reserve of 100: max(1, 2) = 2
-	g.Observe("sp", 429, sp(0, 100, 1), t0)
+	g.Observe("sp", Response{Status: 429, Header: sp(0, 100, 1)}, t0)
 	// (A 429 without Retry-After whose quota explains it: no backoff.)
 	if d := g.Admit("sp", t0.Add(sec(0.5))); d != sec(0.5) {
 		t.Fatalf("before the reset: wait %v, want 0.5s", d)
@@ -112,14 +112,14 @@ func TestProbeAfterResetSlidingWindow(t *testing.T) {
 	}
 	// A late answer for the window that is over (its reset already past)
 	// does not end the probing.
-	g.Observe("sp", 200, sp(1, 100, 0), at.Add(sec(0.05)))
+	g.Observe("sp", Response{Status: 200, Header: sp(1, 100, 0)}, at.Add(sec(0.05)))
 	if d := g.Admit("sp", at.Add(sec(0.05))); d == 0 {
 		t.Fatal("an answer about the old window ended the probing")
 	}
 	// The probe's answer: a sliding window freed 7 units; its oldest unit
 	// leaves in 1 s.
 	ans := at.Add(sec(0.08))
-	g.Observe("sp", 200, sp(7, 100, 1), ans)
+	g.Observe("sp", Response{Status: 200, Header: sp(7, 100, 1)}, ans)
 	n := 0
 	for g.Admit("sp", ans) == 0 {
 		n++
@@ -135,7 +135,7 @@ func TestProbeAfterResetSlidingWindow(t *testing.T) {
 // Without an answer the probing is bounded: a new probe every AssumedReset.
 func TestProbeUnansweredRepeats(t *testing.T) {
 	g := newGuard(t, Options{AssumedReset: limit.Duration(2 * time.Second)})
-	g.Observe("h", 200, xh(0, 100, 10*time.Second), t0)
+	g.Observe("h", Response{Status: 200, Header: xh(0, 100, 10*time.Second)}, t0)
 	at := t0.Add(10 * time.Second)
 	for i := range 3 {
 		now := at.Add(time.Duration(i) * 2 * time.Second)
@@ -147,12 +147,12 @@ func TestProbeUnansweredRepeats(t *testing.T) {
 		}
 	}
 	// An error answer publishes nothing: still probing.
-	g.Observe("h", 500, nil, at.Add(5*time.Second))
+	g.Observe("h", Response{Status: 500}, at.Add(5*time.Second))
 	if s, _ := g.State("h", at.Add(5*time.Second)); !s.Probing {
 		t.Fatal("a 500 ended the probing")
 	}
 	// A 429 with Retry-After blocks, then a probe again.
-	g.Observe("h", 429, http.Header{"Retry-After": {"3"}}, at.Add(5*time.Second))
+	g.Observe("h", Response{Status: 429, Header: http.Header{"Retry-After": {"3"}}}, at.Add(5*time.Second))
 	if d := g.Admit("h", at.Add(6*time.Second)); d != 2*time.Second {
 		t.Fatalf("blocked: wait %v, want 2s", d)
 	}
@@ -168,12 +168,12 @@ func TestProbeUnansweredRepeats(t *testing.T) {
 // the window full again.
 func TestProbeFixedWindow(t *testing.T) {
 	g := newGuard(t, Options{})
-	g.Observe("gh", 200, xh(2, 100, time.Minute), t0)
+	g.Observe("gh", Response{Status: 200, Header: xh(2, 100, time.Minute)}, t0)
 	at := t0.Add(time.Minute)
 	if g.Admit("gh", at) != 0 || g.Admit("gh", at) == 0 {
 		t.Fatal("want one probe")
 	}
-	g.Observe("gh", 200, xh(99, 100, time.Minute), at.Add(sec(0.1)))
+	g.Observe("gh", Response{Status: 200, Header: xh(99, 100, time.Minute)}, at.Add(sec(0.1)))
 	n := 0
 	for g.Admit("gh", at.Add(sec(0.1))) == 0 {
 		n++
@@ -187,24 +187,24 @@ func TestProbeFixedWindow(t *testing.T) {
 // headers after the held reset forgets the published figures.
 func TestSilenceAfterResetForgets(t *testing.T) {
 	g := newGuard(t, Options{})
-	g.Observe("sp", 200, sp(0, 3000, 2), t0) // held until t0+2s
+	g.Observe("sp", Response{Status: 200, Header: sp(0, 3000, 2)}, t0) // held until t0+2s
 	if s, _ := g.State("sp", t0); s.PerMinute(time.Minute) != 3000 {
 		t.Fatalf("PerMinute %v, want 3000", s.PerMinute(time.Minute))
 	}
 	// Before the reset a silent 2xx (another endpoint, an answer from an
 	// earlier moment) changes nothing.
-	g.Observe("sp", 200, http.Header{"Content-Type": {"application/json"}}, t0.Add(time.Second))
+	g.Observe("sp", Response{Status: 200, Header: http.Header{"Content-Type": {"application/json"}}}, t0.Add(time.Second))
 	if d := g.Admit("sp", t0.Add(time.Second)); d != time.Second {
 		t.Fatalf("silence before the reset: wait %v, want 1s", d)
 	}
 	// After it, a silent 429 or 5xx is no 2xx: kept.
-	g.Observe("sp", 500, nil, t0.Add(3*time.Second))
+	g.Observe("sp", Response{Status: 500}, t0.Add(3*time.Second))
 	if s, _ := g.State("sp", t0.Add(3*time.Second)); !s.Known {
 		t.Fatal("a 500 forgot")
 	}
 	// A silent 2xx after the reset: forgotten, limit kept, admitted freely.
 	now := t0.Add(3 * time.Second)
-	g.Observe("sp", 204, nil, now)
+	g.Observe("sp", Response{Status: 204}, now)
 	s, ok := g.State("sp", now)
 	if !ok || s.Known || s.Limit != 3000 || s.Remaining != 0 || !s.Reset.IsZero() || s.Probing {
 		t.Fatalf("state %+v %v: want forgotten, limit kept", s, ok)
@@ -218,7 +218,7 @@ func TestSilenceAfterResetForgets(t *testing.T) {
 		}
 	}
 	// Publishing again (80% reached): counted again.
-	g.Observe("sp", 200, sp(600, 3000, 1), now)
+	g.Observe("sp", Response{Status: 200, Header: sp(600, 3000, 1)}, now)
 	if s, _ := g.State("sp", now); !s.Known || s.Remaining != 600 {
 		t.Fatalf("state %+v", s)
 	}
@@ -227,7 +227,7 @@ func TestSilenceAfterResetForgets(t *testing.T) {
 	if g.Admit("sp", later) != 0 {
 		t.Fatal("probe held")
 	}
-	g.Observe("sp", 200, nil, later.Add(sec(0.1)))
+	g.Observe("sp", Response{Status: 200}, later.Add(sec(0.1)))
 	if d := g.Admit("sp", later.Add(sec(0.1))); d != 0 {
 		t.Fatalf("after a silent answer to the probe: wait %v", d)
 	}
@@ -253,7 +253,7 @@ func TestStatePerMinute(t *testing.T) {
 	}
 	g := newGuard(t, Options{})
 	h := http.Header{"Ratelimit-Policy": {`"default";q=100;w=10`}, "Ratelimit": {`"default";r=50;t=5`}}
-	g.Observe("ietf", 200, h, t0)
+	g.Observe("ietf", Response{Status: 200, Header: h}, t0)
 	if s, _ := g.State("ietf", t0); s.Window != 10*time.Second || s.PerMinute(time.Minute) != 600 {
 		t.Fatalf("IETF policy: %+v, %v a minute", s, s.PerMinute(time.Minute))
 	}
@@ -280,7 +280,7 @@ func TestStateWindowDocumentedOrLearned(t *testing.T) {
 			"X-Ratelimit-Reset-After": {"1"}, "X-Ratelimit-Bucket": {"b"}}, 300},
 	} {
 		g := newGuard(t, Options{})
-		g.Observe("k", 200, tc.h, t0)
+		g.Observe("k", Response{Status: 200, Header: tc.h}, t0)
 		s, _ := g.State("k", t0)
 		if got := s.PerMinute(0); math.Abs(got-tc.want) > 1e-9 {
 			t.Errorf("%s: %v a minute (window %v), want %v", tc.name, got, s.Window, tc.want)
@@ -292,20 +292,20 @@ func TestStateWindowDocumentedOrLearned(t *testing.T) {
 		return http.Header{"X-Ratelimit-Limit": {"5"}, "X-Ratelimit-Remaining": {remaining},
 			"X-Ratelimit-Reset-After": {resetAfter}, "X-Ratelimit-Bucket": {"b"}}
 	}
-	g.Observe("d", 200, discord("2", "0.4"), t0)
+	g.Observe("d", Response{Status: 200, Header: discord("2", "0.4")}, t0)
 	if s, _ := g.State("d", t0); s.Window != 400*time.Millisecond {
 		t.Fatalf("late in a window: learned %v, want 400ms", s.Window)
 	}
-	g.Observe("d", 200, discord("4", "2"), t0.Add(time.Second))
-	g.Observe("d", 429, discord("0", "600"), t0.Add(2*time.Second))
+	g.Observe("d", Response{Status: 200, Header: discord("4", "2")}, t0.Add(time.Second))
+	g.Observe("d", Response{Status: 429, Header: discord("0", "600")}, t0.Add(2*time.Second))
 	if s, _ := g.State("d", t0.Add(2*time.Second)); s.Window != 2*time.Second {
 		t.Fatalf("after a success 2 s from its reset and a refusal 600 s from one: window %v, want 2s", s.Window)
 	}
 
 	// One host, two buckets: what was learned of one is not the other's,
 	// and a documented window is not raised by another bucket's resets.
-	g.Observe("d", 200, http.Header{"X-Ratelimit-Limit": {"5"}, "X-Ratelimit-Remaining": {"4"},
-		"X-Ratelimit-Reset-After": {"0.5"}, "X-Ratelimit-Bucket": {"other"}}, t0.Add(3*time.Second))
+	g.Observe("d", Response{Status: 200, Header: http.Header{"X-Ratelimit-Limit": {"5"}, "X-Ratelimit-Remaining": {"4"},
+		"X-Ratelimit-Reset-After": {"0.5"}, "X-Ratelimit-Bucket": {"other"}}}, t0.Add(3*time.Second))
 	if s, _ := g.State("d", t0.Add(3*time.Second)); s.Window != 500*time.Millisecond {
 		t.Fatalf("another Discord bucket: window %v, want its own 500ms", s.Window)
 	}
@@ -313,8 +313,8 @@ func TestStateWindowDocumentedOrLearned(t *testing.T) {
 		return http.Header{"X-Ratelimit-Limit": {limit}, "X-Ratelimit-Remaining": {"20"},
 			"X-Ratelimit-Reset": {epoch(reset)}, "X-Ratelimit-Resource": {resource}}
 	}
-	g.Observe("api.github.com", 200, gh("5000", "core", 40*time.Minute), t0)
-	g.Observe("api.github.com", 200, gh("30", "search", 40*time.Second), t0)
+	g.Observe("api.github.com", Response{Status: 200, Header: gh("5000", "core", 40*time.Minute)}, t0)
+	g.Observe("api.github.com", Response{Status: 200, Header: gh("30", "search", 40*time.Second)}, t0)
 	if s, _ := g.State("api.github.com", t0); s.PerMinute(0) != 30 {
 		t.Fatalf("search after core on one host: %v a minute (window %v), want 30", s.PerMinute(0), s.Window)
 	}
@@ -325,7 +325,7 @@ func TestStateWindowDocumentedOrLearned(t *testing.T) {
 func TestAdmitNWithoutLimitWaitsForRoom(t *testing.T) {
 	g := newGuard(t, Options{})
 	h := http.Header{"Ratelimit": {`"default";r=5;t=60`}}
-	g.Observe("h", 200, h, t0)
+	g.Observe("h", Response{Status: 200, Header: h}, t0)
 	if d := g.AdmitN("h", t0, 50); d != time.Minute {
 		s, _ := g.State("h", t0)
 		t.Fatalf("cost 50 with 5 remaining and no limit: wait %v (remaining now %d), want 1m", d, s.Remaining)
@@ -358,9 +358,9 @@ func TestSlotReleaseTwiceFreesOne(t *testing.T) {
 // next waiter AssumedReset later when no answer came.
 func TestWaitNBehindTheProbe(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g := newGuard(t, Options{Queue: true})
+		g := newGuard(t, Options{})
 		start := time.Now()
-		g.Observe("h", 200, xh(0, 100, 2*time.Second), start)
+		g.Observe("h", Response{Status: 200, Header: xh(0, 100, 2*time.Second)}, start)
 		var mu sync.Mutex
 		var got []time.Duration
 		var wg sync.WaitGroup
@@ -407,4 +407,126 @@ func TestAcquireWaitEndedByDeadlineIsARefusal(t *testing.T) {
 			t.Fatalf("slot wait cancelled: %v", err)
 		}
 	})
+}
+
+// A server that gives units back a few at a time (a sliding counter, a log
+// spent at a steady pace) shows it in the probe's answer: from then on the
+// key refills at the published rate, 100 a minute here, and attempts are
+// paced by that refill instead of one probe per reset.
+func TestGradualRefillAfterProbe(t *testing.T) {
+	g := newGuard(t, Options{})
+	g.Observe("sp", Response{Status: 200, Header: sp(0, 100, 1)}, t0)
+	at := t0.Add(time.Second)
+	if d := g.Admit("sp", at); d != 0 {
+		t.Fatalf("the probe was held %v", d)
+	}
+	g.Observe("sp", Response{Status: 200, Header: sp(3, 100, 1), Sent: at}, at)
+	n := 0
+	for g.Admit("sp", at) == 0 {
+		n++
+	}
+	if n != 1 { // 3 − the reserve of 2
+		t.Fatalf("%d admitted on the probe's answer, want 1", n)
+	}
+	// Next: a unit every 0.6 s, the refill of 100 a minute; not a probe a
+	// second.
+	now := at
+	for i := range 5 {
+		d := g.Admit("sp", now)
+		if d <= 0 || d > 600*time.Millisecond {
+			t.Fatalf("attempt %d: wait %v, want at most the 0.6s of one unit's refill", i, d)
+		}
+		now = now.Add(d)
+		if d := g.Admit("sp", now); d != 0 {
+			t.Fatalf("attempt %d after its wait: held %v", i, d)
+		}
+	}
+	if s, _ := g.State("sp", now); s.Probing {
+		t.Fatal("still probing")
+	}
+}
+
+// An answer to an attempt sent before the probe is not the probe's answer:
+// it neither ends the probing nor says how the server refills.
+func TestAnswerSentBeforeProbeIgnored(t *testing.T) {
+	g := newGuard(t, Options{})
+	g.Observe("h", Response{Status: 200, Header: xh(2, 100, time.Minute)}, t0)
+	at := t0.Add(time.Minute)
+	if g.Admit("h", at) != 0 {
+		t.Fatal("the probe was held")
+	}
+	late := Response{Status: 200, Header: xh(0, 100, time.Second), Sent: at.Add(-time.Millisecond)}
+	g.Observe("h", late, at.Add(sec(0.01)))
+	if s, _ := g.State("h", at.Add(sec(0.01))); !s.Probing {
+		t.Fatal("an answer sent before the probe ended the probing")
+	}
+	g.Observe("h", Response{Status: 200, Header: xh(99, 100, time.Minute), Sent: at}, at.Add(sec(0.02)))
+	n := 0
+	for g.Admit("h", at.Add(sec(0.02))) == 0 {
+		n++
+	}
+	if n != 97 {
+		t.Fatalf("%d admitted after the probe's answer, want 97: a fixed window", n)
+	}
+}
+
+// Callers held behind the probe go as soon as its answer arrives, not when
+// the probe's AssumedReset has passed.
+func TestWaitWokenByProbeAnswer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := newGuard(t, Options{})
+		start := time.Now()
+		g.Observe("h", Response{Status: 200, Header: xh(0, 100, 2*time.Second)}, start)
+		probe, err := g.EnterN(t.Context(), "h", 1)
+		if err != nil || time.Since(start) != 2*time.Second {
+			t.Fatalf("the probe: %v at %v", err, time.Since(start))
+		}
+		var wg sync.WaitGroup
+		for range 3 {
+			wg.Go(func() {
+				if err := g.WaitN(t.Context(), "h", 1); err != nil {
+					t.Error(err)
+				}
+				if d := time.Since(start); d != 2100*time.Millisecond {
+					t.Errorf("a waiter went at %v, want 2.1s, when the answer came", d)
+				}
+			})
+		}
+		time.Sleep(100 * time.Millisecond)
+		g.Observe("h", Response{Status: 200, Header: xh(90, 100, 10*time.Second), Sent: probe.Sent()}, time.Now())
+		wg.Wait()
+	})
+}
+
+// A figure that starts a count is taken less the units that went out after
+// its attempt and are still unanswered: the server cannot have counted
+// them. Within the window the count takes each attempt off as it goes, and
+// a figure only lowers it.
+func TestFigureLessWhatIsStillOut(t *testing.T) {
+	g := newGuard(t, Options{ReserveFraction: new(0.0)})
+	g.Observe("h", Response{Status: 200, Header: xh(0, 100, time.Minute)}, t0)
+	at := t0.Add(time.Minute) // the reset: a probe, then attempts behind it
+	if g.Admit("h", at) != 0 {
+		t.Fatal("the probe was held")
+	}
+	probe := at
+	// The probe's answer: 80 left; meanwhile nothing else went out.
+	g.Observe("h", Response{Status: 200, Header: xh(80, 100, time.Minute), Sent: probe}, at.Add(time.Millisecond))
+	var sent []time.Time
+	for i := range 4 {
+		s := at.Add(time.Duration(i+2) * time.Millisecond)
+		if d := g.AdmitN("h", s, 2); d != 0 {
+			t.Fatalf("attempt %d held %v", i, d)
+		}
+		sent = append(sent, s)
+	}
+	if s, _ := g.State("h", sent[3]); s.Remaining != 72 {
+		t.Fatalf("remaining %d, want 80 − 4×2 = 72", s.Remaining)
+	}
+	// The first of them is answered with 79: someone else spends too. The
+	// count only goes down, to the figure.
+	g.Observe("h", Response{Status: 200, Header: xh(70, 100, time.Minute), Sent: sent[0]}, sent[3].Add(time.Millisecond))
+	if s, _ := g.State("h", sent[3]); s.Remaining != 70 {
+		t.Fatalf("remaining %d, want the server's 70", s.Remaining)
+	}
 }

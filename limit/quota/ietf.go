@@ -31,6 +31,9 @@ const (
 	hRateLimitLimit     = "Ratelimit-Limit"
 	hRateLimitRemaining = "Ratelimit-Remaining"
 	hRateLimitReset     = "Ratelimit-Reset"
+	// hRateLimitDuration is didip/tollbooth's window, in seconds, sent
+	// beside the bare draft fields.
+	hRateLimitDuration = "X-Rate-Limit-Duration"
 )
 
 func (p *parser) ietf(dst []Quota) []Quota {
@@ -151,6 +154,11 @@ func (p *parser) ietf06(dst []Quota) []Quota {
 	}
 	if q.Window == 0 {
 		q.Window = p.integerPolicyWindow(q.Limit, p.h[hRateLimitPolicy])
+	}
+	if v, ok := p.get(hRateLimitDuration); ok && q.Window == 0 {
+		if d, ok := parseDecimal(v); ok && d.whole > 0 {
+			q.Window = d.seconds()
+		}
 	}
 	return append(dst, q)
 }

@@ -21,17 +21,18 @@ type Options struct {
 	// of ReserveUnits and ReserveFraction × its limit, and the reset is
 	// ahead (seed 003 §3.1, §4). nil means the default.
 	//
-	// ReserveUnits defaults to 1: one unit kept back for what the guard
-	// cannot see — another process on the same quota, a request the server
-	// counts twice — so the last permit is never the one that meets a 429.
-	// ReserveFraction defaults to 0.02. Seed 003's examples (5 requests,
+	// ReserveUnits defaults to 0 and ReserveFraction to 0.02, rounded
+	// down: what is kept back is for what the guard cannot see — another
+	// process on the same quota, a request the server counts twice. A unit
+	// kept back whatever the limit would leave a fifth of a quota of 5 a
+	// second unspent, on every window. Seed 003's examples (5 requests,
 	// 10 %) are for a client that does not count its own requests; this
 	// guard decrements its copy of the remaining allowance as each attempt
 	// goes out, so its own concurrency is already covered and the reserve
 	// only has to absorb others' traffic. 2 % keeps 98 % of a quota usable
 	// (the end-to-end test holds it to at least 95 %) while leaving 20 of GitHub's
 	// 1 000-point windows or 100 of its 5 000 an hour unspent. Set
-	// new(int64(0)) and new(0.0) to spend down to zero.
+	// ReserveFraction to new(0.0) to spend down to zero.
 	ReserveUnits    *int64   `json:"reserveUnits,omitempty"`
 	ReserveFraction *float64 `json:"reserveFraction,omitempty"`
 
@@ -46,10 +47,12 @@ type Options struct {
 	// refuses for the context's deadline.
 	MaxWait limit.Duration `json:"maxWait,omitempty"`
 
-	// Queue makes Enter hold an attempt (Wait, AcquireWait) rather than
-	// refuse it (Check, Acquire). Off by default, like the limit shapes: the
-	// resilience runner already waits on a refusal's RetryAfter.
-	Queue bool `json:"queue,omitempty"`
+	// RefuseAtOnce makes Enter refuse an attempt the key has no room for
+	// (Check, Acquire) rather than hold it until there is (Wait,
+	// AcquireWait). Holding is the default: a caller with a deadline waits
+	// its turn up to that deadline, or is refused at once when the wait
+	// would outlast it, as an HTTP client's callers expect.
+	RefuseAtOnce bool `json:"refuseAtOnce,omitempty"`
 
 	// TTL is how long a key's published state is trusted without a fresh
 	// response; after it the key is treated as reset and its entry is
@@ -183,10 +186,10 @@ func (o *Options) Validate() error {
 func (o *Options) config() config {
 	c := config{
 		name:          o.Name,
-		reserve:       Reserve{Units: 1, Fraction: 0.02},
+		reserve:       Reserve{Fraction: 0.02},
 		maxRetryAfter: time.Duration(o.MaxRetryAfter),
 		maxWait:       time.Duration(o.MaxWait),
-		queue:         o.Queue,
+		queue:         !o.RefuseAtOnce,
 		ttl:           time.Duration(o.TTL),
 		assumedReset:  time.Duration(o.AssumedReset),
 		boInitial:     time.Duration(o.Backoff.Initial),

@@ -235,6 +235,10 @@ func TestParseIETF(t *testing.T) {
 		{name: "sharepoint draft-03 at 80 %", h: hdr{
 			{"RateLimit-Limit", "1200"}, {"RateLimit-Remaining", "120"}, {"RateLimit-Reset", "5"},
 		}, want: []Quota{{Dialect: IETF06, Unit: "requests", Limit: 1200, Remaining: 120, Reset: t0.Add(5 * time.Second), Window: time.Minute}}},
+		{name: "tollbooth: the window in X-Rate-Limit-Duration", h: hdr{
+			{"RateLimit-Limit", "5"}, {"RateLimit-Remaining", "3"}, {"RateLimit-Reset", "1"},
+			{"X-Rate-Limit-Limit", "5.00"}, {"X-Rate-Limit-Duration", "1"},
+		}, want: []Quota{{Dialect: IETF06, Unit: "requests", Limit: 5, Remaining: 3, Reset: t0.Add(time.Second), Window: time.Second}}},
 	})
 }
 

@@ -1,6 +1,8 @@
 package quota
 
 import (
+	"cmp"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,7 +19,18 @@ import (
 // its copy of the remaining allowance at once, before the server has
 // counted it, so that callers racing for the last units cannot all spend
 // them: of N concurrent callers with R units above the reserve, exactly R
-// are admitted. Responses then correct the copy:
+// are admitted.
+//
+// In flight. A figure that starts a count (a new window, a probe's answer)
+// or that corrects a gradual key's refill is taken, when the attempt's send
+// time is known (Response.Sent), less the units the guard admitted after
+// that attempt went out and whose answers it has not seen: those may still
+// be on their way, and the figure does not count them. (An attempt answered
+// already was counted, in whatever order the server took them.) The guard
+// remembers its last 32 admissions for this; an attempt older than them is
+// taken at the figure. Within a window of a fixed key, where the count
+// already takes each attempt off as it goes, a figure only lowers it, by
+// these rules:
 //
 //   - a response whose reset is the one held (within a second: delta-based
 //     resets jitter with latency) lowers the copy to the server's figure if
@@ -54,6 +67,24 @@ import (
 // AssumedReset goes out while the guard is blind. A fixed window pays one
 // round trip per window for this; a sliding window is no longer flooded.
 //
+// Refill. Servers give their units back in one of two ways, and the guard
+// learns which at the first probe after a reset. A fixed window (and a
+// sliding log or token bucket spent in one burst) gives them back at the
+// reset: the probe's answer shows most of the limit remaining, and the
+// guard goes on spending the remaining down to the reserve and holding
+// until each reset. A sliding counter (this window's count plus the last
+// one's, weighted), a sliding log spent at a steady pace and a token bucket
+// give them back a few at a time: the probe's answer shows less than half
+// the limit. Holding until each reset would then serialize the client
+// around resets that move every second, and waiting for a sliding
+// counter's window to end would halve its throughput. So from then on the
+// key is gradual: its remaining refills at the published rate, Limit over
+// the window (published, documented or learned; see State.Window), from
+// the last figures a response gave, and an attempt waits only until the
+// refill covers its cost above the reserve. Responses still lower the
+// count to the server's figure, never raise it; resets no longer hold. A
+// key whose window is unknown cannot refill at a rate and stays fixed.
+//
 // Silence below a publishing threshold. Some servers publish their figures
 // only once most of the quota is used (SharePoint: from 80%). A 2xx with no
 // quota headers and no Retry-After, for a key whose held reset has passed
@@ -79,12 +110,79 @@ type entry struct {
 	assumed bool  // reset was assumed, not published
 	probing bool  // the reset passed: one probe at a time, until figures
 	probeAt int64 // when probing, the next probe may go at this instant
+	// probeSent is when the probe awaited went out: an answer to an
+	// attempt sent before it is no answer to the probe.
+	probeSent int64
+	// gradual says the server gives units back over time, not at the
+	// reset (see Refill); fillAt is when remaining was last refilled.
+	gradual bool
+	fillAt  int64
 	blocked int64 // Retry-After or backoff: nothing before this
+	boStep  int64 // when the backoff last took a step
 	bo      *backoff.ExponentialBackOff
+	// wake, when not nil, is closed when a response changes what the key
+	// admits, so that callers waiting for a probe's answer go at once.
+	wake chan struct{}
+	// contacted says a response for the key has been seen; until then one
+	// attempt goes at a time (see admit).
+	contacted bool
+	// admitted holds the last admissions (see "In flight" above).
+	admitted [admittedKept]admission
+	nAdm     int // admissions recorded, in all
 
 	touched atomic.Int64          // last response (or slot) seen
 	shared  atomic.Pointer[entry] // the state this key shares (Options.Share)
 	sem     chan struct{}         // in-flight slots; nil without a cap
+}
+
+// admission is one admitted attempt: when, its units, and whether its
+// answer has been seen.
+type admission struct {
+	at       int64
+	cost     int64
+	answered bool
+}
+
+// admittedKept is how many admissions a key remembers to count the units
+// still out after an attempt (see "In flight").
+const admittedKept = 32
+
+// record notes an admission of cost units at n. e.mu is held.
+func (e *entry) record(n, cost int64) {
+	e.admitted[e.nAdm%admittedKept] = admission{at: n, cost: cost}
+	e.nAdm++
+}
+
+// outSince marks answered the attempt admitted at sent (the earliest not
+// yet answered, when several were admitted at that instant) and returns the
+// units admitted after it whose answers have not been seen: they may still
+// be on their way to the server, which then cannot have counted them. An
+// attempt answered already was counted, whatever the order the server saw
+// them in. It returns 0 when sent is 0 or older than the admissions kept.
+// e.mu is held.
+func (e *entry) outSince(sent int64) int64 {
+	if sent == 0 {
+		return 0
+	}
+	var out int64
+	for i := e.nAdm - 1; i >= max(e.nAdm-admittedKept, 0); i-- {
+		a := &e.admitted[i%admittedKept]
+		if a.at < sent {
+			break
+		}
+		if a.at == sent && !a.answered {
+			// The attempt itself, unless an earlier one of that instant
+			// is still unanswered.
+			if j := i - 1; j < 0 || e.admitted[j%admittedKept].at != sent || e.admitted[j%admittedKept].answered {
+				a.answered = true
+				return out
+			}
+		}
+		if !a.answered {
+			out += a.cost
+		}
+	}
+	return out
 }
 
 // sameWindow is how far two published resets may differ and still name one
@@ -93,12 +191,28 @@ const sameWindow = int64(time.Second)
 
 // admit decides one attempt of cost (≥ 1) units at n: 0 and the units
 // taken, or the wait. e.mu is held.
+//
+// The first attempt to a key the guard has heard nothing from goes alone,
+// and the others wait for its answer (at most AssumedReset, then another
+// goes): a client that starts with many callers at once learns the quota
+// from the first response before it spends the quota, where otherwise all
+// its callers' first attempts would be out before any answer came.
 func (e *entry) admit(n, cost int64, c *config) time.Duration {
 	if e.blocked > n {
 		return clampWait(time.Duration(e.blocked-n), c.maxRetryAfter)
 	}
+	if !e.contacted {
+		if n < e.probeAt {
+			return clampWait(time.Duration(e.probeAt-n), c.maxRetryAfter)
+		}
+		e.probeAt, e.probeSent = n+int64(c.assumedReset), n
+		return 0
+	}
 	if !e.known || n-e.touched.Load() > int64(c.ttl) {
 		return 0 // nothing published, or stale: treated as reset
+	}
+	if w := e.refillWindow(); e.gradual && w > 0 {
+		return e.admitGradual(n, cost, w, c)
 	}
 	if e.reset != 0 && e.reset <= n {
 		// The window (or the assumed wait) is over: probe, see above.
@@ -109,7 +223,7 @@ func (e *entry) admit(n, cost int64, c *config) time.Duration {
 		if n < e.probeAt {
 			return clampWait(time.Duration(e.probeAt-n), c.maxRetryAfter)
 		}
-		e.probeAt = n + int64(c.assumedReset)
+		e.probeAt, e.probeSent = n+int64(c.assumedReset), n
 		return 0
 	}
 	res := c.reserve.of(e.limit)
@@ -123,15 +237,86 @@ func (e *entry) admit(n, cost int64, c *config) time.Duration {
 	return clampWait(time.Duration(e.reset-n), c.maxRetryAfter)
 }
 
+// refillWindow is the window over which a gradual key refills its limit:
+// the published or documented one, else the learned one; 0 when neither is
+// known or no limit is.
+func (e *entry) refillWindow() int64 {
+	if e.limit <= 0 {
+		return 0
+	}
+	return cmp.Or(e.window, e.learned)
+}
+
+// admitGradual is admit for a gradual key refilling Limit every w
+// nanoseconds. e.mu is held.
+func (e *entry) admitGradual(n, cost, w int64, c *config) time.Duration {
+	e.refill(n, w)
+	res := c.reserve.of(e.limit)
+	oversized := cost > e.limit-res
+	if room := e.remaining - res; room >= cost || (room > 0 && oversized) {
+		e.remaining -= cost
+		return 0
+	}
+	need := res + cost - e.remaining
+	if oversized {
+		need = res + 1 - e.remaining
+	}
+	d := time.Duration(math.Ceil(float64(need) * float64(w) / float64(e.limit)))
+	return clampWait(max(d, 1), c.maxRetryAfter)
+}
+
+// refill brings a gradual key's remaining up to n at Limit every w
+// nanoseconds. Whole units are credited; the fraction waits in fillAt.
+func (e *entry) refill(n, w int64) {
+	if n <= e.fillAt {
+		return
+	}
+	if e.remaining >= e.limit {
+		e.fillAt = n
+		return
+	}
+	units := int64(float64(n-e.fillAt) * float64(e.limit) / float64(w))
+	if units <= 0 {
+		return
+	}
+	if e.remaining+units >= e.limit {
+		e.remaining, e.fillAt = e.limit, n
+		return
+	}
+	e.remaining += units
+	e.fillAt += int64(float64(units) * float64(w) / float64(e.limit))
+}
+
+// contact notes that a response for the key was seen, and wakes the
+// callers that waited for the first one.
+func (e *entry) contact() {
+	e.mu.Lock()
+	if !e.contacted {
+		e.contacted, e.probeAt = true, 0
+		e.changed()
+	}
+	e.mu.Unlock()
+}
+
+// changed wakes the callers waiting for a response. e.mu is held.
+func (e *entry) changed() {
+	if e.wake != nil {
+		close(e.wake)
+		e.wake = nil
+	}
+}
+
 // forget drops the published remaining and reset (silence below a
-// publishing threshold, see above). e.mu is held.
+// publishing threshold, see above). It keeps what the guard learned of the
+// server: the limit, the window and how it refills. e.mu is held.
 func (e *entry) forget() {
 	e.known, e.remaining, e.reset, e.assumed, e.probing, e.probeAt = false, 0, 0, false, false, 0
 }
 
-// update takes a published bucket at n from a response that succeeded or
-// not; see the rules above. e.mu is held.
-func (e *entry) update(q *Quota, n int64, success bool) {
+// update takes a published bucket at n from a response to an attempt sent
+// at sent (0: unknown), after which out units went out that are still
+// unanswered, that succeeded or not; see the rules above. e.mu is held.
+func (e *entry) update(q *Quota, n, sent, out int64, success bool) {
 	if (q.Limit > 0 && q.Limit != e.limit) || q.Policy != e.policy || q.Key != e.bucket {
 		// Another bucket binds now (GitHub's search after its core, on one
 		// host): what was learned of the last one's window is not its.
@@ -153,9 +338,27 @@ func (e *entry) update(q *Quota, n int64, success bool) {
 			e.learned = max(e.learned, min(qr-n, maxLearnedWindow))
 		}
 	}
+	// The server's figure less the units sent since this attempt, which it
+	// cannot have counted yet; when those are not known, only lowering
+	// the count is safe.
+	fresh := q.Remaining - out
+	if w := e.refillWindow(); e.gradual && w > 0 && e.known {
+		e.refill(n, w)
+		e.remaining, e.reset = min(e.remaining, fresh), qr
+		return
+	}
+	if e.probing {
+		if sent != 0 && sent < e.probeSent {
+			return // an answer to an attempt sent before the probe
+		}
+		// The probe's answer says how the server gives units back.
+		e.gradual = e.refillWindow() > 0 && 2*(q.Remaining+1) < e.limit
+		e.fillAt = n
+	}
 	switch {
 	case !e.known || e.assumed || e.reset == 0 || e.reset <= n || qr == 0 || qr > e.reset+sameWindow:
-		e.remaining, e.reset, e.assumed, e.probing = q.Remaining, qr, false, false
+		e.remaining, e.reset, e.assumed, e.probing = fresh, qr, false, false
+		e.fillAt = n
 	case qr < e.reset-sameWindow:
 		return // an older window, answered late
 	default:
