@@ -34,11 +34,16 @@
 //     done.
 //   - WithAdaptiveRate(limit.AdaptiveRateOptions): the throttle-driven
 //     adaptive rate limiter on seed 000's request path: Cost, wait, send,
-//     ThrottleClassifier, and the outcome back on the lease.
+//     ThrottleClassifier, and the outcome back on the lease. A throttle
+//     without a Retry-After is retried at once: the limiter has slowed
+//     down, and the retry waits its turn in its queue.
 //   - WithLimiter(limiter): a limiter of your own, shared by all hosts.
 //   - WithQuotaGuard(quota.Options): reads the quotas servers publish in
-//     their headers and refuses (or holds) an attempt while the remaining
-//     allowance is inside the reserve. NewClient adds one with default
+//     their headers, in the units of the request's Cost, and holds an
+//     attempt up to its deadline (or, with RefuseAtOnce, refuses it) while
+//     the key has no room for it. Published figures win over learning: the
+//     guard hands the quota to the request's adaptive rate limiter, which
+//     then paces at its share of it. NewClient adds a guard with default
 //     options as the innermost layer unless told WithoutQuotaGuard.
 //
 // Other options: WithTransport (the base, default http.DefaultTransport),

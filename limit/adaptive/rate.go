@@ -114,15 +114,17 @@ type Rate struct {
 	tokens   float64
 	lastFill time.Duration // tokens are exact at lastFill; in the future during a pause
 
-	created      time.Duration
-	cutOnce      bool
-	lastCut      time.Duration
-	beforeCut    float64 // RateBeforeLastDecrease
-	sendAtCut    float64 // SendRateAtLastDecrease
-	pausedAcc    time.Duration
-	lastIncrease time.Duration
-	waited       bool
-	pauseUntil   time.Duration
+	created time.Duration
+	cutOnce bool
+	// acceptedSinceCut says a success was reported since the last cut.
+	acceptedSinceCut bool
+	lastCut          time.Duration
+	beforeCut        float64 // RateBeforeLastDecrease
+	sendAtCut        float64 // SendRateAtLastDecrease
+	pausedAcc        time.Duration
+	lastIncrease     time.Duration
+	waited           bool
+	pauseUntil       time.Duration
 
 	mPeriod   time.Duration // start of the current half-second period
 	mUnits    float64

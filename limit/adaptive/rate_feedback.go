@@ -46,6 +46,7 @@ const acceptedShare = 0.95
 // first throttle ends it.
 func (r *Rate) OnSuccess(now, sentAt time.Duration, cost int) Change {
 	r.measure(now, cost, true)
+	r.acceptedSinceCut = true
 	if r.disabled || r.published > 0 || now < r.pauseUntil || (r.builtin && !r.waited && r.qHead == len(r.q)) {
 		return 0
 	}
@@ -111,6 +112,12 @@ func (r *Rate) QuietSuccess() bool {
 // published figures win over what throttles teach, and the quota guard
 // reads the throttle's figures; the pause still holds.
 //
+// A built-in controller cuts again only after the dependency has accepted
+// something since the last cut: throttles with no success between say the
+// dependency refuses at any rate (a window spent), which a lower rate does
+// not cure, and cutting on each would leave the rate a fraction of the
+// limit when the window comes back.
+//
 // A built-in controller's first throttle before anything was measured (the
 // first half second) answers the bucket's first burst, not the rate: it
 // empties the bucket, pauses on a Retry-After, and cuts nothing.
@@ -139,7 +146,7 @@ func (r *Rate) OnThrottled(now, sentAt time.Duration, cost int, retryAfter time.
 		r.tokens = min(r.tokens, 0)
 		return r.pause(now, retryAfter)
 	}
-	if r.published == 0 && (!r.cutOnce || (now-r.lastCut >= r.cfg.DecreaseCooldown && sentAt > r.lastCut)) {
+	if r.published == 0 && (!r.cutOnce || (now-r.lastCut >= r.cfg.DecreaseCooldown && sentAt > r.lastCut && (!r.builtin || r.acceptedSinceCut))) {
 		p := r.ctl.OnThrottled(r.State(now))
 		nr := r.rate
 		if p < nr { // NaN keeps the rate
@@ -156,7 +163,7 @@ func (r *Rate) OnThrottled(now, sentAt time.Duration, cost int, retryAfter time.
 			sendAt = min(sendAt, a)
 		}
 		nr = max(nr, r.minRate)
-		r.slowStart = false
+		r.slowStart, r.acceptedSinceCut = false, false
 		r.beforeCut, r.sendAtCut = r.rate, sendAt
 		r.cutOnce, r.lastCut = true, now
 		r.pausedAcc = max(r.pauseUntil-now, 0) // the rest of a pause in progress

@@ -67,6 +67,10 @@ func TestRateSecondCutNeedsCooldownAndLaterSend(t *testing.T) {
 	if ch := r.OnThrottled(sec(15), sec(10), 1, 0); ch&ChangeCut != 0 {
 		t.Fatal("cut for a request sent at the last cut, not after it")
 	}
+	if ch := r.OnThrottled(sec(15), sec(10.001), 1, 0); ch&ChangeCut != 0 {
+		t.Fatal("cut with nothing accepted since the last cut")
+	}
+	r.OnSuccess(sec(15), sec(14.9), 1)
 	if ch := r.OnThrottled(sec(15), sec(10.001), 1, 0); ch&ChangeCut == 0 {
 		t.Fatal("no second cut after the cooldown for a request sent after the cut")
 	}
@@ -565,9 +569,9 @@ func TestRateSlowStart(t *testing.T) {
 }
 
 // After the slow start a throttle cuts a rate just over the dependency's
-// limit to 95% of what it was accepting, not by a third; a collapse of the
-// accepted rate (a server that refuses everything while it counts refusals)
-// cuts no deeper than the controller would.
+// limit to 95% of what it was accepting, not by a third; throttles with
+// nothing accepted since the last cut (a server that refuses at any rate)
+// do not cut again.
 func TestRateCutToAcceptedRate(t *testing.T) {
 	for _, tc := range []struct {
 		name         string
@@ -575,7 +579,7 @@ func TestRateCutToAcceptedRate(t *testing.T) {
 		want         func(rate, accepted float64) float64
 	}{
 		{"just over the limit", 9, func(rate, accepted float64) float64 { return max(0.7*rate, min(0.95*accepted, rate)) }},
-		{"nothing accepted", 0, func(rate, accepted float64) float64 { return 0.7 * rate }},
+		{"nothing accepted", 0, func(rate, accepted float64) float64 { return rate }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newTestRate(t, func(c *RateConfig) { c.InitialUnitsPerMinute = 1200; c.DecreaseCooldown = 0 })

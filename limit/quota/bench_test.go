@@ -89,10 +89,15 @@ func BenchmarkCheck(b *testing.B) {
 			}
 		}
 	})
-	b.Run("UnknownKey", func(b *testing.B) {
+	b.Run("SilentKey", func(b *testing.B) {
+		// A key whose first answer published nothing: admitted freely.
+		g.Check("silent.example.com", t0)
+		g.Observe("silent.example.com", Response{Status: http.StatusOK}, t0)
 		b.ReportAllocs()
 		for b.Loop() {
-			g.Check("unknown.example.com", t0)
+			if g.Check("silent.example.com", t0) != nil {
+				b.Fatal("refused")
+			}
 		}
 	})
 	b.Run("RefusedAdmit", func(b *testing.B) {

@@ -57,24 +57,36 @@
 // resource units, tokens): it goes while remaining − cost stays at or
 // above the reserve.
 //
+// The first attempt to a key goes alone: the others wait for its answer,
+// so that a client with many callers learns the quota before it spends it.
 // When the held reset passes, the guard does not assume the window is full
 // again (a sliding window frees only its oldest units): it lets one probe
-// through and holds the rest until a response publishes the figures, with
-// a new probe every AssumedReset while none does. A 2xx that publishes
-// nothing after the held reset means the server has fallen silent below its
-// publishing threshold (SharePoint publishes from 80% of the quota): the
-// guard forgets the published remaining and reset and admits freely.
-// State.PerMinute turns the published limit into units a minute for an
-// adaptive rate limiter's SetPublishedLimit, over the window the headers
-// publish, else the one the API documents (Quota.Window), else the
-// longest time to a reset a success of that bucket has shown (Discord's
-// buckets have no single window and are learned so). Wait holds the
-// caller instead of refusing. After a 429 or 503 that names neither a
-// Retry-After nor an exhausted quota with a reset, the key backs off
-// exponentially with jitter (github.com/cenkalti/backoff/v4); a success
-// resets it. Acquire and AcquireWait cap the requests in flight per key
-// (Options.MaxInFlight). Enter puts the pre-attempt steps together for an
-// HTTP layer.
+// through and holds the rest until a response publishes the figures (they
+// go as soon as it does), with a new probe every AssumedReset while none
+// does. The probe's answer tells how the server gives units back: most of
+// the limit back means a fixed window, and the guard holds to each reset;
+// less than half means a server that refills gradually (a sliding counter,
+// a sliding log spent at a pace, a token bucket), and from then on the key
+// refills at the published rate — Limit over the window — from the last
+// figures, without holding to resets that move every second (state.go).
+// A 2xx that publishes nothing after the held reset means the server has
+// fallen silent below its publishing threshold (SharePoint publishes from
+// 80% of the quota): the guard forgets the published remaining and reset
+// and admits freely. State.PerMinute turns the published limit into units
+// a minute, over the window the headers publish, else the one the API
+// documents (Quota.Window), else the longest time to a reset a success of
+// that bucket has shown (Discord's buckets have no single window and are
+// learned so); an HTTP layer hands State.Limit and State.Window to an
+// adaptive rate limiter's SetPublishedLimit. Wait holds the caller instead
+// of refusing. After a 429 or 503 that names neither a Retry-After nor an
+// exhausted quota with a reset, the key backs off exponentially with
+// jitter (github.com/cenkalti/backoff/v4), one step for the attempts that
+// were in flight together (Response.Sent), none when a rate limiter paces
+// the key (Response.Paced); a success resets it. Acquire and AcquireWait
+// cap the requests in flight per key (Options.MaxInFlight). Enter puts the
+// pre-attempt steps together for an HTTP layer: it holds the attempt up to
+// its deadline unless Options.RefuseAtOnce, and its Slot says when the
+// attempt went out, for Response.Sent.
 //
 // # Time
 //

@@ -228,7 +228,11 @@ type Response struct {
 //     belongs to that burst when it was sent before the step was taken (or,
 //     with Sent unknown, when the key is still blocked). GitHub's secondary
 //     limits are such throttles: they come with quota headers that show
-//     allowance left. A throttle of a Paced attempt is left to its pacer.
+//     allowance left. A throttle of a Paced attempt is left to its pacer,
+//     which slows down, unless throttles have gone on, with no success,
+//     for attempts sent more than pacingGrace after the first of them: the
+//     server then refuses at any pace (a fixed window spent, with nothing
+//     published), and the key backs off until it accepts again.
 //   - A 2xx or 3xx resets the backoff.
 //   - A 2xx that publishes nothing, for a key whose held reset has passed
 //     (or that is probing after it), forgets the published remaining and
@@ -308,15 +312,21 @@ func (g *Guard) Observe(key string, r Response, now time.Time) {
 		}
 	}
 	switch {
-	case throttled && !hasRA && !r.Paced && !(e.known && e.reset > n && e.remaining <= g.c.reserve.of(e.limit)):
+	case throttled && !hasRA && !(e.known && e.reset > n && e.remaining <= g.c.reserve.of(e.limit)):
+		if r.Paced && !e.pacingFailed(sent, n) {
+			break // the pacer slows down; the guard waits to see it fail
+		}
 		// Attempts in flight together are throttled together: one
 		// signal, not a step of the curve each.
 		if sameBurst := sent != 0 && sent < e.boStep || sent == 0 && e.blocked > n; !sameBurst {
 			e.blocked = max(e.blocked, n+int64(e.nextBackoff(&g.c)))
 			e.boStep = n
 		}
-	case success && e.bo != nil:
-		e.bo.Reset()
+	case success:
+		e.throttledSince = 0
+		if e.bo != nil {
+			e.bo.Reset()
+		}
 	}
 	e.changed()
 	e.mu.Unlock()

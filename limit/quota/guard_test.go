@@ -571,3 +571,28 @@ func TestValidate(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A throttle of a paced attempt is the pacer's to answer; if throttles go
+// on, with no success, for attempts sent a quarter of a second after the
+// first of them, the server refuses at any pace and the key backs off. A
+// success ends it.
+func TestPacedThrottlesBackOffOnlyWhenPacingFails(t *testing.T) {
+	g := newGuard(t, Options{})
+	paced := func(sent, at time.Time) {
+		g.Observe("h", Response{Status: 429, Sent: sent, Paced: true}, at)
+	}
+	paced(t0, t0.Add(sec(0.01)))
+	paced(t0.Add(sec(0.2)), t0.Add(sec(0.21)))
+	if d := g.Admit("h", t0.Add(sec(0.6))); d != 0 {
+		t.Fatalf("the pacer's throttles within its grace: held %v", d)
+	}
+	g.Observe("h", Response{Status: 200, Sent: t0.Add(sec(0.6))}, t0.Add(sec(0.61)))
+	paced(t0.Add(sec(1.2)), t0.Add(sec(1.21))) // a new run of throttles begins
+	if d := g.Admit("h", t0.Add(sec(1.3))); d != 0 {
+		t.Fatalf("after a success, a throttle: held %v", d)
+	}
+	paced(t0.Add(sec(1.5)), t0.Add(sec(1.51))) // still refused, sent 0.3 s after the first
+	if d := g.Admit("h", t0.Add(sec(1.51))); d < sec(0.8) || d > sec(1.2) {
+		t.Fatalf("throttles go on past the pacer's grace: wait %v, want the first backoff step, 1s ± 20%%", d)
+	}
+}

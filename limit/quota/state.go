@@ -38,7 +38,7 @@ import (
 //     still in flight, which the server's figure from an earlier attempt
 //     does not; a lower server figure means someone else spends the quota.
 //   - a response naming a later reset starts a new window: its figures are
-//     taken as they are.
+//     taken, less the units still out (above).
 //   - a response naming an earlier reset, or one already past, describes a
 //     window that is over: its remaining is not taken.
 //   - a response with no reset (Shopify) is taken as it is.
@@ -59,9 +59,9 @@ import (
 // second, a token bucket a few tokens. So it sets nothing back. It lets one
 // attempt through, the probe, whatever its cost, and holds every other
 // attempt until the probe's answer publishes the figures, which are taken
-// as they are (any response with quota headers whose reset is ahead, or
-// that has no reset, ends the probing: an answer to an earlier attempt
-// arriving now is as new). If no answer with figures comes within
+// as a new window's (any response with quota headers whose reset is ahead,
+// or that has no reset, ends the probing, unless its attempt is known to
+// have gone out before the probe). If no answer with figures comes within
 // AssumedReset of the probe — it was lost, or answered without headers by
 // an error — the next attempt is a probe again; so at most one attempt per
 // AssumedReset goes out while the guard is blind. A fixed window pays one
@@ -82,8 +82,10 @@ import (
 // the window (published, documented or learned; see State.Window), from
 // the last figures a response gave, and an attempt waits only until the
 // refill covers its cost above the reserve. Responses still lower the
-// count to the server's figure, never raise it; resets no longer hold. A
-// key whose window is unknown cannot refill at a rate and stays fixed.
+// count to the server's figure less the units still out, never raise it;
+// resets no longer hold; a throttle's Retry-After says nothing comes back
+// before its end, and the refill starts there. A key whose window is
+// unknown cannot refill at a rate and stays fixed.
 //
 // Silence below a publishing threshold. Some servers publish their figures
 // only once most of the quota is used (SharePoint: from 80%). A 2xx with no
@@ -119,6 +121,9 @@ type entry struct {
 	fillAt  int64
 	blocked int64 // Retry-After or backoff: nothing before this
 	boStep  int64 // when the backoff last took a step
+	// throttledSince is when the first of the throttles since the last
+	// success arrived; 0 after a success.
+	throttledSince int64
 	bo      *backoff.ExponentialBackOff
 	// wake, when not nil, is closed when a response changes what the key
 	// admits, so that callers waiting for a probe's answer go at once.
@@ -296,6 +301,25 @@ func (e *entry) contact() {
 		e.changed()
 	}
 	e.mu.Unlock()
+}
+
+// pacingGrace is how long after a throttle a pacer that has slowed down on
+// it is given before throttles of attempts sent later count against the
+// key: long enough for the attempts sent before the cut to be answered, and
+// short, since a pacer that cannot help (a window spent) sends at its full
+// rate meanwhile, each attempt a throttle.
+const pacingGrace = int64(250 * time.Millisecond)
+
+// pacingFailed notes a throttle, at n, of a paced attempt sent at sent, and
+// reports whether it shows the pacing failing: the throttles have gone on,
+// with no success between, for an attempt sent pacingGrace after the first
+// of them. e.mu is held.
+func (e *entry) pacingFailed(sent, n int64) bool {
+	if e.throttledSince == 0 {
+		e.throttledSince = n
+		return false
+	}
+	return sent > e.throttledSince+pacingGrace || sent == 0 && n > e.throttledSince+pacingGrace
 }
 
 // changed wakes the callers waiting for a response. e.mu is held.
