@@ -124,7 +124,7 @@ type entry struct {
 	// throttledSince is when the first of the throttles since the last
 	// success arrived; 0 after a success.
 	throttledSince int64
-	bo      *backoff.ExponentialBackOff
+	bo             *backoff.ExponentialBackOff
 	// wake, when not nil, is closed when a response changes what the key
 	// admits, so that callers waiting for a probe's answer go at once.
 	wake chan struct{}
