@@ -573,9 +573,8 @@ func TestValidate(t *testing.T) {
 }
 
 // A throttle of a paced attempt is the pacer's to answer; if throttles go
-// on, with no success, for attempts sent a quarter of a second after the
-// first of them, the server refuses at any pace and the key backs off. A
-// success ends it.
+// on, with no success, for attempts sent a second after the first of them,
+// the server refuses at any pace and the key backs off. A success ends it.
 func TestPacedThrottlesBackOffOnlyWhenPacingFails(t *testing.T) {
 	g := newGuard(t, Options{})
 	paced := func(sent, at time.Time) {
@@ -591,8 +590,8 @@ func TestPacedThrottlesBackOffOnlyWhenPacingFails(t *testing.T) {
 	if d := g.Admit("h", t0.Add(sec(1.3))); d != 0 {
 		t.Fatalf("after a success, a throttle: held %v", d)
 	}
-	paced(t0.Add(sec(1.5)), t0.Add(sec(1.51))) // still refused, sent 0.3 s after the first
-	if d := g.Admit("h", t0.Add(sec(1.51))); d < sec(0.8) || d > sec(1.2) {
+	paced(t0.Add(sec(2.3)), t0.Add(sec(2.31))) // still refused, sent 1.1 s after the first
+	if d := g.Admit("h", t0.Add(sec(2.31))); d < sec(0.8) || d > sec(1.2) {
 		t.Fatalf("throttles go on past the pacer's grace: wait %v, want the first backoff step, 1s ± 20%%", d)
 	}
 }
