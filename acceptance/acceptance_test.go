@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 // CI installs everything (install.sh). -short skips the slice.
 func TestShortSlice(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: the short slice runs real servers for about 40 s")
+		t.Skip("-short: the short slice runs real servers for about 90 s")
 	}
 	for _, c := range ShortSlice() {
 		t.Run(c.Name, func(t *testing.T) {

@@ -15,7 +15,7 @@
 //
 //	./install.sh                       # nginx, HAProxy, node and express's modules
 //	go run ./cmd/realservers           # the full matrix (about 32 min); writes ../docs/real-servers.md
-//	go run ./cmd/realservers -short    # the short slice (about 40 s)
+//	go run ./cmd/realservers -short    # the short slice (about 90 s)
 //	go test ./...                      # the short slice as tests, and the unit tests
 //	go test -short ./...               # the unit tests only
 //

@@ -87,7 +87,7 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 	p("and came back with a response or a network error (attempts cut off by their call's deadline or the end of the run are left out).\n")
 	p("- **p95**: the nearest-rank 95th percentile of the call time (retries and waits included) of the calls that ended before D, successes and failures alike.\n")
 	p("- **failed**: calls that ended before D with an error or a final response that was not 2xx.\n")
-	p("- **self**: of those, the calls that failed on headroom's own limiter's refusal (`errors.Is(err, limit.ErrRateLimited)`) while their deadline still had time left. The goal is 0.\n")
+	p("- **self**: of those, the calls that failed on headroom's own limiter's refusal (`errors.Is(err, limit.ErrRateLimited)`) while their deadline still had time for the wait the refusal named (its RetryAfter). The goal is 0. A refusal whose wait would outlast the deadline — a window of a minute spent, a call of 30 s — fails the call at once, which is right, and counts under failed only.\n")
 	p("- **goal**: met, or the goals headroom missed (also listed under Misses).\n\n")
 
 	p("## Allowance\n\n")

@@ -58,10 +58,12 @@ type resilienceLayer struct {
 	limiters []*hostSet
 }
 
-// paced reports whether an adaptive rate limiter paces req. Its throttles
+// paced reports whether an adaptive rate limiter paces req. Its 429s
 // without a hint are retried at once: the limiter has slowed down on them,
 // and the retry waits its turn in the limiter's queue, where the throttled
-// backoff curve, seconds long, would idle the caller instead.
+// backoff curve, seconds long, would idle the caller instead. A 503
+// without a hint says the server is unavailable, not that the rate is too
+// high, and keeps the curve.
 func (l *resilienceLayer) paced(req *http.Request) bool {
 	for _, s := range l.limiters {
 		if _, ok := s.get(req).lim.(*limit.AdaptiveRateLimiter); ok {
@@ -194,7 +196,7 @@ func (r *run) try(ctx context.Context) (*http.Response, error) {
 	}
 	r.dropLast() // a retry: the response that asked for it is done with
 	v := r.l.classify(resp)
-	if v.Kind == resilience.Throttled && v.RetryAfter <= 0 && !v.HasRetryAfter && r.l.paced(req) {
+	if resp.StatusCode == http.StatusTooManyRequests && v.Kind == resilience.Throttled && !v.HasRetryAfter && v.RetryAfter <= 0 && r.l.paced(req) {
 		v.HasRetryAfter = true
 	}
 	r.last = resp

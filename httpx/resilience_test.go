@@ -489,3 +489,35 @@ func TestRetryAfterZeroRetriesAtOnce(t *testing.T) {
 		})
 	}
 }
+
+// With an adaptive rate limiter on the host, a 429 without a hint is
+// retried at once — the limiter slowed down on it, and the retry waits its
+// turn there, a unit at its rate (53 ms at the default 1,125 a minute) —
+// while a 503 without a hint, an unavailable server, keeps the throttled
+// curve (4 s ± 20%).
+func TestPacedThrottleRetriesAtOnce(t *testing.T) {
+	for _, c := range []struct {
+		status int
+		atOnce bool
+	}{{429, true}, {503, false}} {
+		t.Run(strconv.Itoa(c.status), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := &script{steps: []func(*http.Request) (*http.Response, error){
+					func(r *http.Request) (*http.Response, error) { return respond(r, c.status, "", nil), nil },
+					ok200,
+				}}
+				tr := mustTransport(t, WithTransport(s), WithResilience(resilience.HTTP()),
+					WithAdaptiveRate(limit.AdaptiveRateOptions{}))
+				start := time.Now()
+				resp, err := get(t, tr, "http://api.test/")
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				if d := time.Since(start); c.atOnce != (d < time.Second) {
+					t.Errorf("the retry went after %v; want it paced by the limiter: %v, on the curve: %v", d, c.atOnce, !c.atOnce)
+				}
+			})
+		})
+	}
+}

@@ -6,7 +6,7 @@
 // Usage, from acceptance/:
 //
 //	go run ./cmd/realservers                 # the full matrix (about 32 min); writes ../docs/real-servers.md
-//	go run ./cmd/realservers -short          # the short slice (about 40 s); writes nothing unless -out
+//	go run ./cmd/realservers -short          # the short slice (about 90 s); writes nothing unless -out
 //	go run ./cmd/realservers -cells nginx    # the cells whose names match; writes nothing unless -out
 //
 // Flags:
@@ -172,7 +172,7 @@ var commands = []acceptance.Fact{
 	{Name: "installs nginx, HAProxy, node and express's modules (see below)", Value: "./install.sh"},
 	{Name: "the full matrix, about 32 min; writes ../docs/real-servers.md", Value: "go run ./cmd/realservers"},
 	{Name: "the same, one client after the other (twice as long)", Value: "go run ./cmd/realservers -sequential"},
-	{Name: "the short slice, about 40 s (-out to write a report)", Value: "go run ./cmd/realservers -short"},
+	{Name: "the short slice, about 90 s (-out to write a report)", Value: "go run ./cmd/realservers -short"},
 	{Name: "only the cells whose names match", Value: "go run ./cmd/realservers -cells 'nginx|haproxy' -out -"},
 	{Name: "the short slice as tests; CI=true fails instead of skipping", Value: "go test ./..."},
 	{Name: "the unit tests only", Value: "go test -short ./..."},
