@@ -36,8 +36,8 @@ type Fact struct{ Name, Value string }
 // CellError is a cell that failed to run.
 type CellError struct{ Cell, Err string }
 
-// TODOExplain is the marker left under each miss for its explanation.
-const TODOExplain = "why: TODO-explain"
+// ExplainMarker is the marker left under each miss for its explanation.
+const ExplainMarker = "why: (to be written)"
 
 // WriteMarkdown writes r as Markdown.
 func (r Report) WriteMarkdown(w io.Writer) error {
@@ -144,7 +144,7 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 			p("\n\n")
 		}
 		for _, m := range res.Misses {
-			p("- %s\n  %s\n", m, TODOExplain)
+			p("- %s\n  %s\n", m, ExplainMarker)
 		}
 		p("\n")
 	}

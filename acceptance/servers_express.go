@@ -47,12 +47,12 @@ import (
 // from one window to the next, and refusals cost nothing beyond their own
 // window.
 //
-// Allowance(d) = units · (⌊d/window⌋ + 1), for a client that begins with
+// Allowance(d) = units · max(1, ⌈d/window⌉), for a client that begins with
 // the server fresh: its first window opens with its first request at 0 and
 // takes units at once, and a client that is back the instant each window
-// ends opens the next at once, at window, 2·window, …, up to d. No client
-// does better: every window holds at most units, and each begins no sooner
-// than the last one ends.
+// ends opens the next at once, at window, 2·window, … — the windows that
+// open before d. No client does better: every window holds at most units,
+// and each begins no sooner than the last one ends.
 func Express(l Limit, h Headers) ServerSpec {
 	l = Limit{Units: l.Units, Window: l.Window}
 	return ServerSpec{
