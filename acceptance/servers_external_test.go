@@ -160,7 +160,10 @@ func stopExternal(t *testing.T, p *childProcess) {
 	}
 }
 
-// sleepUntil sleeps until t.
+// sleepUntil sleeps until t. These tests check nginx, HAProxy and
+// express-rate-limit, which run in processes of their own on the real
+// clock: moving their windows takes real time, which testing/synctest's
+// fake clock cannot give them. Nothing here waits for something to settle.
 func sleepUntil(t time.Time) { time.Sleep(time.Until(t)) }
 
 // unpublished checks that a server said nothing about its limit, not even

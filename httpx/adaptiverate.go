@@ -8,7 +8,7 @@ import (
 )
 
 // adaptiveRateLayer builds WithAdaptiveRate's layer: the limiter layer with
-// an adaptive rate limiter per host (or one shared), seed 000's request path.
+// an adaptive rate limiter per host (or one shared), the request path of the AWS SDKs' adaptive retry mode.
 // The cost estimator and the throttle classifier are the layer's
 // (LimiterOption Cost and ThrottleClassifier); the outcome goes back on the
 // lease — Throttle with the server's Retry-After, Ignore for a 5xx that is

@@ -127,7 +127,7 @@ func untilReset(h http.Header, now *time.Time) (d time.Duration, ok, spent bool)
 }
 
 // throttled is the adaptive layers' throttle classifier: a 429, or a 503
-// with a Retry-After (seed 000, "The path of a request", step 4), with the
+// with a Retry-After (a 503 without one says the server is down, not that the rate is too high), with the
 // server's hint (for a 429, as Classify reads it).
 func throttled(resp *http.Response) (bool, time.Duration) {
 	switch resp.StatusCode {

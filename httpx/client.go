@@ -162,7 +162,7 @@ func WithRateLimit(o limit.Options, opts ...LimiterOption) Option {
 }
 
 // WithAdaptiveRate adds an adaptive rate layer: the throttle-driven adaptive
-// rate limiter (limit.AdaptiveRate) on seed 000's request path. For each
+// rate limiter (limit.AdaptiveRate) on the request path of the AWS SDKs' adaptive retry mode. For each
 // attempt it estimates the cost (Cost, default 1), waits for the units in
 // FIFO order, sends, classifies the response (ThrottleClassifier, default a
 // 429, or a 503 with Retry-After) and reports on the lease: a throttle with

@@ -33,7 +33,7 @@
 //     instead). Concurrency permits are held until the response body is
 //     done.
 //   - WithAdaptiveRate(limit.AdaptiveRateOptions): the throttle-driven
-//     adaptive rate limiter on seed 000's request path: Cost, wait, send,
+//     adaptive rate limiter on the AWS SDKs' adaptive-mode request path: Cost, wait, send,
 //     ThrottleClassifier, and the outcome back on the lease. A throttle
 //     without a Retry-After is retried at once: the limiter has slowed
 //     down, and the retry waits its turn in its queue.

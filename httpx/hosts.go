@@ -77,13 +77,13 @@ func MaxHosts(n int) LimiterOption { return func(c *limiterConfig) { c.maxHosts 
 func IdleTimeout(d time.Duration) LimiterOption { return func(c *limiterConfig) { c.idle = d } }
 
 // Cost sets the request cost estimator: the units a request takes from the
-// limiter (seed 000: "Estimate the cost"). The default gives every request
+// limiter, estimated before the request waits. The default gives every request
 // 1; a request of cost 0 does not wait and teaches the limiter nothing.
 func Cost(f func(*http.Request) int) LimiterOption { return func(c *limiterConfig) { c.cost = f } }
 
 // ThrottleClassifier sets how the layer tells a throttle from a response,
 // and reads the server's wait. The default is a throttle on 429, and on 503
-// with a Retry-After (seed 000), with the Retry-After.
+// with a Retry-After, with the Retry-After.
 func ThrottleClassifier(f func(*http.Response) (throttled bool, retryAfter time.Duration)) LimiterOption {
 	return func(c *limiterConfig) { c.throttle = f }
 }

@@ -7,9 +7,9 @@ import (
 	"github.com/headroom-go/headroom/limit/adaptive"
 )
 
-// AdaptiveRateOptions configures the throttle-driven adaptive rate limiter
-// (seeds 000 and 001): a token bucket in units whose rate is learned from
-// the throttles the dependency answers, with AIMD (the default) or CUBIC.
+// AdaptiveRateOptions configures the throttle-driven adaptive rate limiter:
+// a token bucket in units whose rate is learned from the throttles the
+// dependency answers, with AIMD (the default) or CUBIC.
 //
 // Rates are units per minute for the whole budget; with Instances above 1
 // each process takes its share. A zero field means its default, so

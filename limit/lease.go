@@ -62,7 +62,7 @@ type leaseSpec struct {
 // ended. A second Release frees nothing, and the zero Lease is safe to
 // release.
 //
-// The lease is the measurement (DESIGN rule 3): before Release, report what
+// The lease is the measurement: before Release, report what
 // the call taught the limiter with Throttle, Drop or Ignore; a lease released
 // without a report counts as a Success.
 type Lease struct {

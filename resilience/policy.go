@@ -41,9 +41,9 @@ type Options struct {
 	// RetryAfter replaces it.
 	ThrottledBackoff Backoff
 
-	// MaximumDelay caps every delay, a RetryAfter hint included (seed 002:
-	// "capped by Backoff.MaximumDelay and by the time left on the
-	// deadline"; Polly does not cap a Retry-After, we do). 0 means no cap.
+	// MaximumDelay caps every delay, a RetryAfter hint included (as is
+	// the time left on the deadline; Polly does not cap a Retry-After, we
+	// do). 0 means no cap.
 	MaximumDelay time.Duration
 
 	// Classify maps an attempt's error to a verdict; nil means
@@ -62,9 +62,10 @@ type Options struct {
 	MeterProvider metric.MeterProvider
 }
 
-// The presets' values and where they come from. research/algorithms.md §5
-// (Polly v8, Microsoft.Extensions.Http.Resilience's standard pipeline), §6
-// (Finagle), seed 003 (rate-limit backoff) and cenkalti/backoff/v4.
+// The presets' values and where they come from: Polly v8 and
+// Microsoft.Extensions.Http.Resilience's standard pipeline, Finagle's retry
+// budget, cenkalti/backoff/v4, and the exponential backoff that rate-limited
+// APIs (GitHub, Microsoft Graph) ask of throttled clients.
 const (
 	// HTTPRetries: MaxRetryAttempts 3, 4 tries in all
 	// (HttpRetryStrategyOptions).
@@ -73,9 +74,9 @@ const (
 	HTTPTimeout = 30 * time.Second
 	// HTTPAttemptTimeout: the standard pipeline's AttemptTimeout, 10 s.
 	HTTPAttemptTimeout = 10 * time.Second
-	// MaximumDelay caps every delay: 60 s, seed 003's maximum backoff
-	// ("possibly capped by a maximum backoff duration (e.g., 60 seconds)").
-	// Polly's MaxDelay is unset by default.
+	// MaximumDelay caps every delay: 60 s, a minute being the longest a
+	// caller with a 30 s deadline could ever use. Polly's MaxDelay is unset
+	// by default.
 	MaximumDelay = 60 * time.Second
 	// DefaultRetries: Polly's RetryStrategyOptions.MaxRetryAttempts, 3.
 	DefaultRetries = 3
@@ -89,9 +90,8 @@ const (
 // curves.
 var HTTPBackoff = Backoff{Initial: 2 * time.Second, Multiplier: 2, Jitter: 0.25}
 
-// ThrottledBackoff is the Throttled curve of both presets: seed 003's
-// backoff on 429s doubles each time (multiplier 2), with 20 % jitter
-// (backoff_jitter_percentage 0.2), up to 60 s. It starts at 4 s, twice
+// ThrottledBackoff is the Throttled curve of both presets: it doubles each
+// time (multiplier 2), with 20 % jitter, up to 60 s. It starts at 4 s, twice
 // HTTPBackoff's start (our choice), so at every step a throttle waits
 // longer than a transient failure would.
 var ThrottledBackoff = Backoff{Initial: 4 * time.Second, Multiplier: 2, Jitter: 0.2, Max: 60 * time.Second}
@@ -127,8 +127,8 @@ func DefaultBudgetOptions() BudgetOptions {
 //	Timeout           30 s   (Polly: TotalRequestTimeout)
 //	AttemptTimeout    10 s   (Polly: AttemptTimeout)
 //	Backoff           2 s × 2ⁿ ± 25 %            (Polly: Delay 2 s, exponential, jitter)
-//	ThrottledBackoff  4 s × 2ⁿ ± 20 %, ≤ 60 s    (seed 003)
-//	MaximumDelay      60 s   (seed 003)
+//	ThrottledBackoff  4 s × 2ⁿ ± 20 %, ≤ 60 s
+//	MaximumDelay      60 s
 //	Breaker           ratio 0.1, ≥ 100 calls in 30 s, open 5 s (Polly)
 //	Budget            20 % of calls + 10/s over 10 s (Finagle)
 //	Classify          DefaultClassify

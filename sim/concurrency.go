@@ -7,7 +7,7 @@ import (
 )
 
 // AdaptiveConcurrency is the latency-adaptive concurrency limit's engine
-// (adaptive.Concurrency, seed 002) configured by c: each instance may have
+// (adaptive.Concurrency) configured by c: each instance may have
 // its limit of requests in flight, learnt from their latency; a 429 is a
 // dropped call, the engine's queueing signal. Requests that do not fit wait
 // in a FIFO queue bounded as the adaptive rate limiter's is (500 requests,

@@ -1,6 +1,6 @@
 // Package sim is headroom's deterministic discrete-event simulator: the
 // library's own engine cores, on virtual time, against a model API with a
-// hidden quota (DESIGN rule 1). It is what cmd/headroom-sim runs; see
+// hidden quota. It is what cmd/headroom-sim runs; see
 // docs/simulator.md for the model, the comparison and the numbers.
 //
 // # The world

@@ -14,8 +14,8 @@ import (
 const FixedRateUnitsPerMinute = 1500
 
 // FixedRate is the adaptive rate limiter with its minimum, maximum and
-// initial rate all set to unitsPerMinute for the whole budget (seed 001:
-// "the rate must not change"), and the seeds' bucket of 10 s of it. It still
+// initial rate all set to unitsPerMinute for the whole budget, so that the
+// rate cannot change, and a bucket of 10 s of it. It still
 // queues, and still pauses on Retry-After.
 func FixedRate(unitsPerMinute float64) Mode {
 	c := adaptive.DefaultRateConfig()
@@ -159,7 +159,7 @@ const (
 
 // TraceEvent is one call the simulator made on an instance's engine core,
 // with the core's rate after it: the record that lets a test replay the same
-// calls on a fresh core and compare (DESIGN rule 1).
+// calls on a fresh core and compare: the simulator holds no model of its own.
 type TraceEvent struct {
 	Instance   int
 	At         time.Duration

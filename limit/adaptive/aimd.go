@@ -2,7 +2,9 @@ package adaptive
 
 import "time"
 
-// The AIMD defaults of seed 001.
+// The AIMD defaults: a cut keeps 70% of the rate (RFC 8312's β, which the
+// AWS SDK's adaptive mode uses too), and a rise adds a fixed step every
+// interval while requests wait.
 const (
 	DefaultAIMDDecreaseFactor   = 0.7              // rate × 0.7 on a cut
 	DefaultAIMDIncreaseStep     = 120.0            // units per minute, whole budget

@@ -5,8 +5,7 @@ import (
 	"time"
 )
 
-// Defaults of the latency-adaptive concurrency limit (seed 002, "Let it
-// find its own concurrency").
+// Defaults of the latency-adaptive concurrency limit.
 const (
 	DefaultMinimum        = 4
 	DefaultMaximum        = 200
@@ -57,7 +56,7 @@ func (c ConcurrencyConfig) withDefaults() ConcurrencyConfig {
 // goroutine and never blocks. It is not safe for concurrent use: the shell
 // (limit.Adaptive) guards it with a mutex.
 //
-// How it decides (seed 002). A round is one limit's worth of completed
+// How it decides. A round is one limit's worth of completed
 // units. At a round's end its fastest call is compared with Multiple × the
 // baseline (LatencyBaseline: the p10 of the last five minutes, rise-capped):
 //

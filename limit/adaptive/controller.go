@@ -6,7 +6,7 @@ import "time"
 // reads the RateState it is given and returns a rate; the limiter does the
 // rest (the lock, the clock, the minimum and maximum, the instance share, the
 // cooldown, the pause, and the rule that a request sent before the last cut
-// does not cut again). See seed 001, "The contract".
+// does not cut again).
 //
 // All rates in the state and in the results are this process's share, in
 // units per minute. A controller must be safe to call from one goroutine at a

@@ -1,8 +1,8 @@
 // Package adaptive holds headroom's engines that learn: the latency-adaptive
-// concurrency limit (seed 002) and the throttle-driven adaptive rate limiter
-// with its RateController, AIMD and CUBIC (seeds 000 and 001).
+// concurrency limit and the throttle-driven adaptive rate limiter with its
+// RateController, AIMD and CUBIC.
 //
-// Both are deterministic cores (DESIGN rule 1): every method takes the
+// Both are deterministic cores: every method takes the
 // current time as an argument, an offset on the caller's monotonic axis, and
 // nothing reads a clock, sleeps, starts a goroutine or sets a timer. The
 // faces in package limit (limit.Adaptive and limit.AdaptiveRate) add the
@@ -13,7 +13,7 @@
 // # The latency-adaptive concurrency limit
 //
 // A concurrency limit learned from the latency and the drops of the calls
-// it admits (seed 002): Concurrency, configured by ConcurrencyConfig, with
+// it admits: Concurrency, configured by ConcurrencyConfig, with
 // its LatencyBaseline; limit.Adaptive is its face.
 //
 // # The throttle-driven adaptive rate limiter
@@ -48,8 +48,7 @@
 // a Rate and its controller work on this process's share (1/Instances of
 // it), and WholeRate multiplies back.
 //
-// The rules, in brief (seed 000 has them in full; each method's comment
-// says which it applies):
+// The rules, in brief (each method's comment says which it applies):
 //
 //   - The bucket fills at the rate and holds Burst of it, at least 1 unit.
 //     A request larger than the bucket goes when the bucket is full and

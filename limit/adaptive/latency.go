@@ -7,8 +7,8 @@ import (
 )
 
 // The latency baseline: what a fast call to the dependency looks like. It is
-// the 10th percentile of the latencies of the last five minutes (seed 002,
-// "How it decides"), held in bounded memory:
+// the 10th percentile of the latencies of the last five minutes, held in
+// bounded memory:
 //
 //   - latSlices time slices of latSliceWidth each (10 × 30 s = 5 min), each
 //     a fixed-size histogram with latBuckets log-spaced buckets, 8 to an
@@ -24,7 +24,8 @@ import (
 //     O(1); dropping a slice is O(latBuckets) once every 30 s. Nothing
 //     allocates.
 //
-// The guardrail against drift (failsafe-go issue #127: in a long incident an
+// The guardrail against drift (reported against failsafe-go's adaptive
+// limiter: in a long incident an
 // averaged baseline creeps up to the slow latency, the queueing signal
 // vanishes and the limiter stops decreasing). The baseline in use is the
 // measured p10 capped by a ceiling, and the ceiling moves toward the

@@ -75,7 +75,7 @@ type waiter struct {
 }
 
 // Rate is the deterministic core of the throttle-driven adaptive rate
-// limiter (seeds 000 and 001): a token bucket in units with a FIFO queue of
+// limiter: a token bucket in units with a FIFO queue of
 // waiters, the throttle rules (cooldown, "sent after the last cut", pause)
 // and a RateController.
 //

@@ -95,7 +95,7 @@ func (r *Rate) QuietSuccess() bool {
 }
 
 // OnThrottled reports at now a throttle of a request of cost units sent at
-// sentAt, with the server's Retry-After (0 if none). In seed 000's order:
+// sentAt, with the server's Retry-After (0 if none), in this order:
 //
 //  1. it restarts the increase clock and forgets that requests waited;
 //  2. it cuts the rate on the first throttle, or when DecreaseCooldown has

@@ -6,7 +6,7 @@ import (
 	"github.com/cenkalti/backoff/v4"
 )
 
-// The backoff without hints (seed 003 §3.2): a 429 or 503 that names no
+// The backoff without hints: a 429 or 503 that names no
 // Retry-After and no exhausted quota with a reset ahead tells the guard only
 // that it went too fast. Each key then waits on its own exponential curve
 // with jitter — Initial × Multiplier^n, drawn from ±Jitter around it, at most

@@ -1,7 +1,7 @@
 // Package quota is headroom's quota guard: it reads the rate limits a
 // service publishes in its response headers, keeps them per key, and turns
 // an attempt away — or holds it — while the key's remaining allowance is
-// inside the reserve and the reset is ahead (seeds 002 and 003).
+// inside the reserve and the reset is ahead.
 //
 // # Parsing
 //

@@ -219,7 +219,7 @@ type Response struct {
 //     the key's remaining, limit and reset.
 //   - A Retry-After, on any status, blocks the key until now + Retry-After
 //     (capped), and replaces a later reset: Retry-After wins over reset
-//     (IETF draft, research §1.1).
+//     (draft-ietf-httpapi-ratelimit-headers).
 //   - A 429 or 503 with no Retry-After, whose quota does not already
 //     explain it (remaining inside the reserve and a reset ahead), blocks
 //     the key for its next backoff interval, unless it belongs to the
@@ -398,7 +398,7 @@ func (g *Guard) sweep(n int64) {
 
 // A Slot is one request in flight for a key, taken by Acquire, AcquireWait
 // or Enter. Release it once, when the response has been received or the
-// attempt has failed (seed 003 §3.4). The zero Slot is valid and releases
+// attempt has failed. The zero Slot is valid and releases
 // nothing.
 type Slot struct {
 	e    *entry

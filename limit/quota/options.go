@@ -19,7 +19,7 @@ type Options struct {
 	// ReserveUnits and ReserveFraction make the reserve: an attempt is
 	// refused while a key's remaining allowance is at or below the larger
 	// of ReserveUnits and ReserveFraction × its limit, and the reset is
-	// ahead (seed 003 §3.1, §4). nil means the default.
+	// ahead. nil means the default.
 	//
 	// ReserveUnits defaults to 0 and ReserveFraction to 0.02, rounded
 	// down: what is kept back is for what the guard cannot see — another
@@ -56,7 +56,7 @@ type Options struct {
 
 	// TTL is how long a key's published state is trusted without a fresh
 	// response; after it the key is treated as reset and its entry is
-	// dropped. Default 1 h (seed 003 §4, rate_limit_state_ttl_seconds 3600),
+	// dropped. Default 1 h,
 	// the longest common window (GitHub's hourly quota).
 	TTL limit.Duration `json:"ttl,omitempty"`
 
@@ -70,10 +70,11 @@ type Options struct {
 
 	// Backoff is the per-key exponential backoff after a 429 or 503 that
 	// carries neither Retry-After nor an exhausted quota with a reset
-	// (seed 003 §3.2).
+	// (the backoff GitHub and Microsoft Graph ask of clients throttled
+	// without a hint).
 	Backoff BackoffOptions `json:"backoff,omitzero"`
 
-	// MaxInFlight caps the requests in flight per key (seed 003 §3.4). 0,
+	// MaxInFlight caps the requests in flight per key. 0,
 	// the default, sets no cap: the issue makes it optional, and the limit
 	// shapes already offer Concurrency. Seed 003 §4 suggests 5 when on.
 	MaxInFlight int `json:"maxInFlight,omitempty"`
@@ -92,7 +93,7 @@ type Options struct {
 
 // BackoffOptions shape the backoff without hints. It is
 // github.com/cenkalti/backoff/v4's ExponentialBackOff, one per key, reset by
-// a success; the defaults are seed 003 §4's.
+// a success.
 type BackoffOptions struct {
 	// Initial is the first wait. Default 1 s (minimum_backoff_seconds).
 	Initial limit.Duration `json:"initial,omitempty"`

@@ -118,7 +118,7 @@ func ParseAll(h http.Header, now time.Time, dst []Quota) []Quota {
 	p := parser{h: h, now: now}
 	if v, ok := p.get("Age"); ok {
 		// RFC 9111 §4.2.3: a positive current_age is a stored response;
-		// the draft says to ignore its RateLimit fields (research §1.1).
+		// draft-ietf-httpapi-ratelimit-headers says to ignore its RateLimit fields.
 		if d, ok := parseDecimal(v); ok && (d.whole > 0 || d.nanos > 0) {
 			return dst
 		}
@@ -139,7 +139,7 @@ func ParseAll(h http.Header, now time.Time, dst []Quota) []Quota {
 }
 
 // Reserve is how much of a published quota to leave unspent: the larger of
-// Units and Fraction × Limit (seed 003 §4).
+// Units and Fraction × Limit.
 type Reserve struct {
 	Units    int64
 	Fraction float64

@@ -11,7 +11,7 @@ import (
 // §1.2), epoch seconds with decimals at Discord, and delta seconds at others
 // (RateLimit-Reset ≤ -06, SharePoint, envoy); some send epoch milliseconds.
 // The JavaScript prior art (express-rate-limit/ratelimit-header-parser,
-// research §1.1) guesses with a fixed 1e9 threshold and has no milliseconds
+// npm) guesses with a fixed 1e9 threshold and has no milliseconds
 // case. Here a number n is read against the current time, in whole seconds
 // since the epoch (ref, never taken below 1e9 nor above 1e12 so that a zero
 // or absurd clock cannot flip the rule):
@@ -42,8 +42,9 @@ import (
 // a Date, the wait is taken as value − Date — both on the server's clock, so
 // clock skew cancels out — and added to now. Date is truncated to the
 // second, so the difference is at most a second too long: again the safe
-// side. The IETF draft allows clients to use Date this way (research §1.1),
-// and SharePoint and §1.3 point at Date to correct skew. Without a Date the
+// side. draft-ietf-httpapi-ratelimit-headers allows clients to use Date
+// this way, and SharePoint's throttling guidance points at Date to correct
+// skew. Without a Date the
 // value is compared with now.
 //
 // Every instant is clamped to [now, now + horizon]: a reset in the past means
@@ -205,7 +206,7 @@ func ParseReset(v string, now time.Time) (time.Time, bool) {
 // parseHTTPDate reads an HTTP-date. IMF-fixdate, by far the common form, is
 // read by hand without allocating; the two obsolete forms (RFC 850 and
 // asctime) go through http.ParseTime, which accepts all three (RFC 9110
-// §5.6.7, research §1.3).
+// §5.6.7).
 func parseHTTPDate(v string) (time.Time, bool) {
 	if t, ok := parseIMFFixdate(v); ok {
 		return t, true

@@ -10,7 +10,7 @@ import (
 	"github.com/cenkalti/backoff/v4"
 )
 
-// The state of one key (seed 003 §2.3): what the server last published —
+// The state of one key: what the server last published —
 // remaining, limit, reset — the guard's own count since, the instant it is
 // blocked until, the backoff curve, the in-flight slots. Times are Unix
 // nanoseconds; 0 means unknown.
