@@ -7,20 +7,17 @@ import (
 
 	"go.opentelemetry.io/otel/metric"
 
+	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/limit/quota"
 	"github.com/headroom-go/headroom/resilience"
 )
 
-// ErrConfig is what every configuration error of this package matches:
-// *OrderError and *ConfigError.
-var ErrConfig = errors.New("httpx: invalid configuration")
-
 // OrderError refuses a client whose limiter layer is listed before (so runs
 // outside) its resilience layer. Layers run in the order they are listed,
 // outermost first; a limiter outside the retries takes one permit for an
 // operation that may go on to make several attempts, and its refusals are
-// never retried. errors.Is(err, ErrConfig) holds.
+// never retried. errors.Is(err, headroom.ErrConfig) holds.
 type OrderError struct {
 	// Layer is the limiter layer's option, e.g. "WithRateLimit".
 	Layer string
@@ -34,25 +31,8 @@ func (e *OrderError) Error() string {
 		e.Layer, e.Resilience, e.Layer, e.Resilience)
 }
 
-// Is makes errors.Is(err, ErrConfig) hold.
-func (e *OrderError) Is(target error) bool { return target == ErrConfig }
-
-// ConfigError is one problem with a client's options or configuration that
-// is not the order of its layers, nor a problem the limit, quota or
-// resilience packages report with their own *OptionError. errors.Is(err,
-// ErrConfig) holds.
-type ConfigError struct {
-	Field string // e.g. "WithResilience", `hosts["api.example.com"].rateLimit`
-	Value any
-	Want  string
-}
-
-func (e *ConfigError) Error() string {
-	return fmt.Sprintf("httpx: %s = %v: want %s", e.Field, e.Value, e.Want)
-}
-
-// Is makes errors.Is(err, ErrConfig) hold.
-func (e *ConfigError) Is(target error) bool { return target == ErrConfig }
+// Is makes errors.Is(err, headroom.ErrConfig) hold.
+func (e *OrderError) Is(target error) bool { return target == headroom.ErrConfig }
 
 // An Option configures a client or transport built by NewClient or
 // NewTransport. The layer options — WithResilience, WithRateLimit,
@@ -125,7 +105,7 @@ func WithResilience(p *resilience.Policy) Option {
 		b.layers = append(b.layers, layer{kind: resilienceKind, name: "WithResilience",
 			build: func(b *builder, next http.RoundTripper) (http.RoundTripper, error) {
 				if p == nil {
-					return nil, &ConfigError{Field: "WithResilience", Value: nil, Want: "a policy, such as resilience.HTTP()"}
+					return nil, &headroom.ConfigError{Package: "httpx", Field: "WithResilience", Value: nil, Want: "a policy, such as resilience.HTTP()"}
 				}
 				if err := p.Err(); err != nil {
 					return nil, err
@@ -184,7 +164,7 @@ func WithAdaptiveRate(o limit.AdaptiveRateOptions, opts ...LimiterOption) Option
 func WithLimiter(l limit.Limiter, opts ...LimiterOption) Option {
 	return limiterOption("WithLimiter", opts, func(c *limiterConfig, b *builder) (*hostSet, error) {
 		if l == nil {
-			return nil, &ConfigError{Field: "WithLimiter", Value: nil, Want: "a limiter"}
+			return nil, &headroom.ConfigError{Package: "httpx", Field: "WithLimiter", Value: nil, Want: "a limiter"}
 		}
 		c.shared = true
 		s := newHostSet(c, func(string) *hostEntry { return &hostEntry{lim: l} })
@@ -314,7 +294,7 @@ func NewTransport(opts ...Option) (*Transport, error) {
 	for i, l := range layers {
 		if l.kind == resilienceKind {
 			if res >= 0 {
-				errs = append(errs, &ConfigError{Field: "WithResilience", Value: "listed twice",
+				errs = append(errs, &headroom.ConfigError{Package: "httpx", Field: "WithResilience", Value: "listed twice",
 					Want: "one resilience layer: nested runs multiply the attempts"})
 				continue
 			}

@@ -16,6 +16,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/internal/jsonconfig"
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/limit/quota"
@@ -131,7 +132,7 @@ func LoadConfig(r io.Reader) (*Config, error) {
 // ParseConfig reads a Config from JSON and validates it. Every problem is
 // listed at once (errors.Join), each naming its place by the JSON path
 // (`resilience.timeout`, `limiters["github"].perWindow.window`): a value of
-// the wrong type and an unknown field are a *ConfigError each, and the
+// the wrong type and an unknown field are a *headroom.ConfigError each, and the
 // parts that did decode are checked by Validate, whose problems name their
 // fields the same way. Only JSON that is not well formed, or data after the
 // configuration, is reported alone, with its line and column.
@@ -140,7 +141,7 @@ func ParseConfig(data []byte) (*Config, error) {
 	problems, read := jsonconfig.Decode(data, &c)
 	var errs []error
 	for _, p := range problems {
-		errs = append(errs, &ConfigError{Field: p.Path, Value: p.Value, Want: p.Want})
+		errs = append(errs, &headroom.ConfigError{Package: "httpx", Field: p.Path, Value: p.Value, Want: p.Want})
 	}
 	if read {
 		// A part that did not decode is reported once: Validate would find
@@ -158,11 +159,11 @@ func ParseConfig(data []byte) (*Config, error) {
 }
 
 // Validate returns every problem with c at once, joined with errors.Join:
-// the limit package's *limit.OptionError for a limiter or the quota guard,
-// the resilience package's *resilience.OptionError for the resilience
+// the limit package's *headroom.ConfigError for a limiter or the quota guard,
+// the resilience package's *headroom.ConfigError for the resilience
 // settings, each with its Field (and the names in its Want) as the JSON
 // spells them, prefixed by where it sits (`limiters["github"].perWindow.window`,
-// `resilience.timeout`, `quotaGuard.reserveFraction`); and a *ConfigError
+// `resilience.timeout`, `quotaGuard.reserveFraction`); and a *headroom.ConfigError
 // for a name that names no limiter, a Hosts key that is not a host, two
 // Hosts keys for one host, and a setting beside a disabled quota guard.
 func (c *Config) Validate() error {
@@ -172,7 +173,7 @@ func (c *Config) Validate() error {
 		for _, e := range renamed("resilience", reflect.TypeFor[ResilienceConfig](), o.Validate()) {
 			// The preset's breaker has no settings here: what can change is
 			// the attempt timeout, or the breaker's presence.
-			if oe, ok := e.(*resilience.OptionError); ok && oe.Field == "resilience.Breaker.SamplingDuration" {
+			if oe, ok := e.(*headroom.ConfigError); ok && oe.Field == "resilience.Breaker.SamplingDuration" {
 				if sd, ok := oe.Value.(time.Duration); ok {
 					oe.Field, oe.Value = "resilience.attemptTimeout", o.AttemptTimeout
 					oe.Want = fmt.Sprintf(`at most %v, half the sampling window of the preset's breaker, or "noBreaker": true`, sd/2)
@@ -183,7 +184,7 @@ func (c *Config) Validate() error {
 	}
 	for _, name := range sortedKeys(c.Limiters) {
 		if name == NoLimiter || name == "" {
-			errs = append(errs, &ConfigError{Field: "limiters", Value: strconv.Quote(name), Want: `a name other than "" and "none"`})
+			errs = append(errs, &headroom.ConfigError{Package: "httpx", Field: "limiters", Value: strconv.Quote(name), Want: `a name other than "" and "none"`})
 			continue
 		}
 		lc := c.Limiters[name]
@@ -191,7 +192,7 @@ func (c *Config) Validate() error {
 	}
 	if c.RateLimit != "" && c.RateLimit != NoLimiter {
 		if _, ok := c.Limiters[c.RateLimit]; !ok {
-			errs = append(errs, &ConfigError{Field: "rateLimit", Value: strconv.Quote(c.RateLimit), Want: "the name of a limiter in limiters"})
+			errs = append(errs, &headroom.ConfigError{Package: "httpx", Field: "rateLimit", Value: strconv.Quote(c.RateLimit), Want: "the name of a limiter in limiters"})
 		}
 	}
 	seen := map[string]string{}
@@ -200,7 +201,7 @@ func (c *Config) Validate() error {
 		if err := checkHost(field, h); err != nil {
 			errs = append(errs, err)
 		} else if k := normalHost(h, ""); seen[k] != "" {
-			errs = append(errs, &ConfigError{Field: field, Value: fmt.Sprintf("the same host as %q", seen[k]), Want: "one entry per host"})
+			errs = append(errs, &headroom.ConfigError{Package: "httpx", Field: field, Value: fmt.Sprintf("the same host as %q", seen[k]), Want: "one entry per host"})
 		} else {
 			seen[k] = h
 		}
@@ -209,7 +210,7 @@ func (c *Config) Validate() error {
 			continue
 		}
 		if _, ok := c.Limiters[n]; !ok {
-			errs = append(errs, &ConfigError{Field: field + ".rateLimit", Value: strconv.Quote(n),
+			errs = append(errs, &headroom.ConfigError{Package: "httpx", Field: field + ".rateLimit", Value: strconv.Quote(n),
 				Want: `the name of a limiter in limiters, or "none"`})
 		}
 	}
@@ -256,7 +257,7 @@ func checkHost(field, h string) error {
 	if what == "" {
 		return nil
 	}
-	return &ConfigError{Field: field, Value: what, Want: fmt.Sprintf(want, normalHost(host, scheme))}
+	return &headroom.ConfigError{Package: "httpx", Field: field, Value: what, Want: fmt.Sprintf(want, normalHost(host, scheme))}
 }
 
 // besideDisabled lists the settings given beside "disabled": true, which
@@ -272,7 +273,7 @@ func besideDisabled(g *GuardConfig) []error {
 		if fv.Kind() == reflect.Pointer {
 			fv = fv.Elem()
 		}
-		errs = append(errs, &ConfigError{Field: "quotaGuard." + f.Name, Value: fv.Interface(),
+		errs = append(errs, &headroom.ConfigError{Package: "httpx", Field: "quotaGuard." + f.Name, Value: fv.Interface(),
 			Want: `nothing beside "disabled": true; remove one or the other`})
 	}
 	return errs

@@ -6,8 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/headroom-go/headroom/limit"
-	"github.com/headroom-go/headroom/resilience"
+	"github.com/headroom-go/headroom"
 )
 
 // FuzzParseConfig feeds ParseConfig arbitrary bytes (seeds in
@@ -24,9 +23,9 @@ func FuzzParseConfig(f *testing.F) {
 				t.Fatalf("a config and an error: %v", err)
 			}
 			for _, e := range flatten(err) {
-				var ce *ConfigError
-				var le *limit.OptionError
-				var re *resilience.OptionError
+				var ce *headroom.ConfigError
+				var le *headroom.ConfigError
+				var re *headroom.ConfigError
 				if !errors.As(e, &ce) && !errors.As(e, &le) && !errors.As(e, &re) {
 					t.Fatalf("untyped problem %T: %v", e, e)
 				}

@@ -9,8 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit"
-	"github.com/headroom-go/headroom/resilience"
 )
 
 const sampleConfig = `{
@@ -102,7 +102,7 @@ func TestConfigPerHostOverrides(t *testing.T) {
 
 func TestConfigUnknownField(t *testing.T) {
 	_, err := ParseConfig([]byte(`{"limiters": {"a": {"permitsPerSecnd": 5}}}`))
-	if err == nil || !strings.Contains(err.Error(), "permitsPerSecnd") || !errors.Is(err, ErrConfig) {
+	if err == nil || !strings.Contains(err.Error(), "permitsPerSecnd") || !errors.Is(err, headroom.ErrConfig) {
 		t.Fatalf("err = %v, want the unknown field named", err)
 	}
 	_, err = ParseConfig([]byte(`{"rateLimitt": "a"}`))
@@ -132,9 +132,9 @@ func TestConfigEveryProblemListed(t *testing.T) {
 	}
 	var fields []string
 	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
-		var le *limit.OptionError
-		var re *resilience.OptionError
-		var ce *ConfigError
+		var le *headroom.ConfigError
+		var re *headroom.ConfigError
+		var ce *headroom.ConfigError
 		switch {
 		case errors.As(e, &le):
 			fields = append(fields, le.Field)
@@ -189,9 +189,9 @@ func TestConfigEveryUnknownFieldListed(t *testing.T) {
 	}
 	var fields []string
 	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
-		var ce *ConfigError
+		var ce *headroom.ConfigError
 		if !errors.As(e, &ce) {
-			t.Errorf("problem %T is not a *ConfigError: %v", e, e)
+			t.Errorf("problem %T is not a *headroom.ConfigError: %v", e, e)
 			continue
 		}
 		fields = append(fields, ce.Field)
@@ -234,15 +234,15 @@ func TestConfigErrorsNameJSONPath(t *testing.T) {
 		// Validate's problems name the fields as the JSON does.
 		{`{"resilience": {"retries": -1, "timeout": "1s", "attemptTimeout": "5s"},
 		  "limiters": {"two": {"permitsPerSecond": 5, "burst": -1, "concurrency": 3}}}`, []string{
-			`resilience: resilience.retries = -1: want 0 or more`,
-			`resilience: resilience.attemptTimeout = 5s: want at most timeout (1s)`,
-			`limit: limiters["two"] = [permitsPerSecond concurrency]: want exactly one shape; the others would silently lose`,
-			`limit: limiters["two"].burst = -1: want 0 (one second's worth) up to 1e9`,
+			`httpx: resilience.retries = -1: want 0 or more`,
+			`httpx: resilience.attemptTimeout = 5s: want at most timeout (1s)`,
+			`httpx: limiters["two"] = [permitsPerSecond concurrency]: want exactly one shape; the others would silently lose`,
+			`httpx: limiters["two"].burst = -1: want 0 (one second's worth) up to 1e9`,
 		}},
 		// The preset's breaker cannot be set here: the problem is the
 		// attempt timeout's.
 		{`{"resilience": {"attemptTimeout": "20s"}}`, []string{
-			`resilience: resilience.attemptTimeout = 20s: want at most 15s, half the sampling window of the preset's breaker, or "noBreaker": true`,
+			`httpx: resilience.attemptTimeout = 20s: want at most 15s, half the sampling window of the preset's breaker, or "noBreaker": true`,
 		}},
 		{`{"resilience": {`, []string{`httpx: line 1, column 17 = unexpected end of JSON input: want a JSON object`}},
 		{"{\n  \"rateLimit\": \"a\",,\n}", []string{
@@ -285,7 +285,7 @@ func TestConfigGuardDisabledWithSettings(t *testing.T) {
 	_, err := ParseConfig([]byte(`{"quotaGuard": {"disabled": true, "reserveFraction": 0.5, "maxWait": "1s"}}`))
 	var fields []string
 	for _, e := range flatten(err) {
-		if ce, ok := errors.AsType[*ConfigError](e); ok {
+		if ce, ok := errors.AsType[*headroom.ConfigError](e); ok {
 			fields = append(fields, ce.Field)
 		}
 	}

@@ -62,7 +62,7 @@
 //
 // # Errors
 //
-// Configuration problems match ErrConfig (*OrderError, *ConfigError) or are
+// Configuration problems match headroom.ErrConfig (*OrderError, *headroom.ConfigError) or are
 // the limit, quota and resilience packages' own *OptionError values, joined
 // with errors.Join.
 //

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 
+	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/httpx"
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/resilience"
@@ -80,18 +81,11 @@ func ExampleParseConfig() {
 	  "rateLimit": "b"
 	}`))
 	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
-		var le *limit.OptionError
-		var ce *httpx.ConfigError
-		switch {
-		case errors.As(e, &le):
-			fmt.Println("limit:", le.Field)
-		case errors.As(e, &ce):
-			fmt.Println("httpx:", ce.Field, ce.Value)
-		}
+		fmt.Println(errors.Is(e, headroom.ErrConfig), e)
 	}
 	// Output:
-	// limit: limiters["a"]
-	// httpx: rateLimit "b"
+	// true httpx: limiters["a"] = [permitsPerSecond concurrency]: want exactly one shape; the others would silently lose
+	// true httpx: rateLimit = "b": want the name of a limiter in limiters
 }
 
 func ExampleNewTransport() {
@@ -132,7 +126,7 @@ func ExampleLoadConfig() {
 	  "rateLimt": "api"
 	}`))
 	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
-		var ce *httpx.ConfigError
+		var ce *headroom.ConfigError
 		if errors.As(e, &ce) {
 			fmt.Println(ce.Field)
 		}

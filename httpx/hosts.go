@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/limit/quota"
 	"github.com/headroom-go/headroom/resilience"
@@ -313,7 +314,7 @@ func limiterEntry(host string, lim limit.Limiter, err error, hold, learns bool) 
 			host = "(all hosts)"
 		}
 		return &hostEntry{err: &resilience.PermanentError{
-			Err: fmt.Errorf("%w: the limiter of host %q, valid when the layer was built: %w", ErrConfig, host, err)}}
+			Err: fmt.Errorf("%w: the limiter of host %q, valid when the layer was built: %w", headroom.ErrConfig, host, err)}}
 	}
 	return &hostEntry{lim: lim, hold: hold, learns: learns}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/limit/quota"
 	"github.com/headroom-go/headroom/resilience"
@@ -23,8 +24,8 @@ func TestOrderError(t *testing.T) {
 	if oe.Layer != "WithRateLimit" || oe.Resilience != "WithResilience" {
 		t.Errorf("OrderError = %+v", oe)
 	}
-	if !errors.Is(err, ErrConfig) {
-		t.Error("errors.Is(err, ErrConfig) = false")
+	if !errors.Is(err, headroom.ErrConfig) {
+		t.Error("errors.Is(err, headroom.ErrConfig) = false")
 	}
 	if !strings.Contains(err.Error(), "put WithRateLimit after WithResilience") {
 		t.Errorf("error %q does not name the fix", err)
@@ -78,10 +79,10 @@ func TestConfigProblemsListedAtOnce(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error")
 	}
-	var ce *ConfigError
-	var le *limit.OptionError
+	var ce *headroom.ConfigError
+	var le *headroom.ConfigError
 	if !errors.As(err, &ce) || !errors.As(err, &le) {
-		t.Errorf("err = %v; want a *ConfigError and a *limit.OptionError among its problems", err)
+		t.Errorf("err = %v; want a *headroom.ConfigError and a *headroom.ConfigError among its problems", err)
 	}
 	if n := len(err.(interface{ Unwrap() []error }).Unwrap()); n < 4 {
 		t.Errorf("%d problems listed, want at least 4: %v", n, err)

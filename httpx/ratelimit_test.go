@@ -18,6 +18,7 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
+	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/resilience"
 	"github.com/headroom-go/headroom/telemetry"
@@ -256,9 +257,9 @@ func TestRateLimitOptionsChangedAfterBuild(t *testing.T) {
 	tr := mustTransport(t, WithTransport(base), WithoutQuotaGuard(), WithRateLimit(limit.Options{PerWindow: win}))
 	win.Permits = 0
 	resp, err := get(t, tr, "http://a.test/")
-	var oe *limit.OptionError
-	if resp != nil || !errors.Is(err, ErrConfig) || !errors.As(err, &oe) || oe.Field != "PerWindow.Permits" {
-		t.Fatalf("got %v, %v; want an ErrConfig naming PerWindow.Permits", resp, err)
+	var oe *headroom.ConfigError
+	if resp != nil || !errors.Is(err, headroom.ErrConfig) || !errors.As(err, &oe) || oe.Field != "PerWindow.Permits" {
+		t.Fatalf("got %v, %v; want an headroom.ErrConfig naming PerWindow.Permits", resp, err)
 	}
 	if sent != 0 {
 		t.Errorf("%d requests sent through a host without a limiter", sent)

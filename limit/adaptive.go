@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit/adaptive"
 	"github.com/headroom-go/headroom/telemetry"
 )
@@ -43,7 +44,7 @@ func (a *AdaptiveOptions) config() adaptive.ConcurrencyConfig {
 func (a *AdaptiveOptions) validate() []error {
 	var errs []error
 	add := func(field string, value any, want string) {
-		errs = append(errs, &OptionError{Field: "Adaptive." + field, Value: value, Want: want})
+		errs = append(errs, &headroom.ConfigError{Package: "limit", Field: "Adaptive." + field, Value: value, Want: want})
 	}
 	if a.Minimum < 0 {
 		add("Minimum", a.Minimum, "0 (4) or more")

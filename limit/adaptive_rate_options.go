@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit/adaptive"
 )
 
@@ -159,12 +160,12 @@ func (a *AdaptiveRateOptions) config() adaptive.RateConfig {
 	return c
 }
 
-// validate lists every problem with a, each an *OptionError whose Field
+// validate lists every problem with a, each an *headroom.ConfigError whose Field
 // starts with "AdaptiveRate.".
 func (a *AdaptiveRateOptions) validate() []error {
 	var errs []error
 	add := func(field string, value any, want string) {
-		errs = append(errs, &OptionError{Field: "AdaptiveRate." + field, Value: value, Want: want})
+		errs = append(errs, &headroom.ConfigError{Package: "limit", Field: "AdaptiveRate." + field, Value: value, Want: want})
 	}
 	cubic := strings.EqualFold(a.Controller, "cubic")
 	switch {

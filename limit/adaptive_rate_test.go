@@ -10,6 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit/adaptive"
 )
 
@@ -302,9 +303,9 @@ func TestAdaptiveRateOptionsValidate(t *testing.T) {
 			t.Errorf("missing %s in:\n%v", f, err)
 		}
 	}
-	var oe *OptionError
+	var oe *headroom.ConfigError
 	if !errors.As(err, &oe) {
-		t.Fatal("not an *OptionError")
+		t.Fatal("not an *headroom.ConfigError")
 	}
 	// Defaults follow an explicit maximum below them.
 	if err := (&Options{AdaptiveRate: &AdaptiveRateOptions{MaxUnitsPerMinute: 30}}).Validate(); err != nil {

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/headroom-go/headroom"
 )
 
 func TestAdaptiveOptionsEmptyIsComplete(t *testing.T) {
@@ -48,9 +50,9 @@ func TestAdaptiveOptionsValidateListsEveryProblem(t *testing.T) {
 	err := o.Validate()
 	fields := map[string]bool{}
 	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
-		var oe *OptionError
+		var oe *headroom.ConfigError
 		if !errors.As(e, &oe) {
-			t.Fatalf("%v is not an *OptionError", e)
+			t.Fatalf("%v is not an *headroom.ConfigError", e)
 		}
 		fields[oe.Field] = true
 	}

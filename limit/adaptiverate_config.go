@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/internal/jsonconfig"
 )
 
@@ -23,7 +24,7 @@ type AdaptiveRateConfig struct {
 
 // ParseAdaptiveRateConfig reads an AdaptiveRateConfig from JSON and
 // validates it. Every problem is listed at once (errors.Join), each an
-// *OptionError at its JSON path (`limiters["a"].maxWait`): an unknown
+// *headroom.ConfigError at its JSON path (`limiters["a"].maxWait`): an unknown
 // field, a value of the wrong type (a bare-number duration among them), and
 // what Validate finds in the limiters that did decode. Only malformed JSON
 // and data after the object are reported alone, at their line and column.
@@ -47,21 +48,21 @@ func (c *AdaptiveRateConfig) names() []string {
 }
 
 // Validate returns every problem with every limiter at once, joined with
-// errors.Join; each is an *OptionError whose Field is the JSON path of the
+// errors.Join; each is an *headroom.ConfigError whose Field is the JSON path of the
 // setting (`limiters["name"].maxUnitsPerMinute`), and whose Want names
 // other settings the same way.
 func (c *AdaptiveRateConfig) Validate() error {
 	var errs []error
 	if len(c.Limiters) == 0 {
-		errs = append(errs, &OptionError{Field: "limiters", Value: "none", Want: "at least one named limiter"})
+		errs = append(errs, &headroom.ConfigError{Package: "limit", Field: "limiters", Value: "none", Want: "at least one named limiter"})
 	}
 	for _, name := range c.names() {
 		o := c.Limiters[name]
 		if strings.TrimSpace(name) == "" {
-			errs = append(errs, &OptionError{Field: "limiters", Value: fmt.Sprintf("%q", name), Want: "a name that is not blank"})
+			errs = append(errs, &headroom.ConfigError{Package: "limit", Field: "limiters", Value: fmt.Sprintf("%q", name), Want: "a name that is not blank"})
 		}
 		for _, err := range o.validate() {
-			if oe, ok := err.(*OptionError); ok {
+			if oe, ok := err.(*headroom.ConfigError); ok {
 				oe.Field, oe.Value, oe.Want = jsonconfig.Rename(fmt.Sprintf("limiters[%q]", name),
 					reflect.TypeFor[AdaptiveRateOptions](), strings.TrimPrefix(oe.Field, "AdaptiveRate."), oe.Value, oe.Want)
 			}

@@ -3,10 +3,12 @@ package limit
 import (
 	"errors"
 	"testing"
+
+	"github.com/headroom-go/headroom"
 )
 
 // FuzzAdaptiveRateConfig: decoding and validating any input never panics,
-// every problem is an *OptionError with a Field, and a config that
+// every problem is an *headroom.ConfigError with a Field, and a config that
 // validates always builds.
 func FuzzAdaptiveRateConfig(f *testing.F) {
 	f.Add([]byte(`{"limiters": {"orders-api": {"controller": "cubic", "maxUnitsPerMinute": 2700}}}`))
@@ -19,7 +21,7 @@ func FuzzAdaptiveRateConfig(f *testing.F) {
 		c, err := ParseAdaptiveRateConfig(data)
 		if err != nil {
 			for _, e := range unjoin(err) {
-				if oe, ok := errors.AsType[*OptionError](e); c != nil || !ok || oe.Field == "" {
+				if oe, ok := errors.AsType[*headroom.ConfigError](e); c != nil || !ok || oe.Field == "" {
 					t.Fatalf("bad problem %v with config %v", e, c)
 				}
 			}

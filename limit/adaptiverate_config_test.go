@@ -5,10 +5,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/headroom-go/headroom"
 )
 
 // ParseAdaptiveRateConfig lists every problem at once, each an
-// *OptionError at its JSON path with the "limit: " prefix once: unknown
+// *headroom.ConfigError at its JSON path with the "limit: " prefix once: unknown
 // fields and type errors in key order, then what Validate finds in the
 // rest, spelled as the JSON is.
 func TestParseAdaptiveRateConfigListsEveryProblem(t *testing.T) {
@@ -43,8 +44,8 @@ func TestParseAdaptiveRateConfigListsEveryProblem(t *testing.T) {
 		cfg, err := ParseAdaptiveRateConfig([]byte(c.json))
 		var got []string
 		for _, e := range unjoin(err) {
-			if _, ok := errors.AsType[*OptionError](e); !ok {
-				t.Errorf("%s: %T is not an *OptionError", c.json, e)
+			if _, ok := errors.AsType[*headroom.ConfigError](e); !ok {
+				t.Errorf("%s: %T is not an *headroom.ConfigError", c.json, e)
 			}
 			got = append(got, e.Error())
 		}

@@ -12,7 +12,7 @@
 //     CUBIC), shared fairly by the processes that use one budget.
 //
 // Options describes any of them, reads from JSON, and Validate lists every
-// problem at once, each an *OptionError; New builds the limiter. Exactly
+// problem at once, each an *headroom.ConfigError; New builds the limiter. Exactly
 // one shape per Options: two are an error, never a silent pick. The
 // constructors named after the shapes take the shape's own arguments and
 // Options adjusted by WithName, WithBurst, WithSegments, WithQueueLimit,

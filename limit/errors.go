@@ -72,15 +72,3 @@ func (e *CostError) Error() string {
 
 // Is makes errors.Is(err, ErrCost) hold.
 func (e *CostError) Is(target error) bool { return target == ErrCost }
-
-// OptionError is one problem with an Options value: which field, the value
-// it had, and what would be right. Validate joins every one it finds.
-type OptionError struct {
-	Field string // e.g. "PerWindow.Window"
-	Value any
-	Want  string // e.g. "a duration above 0"
-}
-
-func (e *OptionError) Error() string {
-	return fmt.Sprintf("limit: %s = %v: want %s", e.Field, e.Value, e.Want)
-}

@@ -3,6 +3,7 @@ package limit
 import (
 	"time"
 
+	"github.com/headroom-go/headroom"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 )
@@ -55,7 +56,7 @@ func build(o Options, opts []Option) (Limiter, error) {
 // second of burst unless WithBurst says otherwise. The bucket starts full.
 func PerSecond(permits float64, opts ...Option) (Limiter, error) {
 	if permits == 0 {
-		return nil, &OptionError{Field: "PermitsPerSecond", Value: 0.0, Want: "a rate above 0"}
+		return nil, &headroom.ConfigError{Package: "limit", Field: "PermitsPerSecond", Value: 0.0, Want: "a rate above 0"}
 	}
 	return build(Options{PermitsPerSecond: permits}, opts)
 }
@@ -73,7 +74,7 @@ func PerWindow(permits int, window time.Duration, opts ...Option) (Limiter, erro
 func Concurrency(permits int, opts ...Option) (Limiter, error) {
 	if permits == 0 {
 		// 0 would read as "no shape"; say what is wrong with it instead.
-		return nil, &OptionError{Field: "Concurrency", Value: 0, Want: "1 or more"}
+		return nil, &headroom.ConfigError{Package: "limit", Field: "Concurrency", Value: 0, Want: "1 or more"}
 	}
 	return build(Options{Concurrency: permits}, opts)
 }

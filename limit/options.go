@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strconv"
 
+	"github.com/headroom-go/headroom"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 )
@@ -109,11 +110,11 @@ func (o *Options) strayWindow() bool {
 }
 
 // Validate returns every problem with o at once, joined with errors.Join;
-// each is an *OptionError. It returns nil when New would succeed.
+// each is an *headroom.ConfigError. It returns nil when New would succeed.
 func (o *Options) Validate() error {
 	var errs []error
 	add := func(field string, value any, want string) {
-		errs = append(errs, &OptionError{Field: field, Value: value, Want: want})
+		errs = append(errs, &headroom.ConfigError{Package: "limit", Field: field, Value: value, Want: want})
 	}
 	shapes := o.shapes()
 	switch len(shapes) {

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+
+	"github.com/headroom-go/headroom"
 )
 
 // FuzzOptions decodes any JSON into Options and validates it: nothing
@@ -61,7 +63,7 @@ func grantsFreeLease(t *testing.T, o Options, data []byte) {
 }
 
 // FuzzParseOptions: parsing any input never panics; it returns Options or
-// errors, never both; every problem is an *OptionError with a Field; and
+// errors, never both; every problem is an *headroom.ConfigError with a Field; and
 // what parses builds a limiter that grants a free lease. Its seed corpus is
 // in testdata/fuzz/FuzzParseOptions.
 func FuzzParseOptions(f *testing.F) {
@@ -69,9 +71,9 @@ func FuzzParseOptions(f *testing.F) {
 		o, err := ParseOptions(data)
 		if err != nil {
 			for _, e := range unjoin(err) {
-				var oe *OptionError
+				var oe *headroom.ConfigError
 				if !errors.As(e, &oe) || oe.Field == "" {
-					t.Fatalf("problem %v is not an *OptionError with a Field (%s)", e, data)
+					t.Fatalf("problem %v is not an *headroom.ConfigError with a Field (%s)", e, data)
 				}
 			}
 			if o.shapes() != nil || o.PerWindow != nil {

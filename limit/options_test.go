@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/headroom-go/headroom"
 )
 
 // problems returns the fields Validate complains about, in order.
 func problems(err error) []string {
 	var fields []string
 	for _, e := range unjoin(err) {
-		var oe *OptionError
+		var oe *headroom.ConfigError
 		if errors.As(e, &oe) {
 			fields = append(fields, oe.Field)
 		} else {
@@ -131,9 +132,9 @@ func TestConstructorsRefuseZero(t *testing.T) {
 	if _, err := PerWindow(0, time.Minute); err == nil {
 		t.Error("PerWindow(0, 1m) built")
 	}
-	var oe *OptionError
+	var oe *headroom.ConfigError
 	if _, err := PerSecond(0); !errors.As(err, &oe) {
-		t.Errorf("PerSecond(0) error %T is not an *OptionError", err)
+		t.Errorf("PerSecond(0) error %T is not an *headroom.ConfigError", err)
 	}
 }
 

@@ -4,13 +4,14 @@ import (
 	"errors"
 	"reflect"
 
+	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/internal/jsonconfig"
 )
 
 // ParseOptions reads Options from JSON and validates them.
 //
 // Every problem is listed at once, joined with errors.Join, each an
-// *OptionError whose Field is the JSON path of the setting
+// *headroom.ConfigError whose Field is the JSON path of the setting
 // ("perWindow.window", "adaptiveRate.aimd.decreaseFactor"): an unknown
 // field, a value of the wrong type (a bare-number duration among them),
 // then what Validate finds in the parts that did decode, with the names in
@@ -24,7 +25,7 @@ func ParseOptions(data []byte) (Options, error) {
 	err := parseJSON(data, &o, func() error {
 		errs := unjoinErrors(o.Validate())
 		for _, err := range errs {
-			if oe, ok := err.(*OptionError); ok {
+			if oe, ok := err.(*headroom.ConfigError); ok {
 				oe.Field, oe.Value, oe.Want = jsonconfig.Rename("", reflect.TypeFor[Options](), oe.Field, oe.Value, oe.Want)
 			}
 		}
@@ -37,20 +38,20 @@ func ParseOptions(data []byte) (Options, error) {
 }
 
 // parseJSON decodes data into v and, when the document could be read,
-// validates what decoded: every problem at once, each an *OptionError at
+// validates what decoded: every problem at once, each an *headroom.ConfigError at
 // its JSON path. validate's problems must name their fields by JSON path
 // too.
 func parseJSON(data []byte, v any, validate func() error) error {
 	problems, read := jsonconfig.Decode(data, v)
 	var errs []error
 	for _, p := range problems {
-		errs = append(errs, &OptionError{Field: p.Path, Value: p.Value, Want: p.Want})
+		errs = append(errs, &headroom.ConfigError{Package: "limit", Field: p.Path, Value: p.Value, Want: p.Want})
 	}
 	if read {
 		for _, err := range unjoinErrors(validate()) {
 			// A place that did not decode is reported once: Validate would
 			// find it missing or zero besides.
-			if oe, ok := err.(*OptionError); !ok || !jsonconfig.Within(oe.Field, problems) {
+			if oe, ok := err.(*headroom.ConfigError); !ok || !jsonconfig.Within(oe.Field, problems) {
 				errs = append(errs, err)
 			}
 		}

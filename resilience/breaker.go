@@ -10,6 +10,7 @@ import (
 
 	"go.opentelemetry.io/otel/metric"
 
+	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/telemetry"
 )
 
@@ -131,11 +132,11 @@ type BreakerOptions struct {
 }
 
 // Validate lists every problem with o at once (errors.Join of
-// *OptionError), or returns nil.
+// *headroom.ConfigError), or returns nil.
 func (o BreakerOptions) Validate() error {
 	var errs []error
 	bad := func(field string, v any, want string) {
-		errs = append(errs, &OptionError{Field: "Breaker." + field, Value: v, Want: want})
+		errs = append(errs, &headroom.ConfigError{Package: "resilience", Field: "Breaker." + field, Value: v, Want: want})
 	}
 	consecutive, ratio := o.ConsecutiveFailures != 0, o.FailureRatio != 0
 	switch {

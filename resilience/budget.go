@@ -5,6 +5,8 @@ import (
 	"math/bits"
 	"sync"
 	"time"
+
+	"github.com/headroom-go/headroom"
 )
 
 // Retry budget defaults: Finagle's RetryBudget() (twitter/finagle,
@@ -45,17 +47,17 @@ type BudgetOptions struct {
 }
 
 // Validate lists every problem with o at once (errors.Join of
-// *OptionError), or returns nil.
+// *headroom.ConfigError), or returns nil.
 func (o BudgetOptions) Validate() error {
 	var errs []error
 	if o.TTL < time.Second || o.TTL > time.Minute {
-		errs = append(errs, &OptionError{Field: "Budget.TTL", Value: o.TTL, Want: "a duration in [1s, 1m]"})
+		errs = append(errs, &headroom.ConfigError{Package: "resilience", Field: "Budget.TTL", Value: o.TTL, Want: "a duration in [1s, 1m]"})
 	}
 	if o.MinRetriesPerSecond < 0 {
-		errs = append(errs, &OptionError{Field: "Budget.MinRetriesPerSecond", Value: o.MinRetriesPerSecond, Want: "0 or more"})
+		errs = append(errs, &headroom.ConfigError{Package: "resilience", Field: "Budget.MinRetriesPerSecond", Value: o.MinRetriesPerSecond, Want: "0 or more"})
 	}
 	if !(o.Ratio >= 0 && o.Ratio <= 1000) { // also refuses NaN
-		errs = append(errs, &OptionError{Field: "Budget.Ratio", Value: o.Ratio, Want: "a fraction in [0, 1000]"})
+		errs = append(errs, &headroom.ConfigError{Package: "resilience", Field: "Budget.Ratio", Value: o.Ratio, Want: "a fraction in [0, 1000]"})
 	}
 	return join(errs)
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit"
 )
 
@@ -62,7 +63,7 @@ func TestStrings(t *testing.T) {
 		}
 	}
 	for _, e := range []error{&ThrottledError{Err: errors.New("429"), RetryAfter: time.Second}, &PermanentError{},
-		&TimeoutError{Timeout: time.Second}, &BreakerOpenError{Breaker: "b", RetryAfter: time.Second}, &OptionError{Field: "F"}} {
+		&TimeoutError{Timeout: time.Second}, &BreakerOpenError{Breaker: "b", RetryAfter: time.Second}, &headroom.ConfigError{Package: "resilience", Field: "F"}} {
 		if e.Error() == "" {
 			t.Errorf("%T: empty", e)
 		}

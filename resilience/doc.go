@@ -21,7 +21,7 @@
 //   - Policy, built by New(Options), HTTP(...Option) or Default(...Option);
 //     HTTPOptions and DefaultOptions are the presets as editable Options.
 //     Options.Validate lists every problem at once (errors.Join of
-//     *OptionError); an invalid policy refuses every run with that error.
+//     *headroom.ConfigError); an invalid policy refuses every run with that error.
 //   - Verdict{Kind, SelfImposed, RetryAfter}, Kind = Success, Transient,
 //     Throttled or Permanent; a Classifier maps errors to verdicts, and
 //     DefaultClassify is the default. Errors may carry their own verdict

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit"
 )
 
@@ -432,7 +433,7 @@ func TestInvalidPolicy(t *testing.T) {
 	p := HTTP(WithRetries(-1), WithAttemptTimeout(time.Minute))
 	calls := 0
 	r := Try(t.Context(), p, func(ctx context.Context) (int, error) { calls++; return 0, nil })
-	var oe *OptionError
+	var oe *headroom.ConfigError
 	if r.Stop != StopInvalid || calls != 0 || !errors.As(r.Err, &oe) || r.Err != p.Err() {
 		t.Errorf("stop %v, %d calls, err %v; want invalid, no call, the validation error", r.Stop, calls, r.Err)
 	}

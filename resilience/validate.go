@@ -2,25 +2,12 @@ package resilience
 
 import (
 	"errors"
-	"fmt"
+
+	"github.com/headroom-go/headroom"
 )
 
 // ErrNilPolicy is what Run and Try return for a nil *Policy.
 var ErrNilPolicy = errors.New("resilience: nil policy")
-
-// OptionError is one problem with an option: which field, the value it had,
-// and what would be right. Validate joins every one it finds (errors.Join),
-// so errors.As(err, new(*OptionError)) finds the first and Unwrap() []error
-// lists them all.
-type OptionError struct {
-	Field string // e.g. "AttemptTimeout", "Breaker.SamplingDuration"
-	Value any
-	Want  string
-}
-
-func (e *OptionError) Error() string {
-	return fmt.Sprintf("resilience: %s = %v: want %s", e.Field, e.Value, e.Want)
-}
 
 func join(errs []error) error {
 	if len(errs) == 0 {
@@ -30,7 +17,7 @@ func join(errs []error) error {
 }
 
 // Validate lists every problem with o at once (errors.Join of
-// *OptionError), or returns nil. It checks each field, the curves, and how
+// *headroom.ConfigError), or returns nil. It checks each field, the curves, and how
 // the fields fit together:
 //
 //   - Retries, Timeout, AttemptTimeout and MaximumDelay are not negative;
@@ -46,7 +33,7 @@ func join(errs []error) error {
 func (o *Options) Validate() error {
 	var errs []error
 	bad := func(field string, v any, want string) {
-		errs = append(errs, &OptionError{Field: field, Value: v, Want: want})
+		errs = append(errs, &headroom.ConfigError{Package: "resilience", Field: field, Value: v, Want: want})
 	}
 	if o.Retries < 0 {
 		bad("Retries", o.Retries, "0 or more")

@@ -8,9 +8,10 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/headroom-go/headroom"
 )
 
-// fields lists the Field of every *OptionError joined in err.
+// fields lists the Field of every *headroom.ConfigError joined in err.
 func fields(err error) []string {
 	var out []string
 	var walk func(error)
@@ -21,7 +22,7 @@ func fields(err error) []string {
 			}
 			return
 		}
-		var oe *OptionError
+		var oe *headroom.ConfigError
 		if errors.As(err, &oe) {
 			out = append(out, oe.Field)
 		}

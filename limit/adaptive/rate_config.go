@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/headroom-go/headroom"
 )
 
 // The defaults of the throttle-driven rate limiter. Rates are units per
@@ -98,25 +100,13 @@ func DefaultRateConfig() RateConfig {
 	}
 }
 
-// A Problem is one thing wrong with a RateConfig: the field, its value and
-// what would be right. limit turns each into a *limit.OptionError.
-type Problem struct {
-	Field string // a RateConfig field name, e.g. "MaxUnitsPerMinute"
-	Value any
-	Want  string
-}
-
-func (p *Problem) Error() string {
-	return fmt.Sprintf("adaptive: %s = %v: want %s", p.Field, p.Value, p.Want)
-}
-
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 
 // Problems lists every problem with c; nil when NewRate would succeed.
-func (c *RateConfig) Problems() []*Problem {
-	var ps []*Problem
+func (c *RateConfig) Problems() []*headroom.ConfigError {
+	var ps []*headroom.ConfigError
 	add := func(field string, value any, want string) {
-		ps = append(ps, &Problem{Field: field, Value: value, Want: want})
+		ps = append(ps, &headroom.ConfigError{Package: "adaptive", Field: field, Value: value, Want: want})
 	}
 	rates := []struct {
 		name string
@@ -166,27 +156,27 @@ func (c *RateConfig) Problems() []*Problem {
 	return ps
 }
 
-func (a AIMD) problems() []*Problem {
-	var ps []*Problem
+func (a AIMD) problems() []*headroom.ConfigError {
+	var ps []*headroom.ConfigError
 	if f := a.DecreaseFactor; f != 0 && (!(f > 0 && f < 1)) {
-		ps = append(ps, &Problem{"AIMD.DecreaseFactor", f, "a factor between 0 and 1, such as 0.7"})
+		ps = append(ps, &headroom.ConfigError{Package: "adaptive", Field: "AIMD.DecreaseFactor", Value: f, Want: "a factor between 0 and 1, such as 0.7"})
 	}
 	if s := a.IncreaseStep; !(s >= 0) || !finite(s) {
-		ps = append(ps, &Problem{"AIMD.IncreaseStep", s, "a step above 0 units per minute"})
+		ps = append(ps, &headroom.ConfigError{Package: "adaptive", Field: "AIMD.IncreaseStep", Value: s, Want: "a step above 0 units per minute"})
 	}
 	if a.IncreaseInterval < 0 {
-		ps = append(ps, &Problem{"AIMD.IncreaseInterval", a.IncreaseInterval, "a duration above 0, such as \"10s\""})
+		ps = append(ps, &headroom.ConfigError{Package: "adaptive", Field: "AIMD.IncreaseInterval", Value: a.IncreaseInterval, Want: "a duration above 0, such as \"10s\""})
 	}
 	return ps
 }
 
-func (c Cubic) problems() []*Problem {
-	var ps []*Problem
+func (c Cubic) problems() []*headroom.ConfigError {
+	var ps []*headroom.ConfigError
 	if b := c.Beta; b != 0 && (!(b > 0 && b < 1)) {
-		ps = append(ps, &Problem{"Cubic.Beta", b, "a factor between 0 and 1, such as 0.7"})
+		ps = append(ps, &headroom.ConfigError{Package: "adaptive", Field: "Cubic.Beta", Value: b, Want: "a factor between 0 and 1, such as 0.7"})
 	}
 	if s := c.ScaleConstant; !(s >= 0) || !finite(s) {
-		ps = append(ps, &Problem{"Cubic.ScaleConstant", s, "a constant above 0, such as 0.4"})
+		ps = append(ps, &headroom.ConfigError{Package: "adaptive", Field: "Cubic.ScaleConstant", Value: s, Want: "a constant above 0, such as 0.4"})
 	}
 	return ps
 }

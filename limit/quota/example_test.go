@@ -85,6 +85,6 @@ func ExampleOptions_Validate() {
 	o := quota.Options{ReserveFraction: new(1.5), MaxInFlight: -1}
 	fmt.Println(o.Validate())
 	// Output:
-	// limit: ReserveFraction = 1.5: want a fraction in [0, 1), such as 0.02
-	// limit: MaxInFlight = -1: want 0 (no cap) or more
+	// quota: ReserveFraction = 1.5: want a fraction in [0, 1), such as 0.02
+	// quota: MaxInFlight = -1: want 0 (no cap) or more
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit"
 )
 
@@ -554,7 +555,7 @@ func TestValidate(t *testing.T) {
 	}
 	var fields []string
 	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
-		var oe *limit.OptionError
+		var oe *headroom.ConfigError
 		if !errors.As(e, &oe) {
 			t.Fatalf("%T is not an OptionError", e)
 		}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit"
 )
 
@@ -144,12 +145,12 @@ type config struct {
 }
 
 // Validate returns every problem with o at once, joined with errors.Join;
-// each is a *limit.OptionError naming the field. It returns nil when New
+// each is a *headroom.ConfigError naming the field. It returns nil when New
 // would succeed.
 func (o *Options) Validate() error {
 	var errs []error
 	add := func(field string, value any, want string) {
-		errs = append(errs, &limit.OptionError{Field: field, Value: value, Want: want})
+		errs = append(errs, &headroom.ConfigError{Package: "quota", Field: field, Value: value, Want: want})
 	}
 	if o.ReserveUnits != nil && *o.ReserveUnits < 0 {
 		add("ReserveUnits", *o.ReserveUnits, "0 or more units")

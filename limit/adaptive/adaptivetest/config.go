@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/headroom-go/headroom"
 )
 
 // Phase is a stretch of model time, up to Until, with a given number of
@@ -40,24 +42,12 @@ func (c Config) UnloadedP99() time.Duration {
 	return c.Floor + time.Duration(float64(c.Exp)*math.Log(100))
 }
 
-// A ConfigError is one problem with a Config: the field, its value and what
-// would be right. Validate joins every one it finds.
-type ConfigError struct {
-	Field string
-	Value any
-	Want  string
-}
-
-func (e *ConfigError) Error() string {
-	return fmt.Sprintf("adaptivetest: %s = %v: want %s", e.Field, e.Value, e.Want)
-}
-
 // Validate returns every problem with c at once, joined with errors.Join;
-// each is a *ConfigError. It returns nil when Run can use c.
+// each is a *headroom.ConfigError. It returns nil when Run can use c.
 func (c Config) Validate() error {
 	var errs []error
 	add := func(field string, value any, want string) {
-		errs = append(errs, &ConfigError{Field: field, Value: value, Want: want})
+		errs = append(errs, &headroom.ConfigError{Package: "adaptivetest", Field: field, Value: value, Want: want})
 	}
 	if c.Floor < 0 {
 		add("Floor", c.Floor, "0 or more")

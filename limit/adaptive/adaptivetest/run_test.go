@@ -7,6 +7,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit/adaptive/adaptivetest"
 )
 
@@ -18,9 +19,9 @@ func TestRunRejectsEveryProblemAtOnce(t *testing.T) {
 	}
 	var fields []string
 	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
-		var ce *adaptivetest.ConfigError
+		var ce *headroom.ConfigError
 		if !errors.As(e, &ce) {
-			t.Fatalf("%v is not a *adaptivetest.ConfigError", e)
+			t.Fatalf("%v is not a *headroom.ConfigError", e)
 		}
 		fields = append(fields, ce.Field)
 	}
