@@ -196,11 +196,10 @@ func TestConfigEveryUnknownFieldListed(t *testing.T) {
 		}
 		fields = append(fields, ce.Field)
 	}
-	// Keys differing from a field's name only in case are the field, as
-	// encoding/json reads them; the limiter is valid, so only the unknown
-	// fields are problems.
-	want := []string{`hosts["a.test"].limit`, `limiters["a"].permitsPerSecnd`, "quotaGuard.backoff.jiter",
-		"resilience.backoff.intial", "resilince"}
+	// Keys differing from a field's name only in case are problems too:
+	// a configuration spells its keys exactly.
+	want := []string{`hosts["a.test"].limit`, `hosts["a.test"].ratelimit`, `limiters["a"].PermitsPerSecond`,
+		`limiters["a"].permitsPerSecnd`, "quotaGuard.backoff.jiter", "resilience.backoff.intial", "resilince"}
 	if d := cmp.Diff(want, fields); d != "" {
 		t.Errorf("problems (-want +got):\n%s", d)
 	}
@@ -237,7 +236,7 @@ func TestConfigErrorsNameJSONPath(t *testing.T) {
 			`httpx: resilience.retries = -1: want 0 or more`,
 			`httpx: resilience.attemptTimeout = 5s: want at most timeout (1s)`,
 			`httpx: limiters["two"] = [permitsPerSecond concurrency]: want exactly one shape; the others would silently lose`,
-			`httpx: limiters["two"].burst = -1: want 0 (one second's worth) up to 1e9`,
+			`httpx: limiters["two"].burst = -1: want 0 (1) up to 1e9`,
 		}},
 		// The preset's breaker cannot be set here: the problem is the
 		// attempt timeout's.

@@ -169,7 +169,7 @@ func TestEndToEndAdaptiveRate(t *testing.T) {
 			InitialUnitsPerMinute: 6000, // twice the quota
 			MinUnitsPerMinute:     600,
 			MaxUnitsPerMinute:     12000,
-			Burst:                 limit.Duration(100 * time.Millisecond),
+			BurstTime:             limit.Duration(100 * time.Millisecond),
 			DecreaseCooldown:      limit.Duration(time.Second),
 		}))
 	if err != nil {

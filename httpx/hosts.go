@@ -32,10 +32,9 @@ const (
 )
 
 // queued is o with DefaultQueueLimit when o sets no queue, unless refuse
-// says the layer's limiters refuse at once. The adaptive rate limiter has
-// its own queue, on by default.
+// says the layer's limiters refuse at once.
 func queued(o limit.Options, refuse bool) limit.Options {
-	if o.QueueLimit == 0 && o.AdaptiveRate == nil && !refuse {
+	if o.QueueLimit == 0 && !refuse {
 		o.QueueLimit = DefaultQueueLimit
 	}
 	return o

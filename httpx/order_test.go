@@ -38,7 +38,7 @@ func TestOrderError(t *testing.T) {
 }
 
 func TestOrderErrorEveryLimiterLayer(t *testing.T) {
-	l, err := limit.PerSecond(10)
+	l, err := limit.PerSecond(10, 10)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -222,7 +222,7 @@ func TestAdaptiveRateLearnsFromThrottles(t *testing.T) {
 func TestAdaptiveRateCostEstimator(t *testing.T) {
 	tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
 		WithAdaptiveRate(limit.AdaptiveRateOptions{InitialUnitsPerMinute: 60, MinUnitsPerMinute: 60, MaxUnitsPerMinute: 60,
-			Burst: limit.Duration(5 * time.Second), QueueLimit: -1},
+			BurstTime: limit.Duration(5 * time.Second)}, RefuseAtOnce(),
 			Cost(func(r *http.Request) int {
 				if r.Method == http.MethodGet {
 					return 0 // free: never waits
@@ -621,7 +621,8 @@ func TestRequestsWaitTheirTurn(t *testing.T) {
 		limiter string
 		took    time.Duration
 	}{
-		{`{"permitsPerSecond": 50}`, 2840 * time.Millisecond},                       // 50 at once, then 50 a second
+		{`{"permitsPerSecond": 50, "burst": 50}`, 2840 * time.Millisecond},          // 50 at once, then 50 a second
+		{`{"permitsPerSecond": 50}`, 3820 * time.Millisecond},                       // 50 a second from the first
 		{`{"perWindow": {"permits": 50, "window": "1s"}}`, 3020 * time.Millisecond}, // 50 a window
 		{`{"concurrency": 4}`, 480 * time.Millisecond},                              // 4 at a time, 10 ms each
 	} {

@@ -16,9 +16,10 @@ import (
 // bulkhead you do not have to size. Every field has a working default, so
 // "adaptive": {} is a complete configuration.
 type AdaptiveOptions struct {
-	// Minimum is the floor (default 4): a liveness guarantee, so a
-	// dependency that is slow for reasons unrelated to your concurrency
-	// cannot drive the limit to zero and its recovery is still sampled.
+	// Minimum is the floor (default 4, or Maximum if lower): a liveness
+	// guarantee, so a dependency that is slow for reasons unrelated to your
+	// concurrency cannot drive the limit to zero and its recovery is still
+	// sampled.
 	Minimum int `json:"minimum,omitempty"`
 	// Maximum is the ceiling (default 200), the one worth setting per
 	// dependency: it bounds the damage when the measurement is wrong.
@@ -34,9 +35,25 @@ type AdaptiveOptions struct {
 	DecreaseFactor float64 `json:"decreaseFactor,omitempty"`
 }
 
+// bounds are the minimum and maximum in force, defaults filled in. The
+// default minimum never exceeds a maximum that was set: Maximum 3 alone is a
+// limit that stays between 3 and 3, not a conflict with a default the user
+// never wrote.
+func (a *AdaptiveOptions) bounds() (lo, hi int) {
+	lo, hi = a.Minimum, a.Maximum
+	if hi == 0 {
+		hi = adaptive.DefaultMaximum
+	}
+	if lo == 0 {
+		lo = min(adaptive.DefaultMinimum, hi)
+	}
+	return lo, hi
+}
+
 func (a *AdaptiveOptions) config() adaptive.ConcurrencyConfig {
+	lo, hi := a.bounds()
 	return adaptive.ConcurrencyConfig{
-		Minimum: a.Minimum, Maximum: a.Maximum, Initial: a.Initial,
+		Minimum: lo, Maximum: hi, Initial: a.Initial,
 		Multiple: a.Multiple, DecreaseFactor: a.DecreaseFactor,
 	}
 }
@@ -65,13 +82,7 @@ func (a *AdaptiveOptions) validate() []error {
 		add("DecreaseFactor", a.DecreaseFactor, "0 (0.9) or a number between 0 and 1")
 	}
 	if a.Minimum >= 0 && a.Maximum >= 0 {
-		lo, hi := a.Minimum, a.Maximum
-		if lo == 0 {
-			lo = adaptive.DefaultMinimum
-		}
-		if hi == 0 {
-			hi = adaptive.DefaultMaximum
-		}
+		lo, hi := a.bounds()
 		if lo > hi {
 			add("Minimum", a.Minimum, "at most Maximum ("+strconv.Itoa(hi)+")")
 		}
@@ -82,34 +93,19 @@ func (a *AdaptiveOptions) validate() []error {
 	return errs
 }
 
-// WithAdaptive sets the knobs of an Adaptive limiter beyond its maximum:
-// Minimum, Initial, Multiple and DecreaseFactor (a zero field keeps its
-// default; a Maximum set here wins over Adaptive's argument).
-func WithAdaptive(a AdaptiveOptions) Option {
-	return func(o *Options) {
-		if o.Adaptive == nil {
-			o.Adaptive = &AdaptiveOptions{}
-		}
-		maximum := o.Adaptive.Maximum
-		*o.Adaptive = a
-		if a.Maximum == 0 {
-			o.Adaptive.Maximum = maximum
-		}
-	}
-}
-
 // Adaptive returns a concurrency limit that finds its own number between
-// Minimum (4) and maximum, read from latency: a round of calls whose
+// a.Minimum and a.Maximum, read from latency: a round of calls whose
 // fastest is slower than Multiple × what this dependency normally takes
-// means a queue downstream, and the limit backs off. A maximum of 0 means
-// 200. Pass WithAdaptive for the other knobs.
+// means a queue downstream, and the limit backs off. The zero AdaptiveOptions
+// is complete (between 4 and 200, starting at 20); set Maximum per
+// dependency.
 //
 // The lease is the measurement: how long it is held is the latency the
 // loop reads, so release it when the call ends, and report Drop for a
 // timeout or a 503 (a queueing signal) and Ignore for a call that says
 // nothing about capacity (see package limit/adaptive for the rules).
-func Adaptive(maximum int, opts ...Option) (*AdaptiveLimiter, error) {
-	o := Options{Adaptive: &AdaptiveOptions{Maximum: maximum}}
+func Adaptive(a AdaptiveOptions, opts ...Option) (*AdaptiveLimiter, error) {
+	o := Options{Adaptive: &a}
 	for _, opt := range opts {
 		opt(&o)
 	}

@@ -19,16 +19,18 @@ import (
 //
 // Its readers serve dashboards; each takes the limiter's lock briefly.
 type AdaptiveRateLimiter struct {
-	self     ownerRef // what its leases point back to
-	mu       sync.Mutex
-	core     *adaptive.Rate
-	epoch    time.Time
-	name     string
-	m        *telemetry.Limiter
-	waiters  map[uint64]*rateWaiter
-	timer    *time.Timer
-	counter  adaptive.InstanceCounter
-	nextPoll atomic.Int64 // on the epoch axis
+	self ownerRef // what its leases point back to
+	mu   sync.Mutex
+	core *adaptive.Rate
+	// queueLimit is Options.QueueLimit: the units that may wait.
+	queueLimit int64
+	epoch      time.Time
+	name       string
+	m          *telemetry.Limiter
+	waiters    map[uint64]*rateWaiter
+	timer      *time.Timer
+	counter    adaptive.InstanceCounter
+	nextPoll   atomic.Int64 // on the epoch axis
 	// seen is the latest time read under mu: a quiet success (one that
 	// can only be measured) is reported at it, which saves a clock read
 	// on the fast path.
@@ -42,9 +44,7 @@ type rateWaiter struct {
 }
 
 // AdaptiveRate returns an adaptive rate limiter configured by o, adjusted by
-// opts (WithName, WithMeterProvider, WithAttributes), or the problems
-// Validate finds. WithQueueLimit is an error here: o has its own
-// QueueLimit.
+// opts, or the problems Validate finds.
 func AdaptiveRate(o AdaptiveRateOptions, opts ...Option) (*AdaptiveRateLimiter, error) {
 	oo := Options{AdaptiveRate: &o}
 	for _, opt := range opts {
@@ -72,11 +72,15 @@ func newAdaptiveRateLimiter(o Options) (*AdaptiveRateLimiter, error) {
 	if name == "" {
 		name = "adaptive_rate"
 	}
-	core, err := adaptive.NewRate(o.AdaptiveRate.config(), 0)
+	c := o.AdaptiveRate.config()
+	// Every request holds at least one unit, so a queue of QueueLimit units
+	// never holds more than QueueLimit requests; wait checks the units.
+	c.QueueLimit = o.QueueLimit
+	core, err := adaptive.NewRate(c, 0)
 	if err != nil {
 		return nil, err
 	}
-	l := &AdaptiveRateLimiter{core: core, epoch: time.Now(), name: name, m: telemetry.NewLimiter(o.MeterProvider, name, telemetry.KindAdaptiveRate, o.Attributes...)}
+	l := &AdaptiveRateLimiter{core: core, queueLimit: int64(o.QueueLimit), epoch: time.Now(), name: name, m: telemetry.NewLimiter(o.MeterProvider, name, telemetry.KindAdaptiveRate, o.Attributes...)}
 	if c := o.AdaptiveRate.InstanceCounter; c != nil {
 		if _, static := c.(adaptive.StaticInstances); static {
 			core.SetInstances(0, c.Instances())
@@ -104,10 +108,10 @@ func (l *AdaptiveRateLimiter) Acquire(ctx context.Context) (Lease, error) {
 // teaches nothing. A cost larger than the bucket waits until the bucket is
 // full and then drives it below zero. When units are short the call waits
 // in FIFO order; it is refused with a *RateLimitedError when QueueLimit
-// requests wait already (ReasonQueueFull), when the wait would be longer
+// units wait already (ReasonQueueFull), when the wait would be longer
 // than MaxWait (ReasonMaxWait, also once it has waited MaxWait), when the
 // context's deadline comes before the expected wait ends (ReasonDeadline),
-// or, with QueueLimit -1, at once (ReasonNoPermit). When ctx ends while
+// or, with QueueLimit 0, at once (ReasonNoPermit). When ctx ends while
 // waiting it leaves nothing behind and returns ctx.Err(), or for a deadline
 // a *RateLimitedError (ReasonDeadline) matching it.
 func (l *AdaptiveRateLimiter) AcquireN(ctx context.Context, cost int) (Lease, error) {
@@ -139,11 +143,15 @@ func (l *AdaptiveRateLimiter) wait(ctx context.Context, now time.Duration, cost 
 	if d, ok := ctx.Deadline(); ok {
 		deadline = d.Sub(l.epoch)
 	}
+	if l.queueLimit > 0 && l.core.QueuedUnits()+int64(cost) > l.queueLimit {
+		next, _ := l.core.Next(now)
+		l.mu.Unlock()
+		return Lease{}, l.refuse(ReasonQueueFull, max(next-now, 0))
+	}
 	id, wait, why := l.core.Enqueue(now, cost, deadline)
 	if why != adaptive.NotRefused {
 		l.mu.Unlock()
-		l.m.Denied(why.String())
-		return Lease{}, &RateLimitedError{Limiter: l.name, RetryAfter: wait, Reason: why.String()}
+		return Lease{}, l.refuse(why.String(), wait)
 	}
 	w := &rateWaiter{ready: make(chan struct{})}
 	if l.waiters == nil {
@@ -175,6 +183,11 @@ func (l *AdaptiveRateLimiter) wait(ctx context.Context, now time.Duration, cost 
 	l.m.Waited(w.at - now)
 	l.m.Acquired()
 	return newLease(&l.self, w.at, cost), nil
+}
+
+func (l *AdaptiveRateLimiter) refuse(reason string, retryAfter time.Duration) error {
+	l.m.Denied(reason)
+	return &RateLimitedError{Limiter: l.name, RetryAfter: retryAfter, Reason: reason}
 }
 
 // serviceLocked lets every waiter that can leave at now go, and sets the

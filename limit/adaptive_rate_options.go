@@ -31,14 +31,11 @@ type AdaptiveRateOptions struct {
 	// InitialUnitsPerMinute is the starting rate; default 1,125, kept
 	// between the minimum and the maximum.
 	InitialUnitsPerMinute float64 `json:"initialUnitsPerMinute,omitempty"`
-	// Burst is how much of the rate the bucket holds; default "1s". The
-	// bucket holds at least 1 unit, and a request larger than the bucket
-	// goes when it is full and drives it below zero.
-	Burst Duration `json:"burst,omitempty"`
-	// QueueLimit is how many requests may wait in FIFO order; default 500.
-	// -1 refuses at once instead of queueing. (Options.QueueLimit, which
-	// counts permits, must be 0 with this shape.)
-	QueueLimit int `json:"queueLimit,omitempty"`
+	// BurstTime is how much time of the rate the bucket holds; default
+	// "1s". The bucket holds at least 1 unit, and a request larger than the
+	// bucket goes when it is full and drives it below zero. (Callers wait
+	// in the queue Options.QueueLimit sets, in units, as with every shape.)
+	BurstTime Duration `json:"burstTime,omitempty"`
 	// MaxWait is the longest a request may wait; default "100s".
 	MaxWait Duration `json:"maxWait,omitempty"`
 	// DecreaseCooldown is the least time between two cuts; default "1s";
@@ -115,14 +112,8 @@ func (a *AdaptiveRateOptions) config() adaptive.RateConfig {
 			c.InitialUnitsPerMinute = min(max(c.InitialUnitsPerMinute, lo), hi)
 		}
 	}
-	if a.Burst != 0 {
-		c.Burst = time.Duration(a.Burst)
-	}
-	switch {
-	case a.QueueLimit == -1:
-		c.QueueLimit = 0
-	case a.QueueLimit != 0:
-		c.QueueLimit = a.QueueLimit
+	if a.BurstTime != 0 {
+		c.Burst = time.Duration(a.BurstTime)
 	}
 	if a.MaxWait != 0 {
 		c.MaxWait = time.Duration(a.MaxWait)
@@ -182,14 +173,11 @@ func (a *AdaptiveRateOptions) validate() []error {
 	if a.AIMD != nil && (cubic || a.RateController != nil) {
 		add("AIMD", "set", `options only with Controller "aimd" (or none)`)
 	}
-	if a.QueueLimit < -1 {
-		add("QueueLimit", a.QueueLimit, "0 (500), -1 (refuse at once) or more")
-	}
 	c := a.config()
-	if a.QueueLimit < -1 {
-		c.QueueLimit = 0
-	}
 	for _, p := range c.Problems() {
+		if p.Field == "Burst" {
+			p.Field = "BurstTime"
+		}
 		add(p.Field, p.Value, p.Want)
 	}
 	return errs

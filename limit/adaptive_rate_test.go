@@ -10,13 +10,17 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit/adaptive"
 )
 
-func newTestAdaptiveRate(t *testing.T, o AdaptiveRateOptions) *AdaptiveRateLimiter {
+// newTestAdaptiveRate builds the limiter o describes with a queue of 500
+// units unless opts say otherwise.
+func newTestAdaptiveRate(t *testing.T, o AdaptiveRateOptions, opts ...Option) *AdaptiveRateLimiter {
 	t.Helper()
-	l, err := AdaptiveRate(o, WithName("test"))
+	l, err := AdaptiveRate(o, append([]Option{WithName("test"), WithQueueLimit(500)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,13 +39,12 @@ func wantRefusal(t *testing.T, err error, reason string) *RateLimitedError {
 
 // One unit a second, a bucket of one unit, and no faster: a slow start
 // would double the rate on the first success after a wait.
-var slow = AdaptiveRateOptions{MinUnitsPerMinute: 6, InitialUnitsPerMinute: 60, MaxUnitsPerMinute: 60, Burst: Duration(time.Second)}
+var slow = AdaptiveRateOptions{MinUnitsPerMinute: 6, InitialUnitsPerMinute: 60, MaxUnitsPerMinute: 60, BurstTime: Duration(time.Second)}
 
 func TestAdaptiveRateQueueLimit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		o := slow
-		o.QueueLimit = 2
-		l := newTestAdaptiveRate(t, o)
+		// The queue counts units, as every shape's does: two of one unit.
+		l := newTestAdaptiveRate(t, slow, WithQueueLimit(2))
 		ctx := context.Background()
 		if _, err := l.Acquire(ctx); err != nil {
 			t.Fatal(err)
@@ -79,7 +82,7 @@ func TestAdaptiveRateMaxWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		o := slow
 		o.MaxWait = Duration(3 * time.Second)
-		o.Burst = Duration(10 * time.Second) // 10 units
+		o.BurstTime = Duration(10 * time.Second) // 10 units
 		l := newTestAdaptiveRate(t, o)
 		ctx := context.Background()
 		first, _ := l.AcquireN(ctx, 10)
@@ -116,7 +119,7 @@ func TestAdaptiveRateHugeMaxWaitServesOnTime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		o := slow
 		o.MaxWait = Duration(math.MaxInt64)
-		o.Burst = Duration(10 * time.Second) // 10 units
+		o.BurstTime = Duration(10 * time.Second) // 10 units
 		l := newTestAdaptiveRate(t, o)
 		ctx := context.Background()
 		time.Sleep(10 * time.Millisecond) // so that the waiter enqueues after 0
@@ -291,14 +294,14 @@ func (c *counter) Instances() int { return c.n }
 
 func TestAdaptiveRateOptionsValidate(t *testing.T) {
 	o := Options{AdaptiveRate: &AdaptiveRateOptions{
-		Controller: "vegas", MinUnitsPerMinute: -5, Burst: Duration(-time.Second), QueueLimit: -2,
+		Controller: "vegas", MinUnitsPerMinute: -5, BurstTime: Duration(-time.Second),
 		MaxWait: Duration(-1), Instances: -1, Cubic: &CubicOptions{Beta: 3},
 	}}
 	err := o.Validate()
 	if err == nil {
 		t.Fatal("no error")
 	}
-	for _, f := range []string{"AdaptiveRate.Controller", "AdaptiveRate.MinUnitsPerMinute", "AdaptiveRate.Burst", "AdaptiveRate.QueueLimit", "AdaptiveRate.MaxWait", "AdaptiveRate.Instances", "AdaptiveRate.Cubic"} {
+	for _, f := range []string{"AdaptiveRate.Controller", "AdaptiveRate.MinUnitsPerMinute", "AdaptiveRate.BurstTime", "AdaptiveRate.MaxWait", "AdaptiveRate.Instances", "AdaptiveRate.Cubic"} {
 		if !strings.Contains(err.Error(), f+" =") {
 			t.Errorf("missing %s in:\n%v", f, err)
 		}
@@ -327,33 +330,69 @@ func TestAdaptiveRateOptionsValidate(t *testing.T) {
 	}
 }
 
-func TestAdaptiveRateConfigJSON(t *testing.T) {
-	c, err := ParseAdaptiveRateConfig([]byte(`{"limiters": {
-		"orders-api": {"controller": "cubic", "maxUnitsPerMinute": 2700, "maxPause": "20s"},
-		"billing": {"aimd": {"increaseStep": 600, "increaseInterval": "5s"}, "instances": 2}}}`))
+// An adaptive rate limiter reads from JSON through ParseOptions, its
+// durations as strings.
+func TestAdaptiveRateOptionsJSON(t *testing.T) {
+	o, err := ParseOptions([]byte(`{"adaptiveRate": {"controller": "cubic", "maxUnitsPerMinute": 2700, "maxPause": "20s",
+		"publishedLimitFraction": 0.95}, "name": "orders-api", "queueLimit": 10}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ls, err := c.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range ls {
-		defer l.Close()
-	}
-	if ls["orders-api"].Name() != "orders-api" || ls["billing"].Rate() != 562.5 {
-		t.Fatalf("built %v, billing rate %v", ls["orders-api"].Name(), ls["billing"].Rate())
+	want := AdaptiveRateOptions{Controller: "cubic", MaxUnitsPerMinute: 2700, MaxPause: Duration(20 * time.Second), PublishedLimitFraction: 0.95}
+	if diff := cmp.Diff(want, *o.AdaptiveRate, cmpopts.IgnoreInterfaces(struct{ adaptive.RateController }{})); diff != "" || o.QueueLimit != 10 {
+		t.Fatalf("(-want +got):\n%s queue %d", diff, o.QueueLimit)
 	}
 	for _, bad := range []struct{ json, want string }{
-		{`{"limiters": {"a": {"maxUnitsPerMinut": 1}}}`, `limiters["a"].maxUnitsPerMinut = an unknown field`},
-		{`{"limiters": {"a": {"maxWait": 60}}}`, `limiters["a"].maxWait = 60: want a duration string such as "30s"`},
-		{`{"limiters": {"a": {}}} {}`, "data after"},
-		{`{"limiters": {}}`, "at least one"},
-		{`{"limiters": {"a": {"minUnitsPerMinute": -1}, "b": {"controller": "x"}}}`, `limiters["a"].minUnitsPerMinute`},
-		{`{"limiters": {"a": {"minUnitsPerMinute": -1}, "b": {"controller": "x"}}}`, `limiters["b"].controller`},
+		{`{"adaptiveRate": {"maxUnitsPerMinut": 1}}`, `adaptiveRate.maxUnitsPerMinut = an unknown field`},
+		{`{"adaptiveRate": {"maxWait": 60}}`, `adaptiveRate.maxWait = 60: want a duration string such as "30s"`},
+		{`{"adaptiveRate": {"minUnitsPerMinute": -1}}`, `adaptiveRate.minUnitsPerMinute`},
 	} {
-		if _, err := ParseAdaptiveRateConfig([]byte(bad.json)); err == nil || !strings.Contains(err.Error(), bad.want) {
+		if _, err := ParseOptions([]byte(bad.json)); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%s: err %v, want %q", bad.json, err, bad.want)
 		}
 	}
+}
+
+// The adaptive rate limiter's queue counts units, as every other shape's
+// does: with a queue of 5, one waiter of cost 5 fills it.
+func TestAdaptiveRateQueueCountsUnits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := newTestAdaptiveRate(t, slow, WithQueueLimit(5))
+		ctx := context.Background()
+		if _, err := l.Acquire(ctx); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() {
+			le, err := l.AcquireN(ctx, 5)
+			le.Release()
+			done <- err
+		}()
+		synctest.Wait()
+		_, err := l.Acquire(ctx)
+		wantRefusal(t, err, ReasonQueueFull)
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// Without a queue the adaptive rate limiter refuses at once, like every
+// shape, with when the units would be due.
+func TestAdaptiveRateWithoutQueueRefusesAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l, err := AdaptiveRate(slow, WithName("test"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		ctx := context.Background()
+		if _, err := l.Acquire(ctx); err != nil {
+			t.Fatal(err)
+		}
+		_, err = l.Acquire(ctx)
+		if rl := wantRefusal(t, err, ReasonNoPermit); rl.RetryAfter != time.Second {
+			t.Fatalf("retry after %v, want 1s", rl.RetryAfter)
+		}
+	})
 }

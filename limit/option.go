@@ -14,24 +14,8 @@ type Option func(*Options)
 // WithName names the limiter in errors and telemetry.
 func WithName(name string) Option { return func(o *Options) { o.Name = name } }
 
-// WithBurst sets how many permits a PerSecond bucket holds.
-func WithBurst(permits int) Option { return func(o *Options) { o.Burst = permits } }
-
-// WithSegments sets how finely a PerWindow window slides. On a limiter of
-// another shape it is an error (Validate says that Segments belongs to the
-// PerWindow shape), as WithBurst is off the PerSecond shape.
-func WithSegments(n int) Option {
-	return func(o *Options) {
-		if o.PerWindow == nil {
-			o.PerWindow = &WindowOptions{}
-		}
-		o.PerWindow.Segments = n
-	}
-}
-
 // WithQueueLimit lets up to permits permits' worth of callers wait in FIFO
-// order instead of being refused at once. The adaptive rate limiter has its
-// own queue (AdaptiveRateOptions.QueueLimit); on it this is an error.
+// order instead of being refused at once; see Options.QueueLimit.
 func WithQueueLimit(permits int) Option { return func(o *Options) { o.QueueLimit = permits } }
 
 // WithMeterProvider sends the limiter's metrics to mp instead of the global
@@ -52,19 +36,24 @@ func build(o Options, opts []Option) (Limiter, error) {
 	return New(o)
 }
 
-// PerSecond returns a token bucket that grants permits a second, with one
-// second of burst unless WithBurst says otherwise. The bucket starts full.
-func PerSecond(permits float64, opts ...Option) (Limiter, error) {
+// PerSecond returns a token bucket that grants permits a second and holds
+// burst permits: at most burst go at once, and at most burst−1+permits in
+// any second. The bucket starts full. A burst of 1 is the smooth limit a
+// reader of "100 a second" expects: PerSecond(100, 1) lets no more than 100
+// through in any second; PerSecond(100, 100) lets 100 go at once and up to
+// 199 in the first second. A burst of 0 means 1.
+func PerSecond(permits float64, burst int, opts ...Option) (Limiter, error) {
 	if permits == 0 {
 		return nil, &headroom.ConfigError{Package: "limit", Field: "PermitsPerSecond", Value: 0.0, Want: "a rate above 0"}
 	}
-	return build(Options{PermitsPerSecond: permits}, opts)
+	return build(Options{PermitsPerSecond: permits, Burst: burst}, opts)
 }
 
 // PerWindow returns a sliding window that grants at most permits in any
-// interval of length window. The window slides in 8 segments unless
-// WithSegments says otherwise, so the budget cannot be spent at the end of
-// one window and again at the start of the next.
+// interval of length window. The window slides in 8 segments (set
+// Options.PerWindow.Segments and call New for finer ones), so the budget
+// cannot be spent at the end of one window and again at the start of the
+// next.
 func PerWindow(permits int, window time.Duration, opts ...Option) (Limiter, error) {
 	return build(Options{PerWindow: &WindowOptions{Permits: permits, Window: Duration(window)}}, opts)
 }

@@ -2,7 +2,6 @@ package limit
 
 import (
 	"context"
-	"math"
 	"sync"
 	"time"
 
@@ -38,14 +37,9 @@ type perSecond struct {
 	self ownerRef // what its leases point back to
 }
 
-// newPerSecond builds the PerSecond shape of a validated o. Burst 0 means one
-// second's worth: PermitsPerSecond rounded up, at least 1.
+// newPerSecond builds the PerSecond shape of a validated o. Burst 0 means 1.
 func newPerSecond(o Options) Limiter {
-	burst := o.Burst
-	if burst == 0 {
-		// Validate caps the rate at 1e9; the bound is for the conversion.
-		burst = int(max(min(math.Ceil(o.PermitsPerSecond), math.MaxInt32), 1))
-	}
+	burst := max(o.Burst, 1)
 	name := o.Name
 	if name == "" {
 		name = "per_second"

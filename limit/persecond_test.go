@@ -11,11 +11,11 @@ import (
 )
 
 // mustPerSecond builds a PerSecond limiter or fails the test.
-func mustPerSecond(t *testing.T, rate float64, opts ...Option) Limiter {
+func mustPerSecond(t *testing.T, rate float64, burst int, opts ...Option) Limiter {
 	t.Helper()
-	l, err := PerSecond(rate, opts...)
+	l, err := PerSecond(rate, burst, opts...)
 	if err != nil {
-		t.Fatalf("PerSecond(%v): %v", rate, err)
+		t.Fatalf("PerSecond(%v, %d): %v", rate, burst, err)
 	}
 	return l
 }
@@ -35,7 +35,7 @@ func psWantRefusal(t *testing.T, err error, reason string, retryAfter time.Durat
 
 func TestPerSecondGrantsBurstThenRefusesWithExactRetryAfter(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := mustPerSecond(t, 10, WithBurst(2))
+		l := mustPerSecond(t, 10, 2)
 		ctx := context.Background()
 		for i := range 2 {
 			if _, err := l.Acquire(ctx); err != nil {
@@ -57,20 +57,33 @@ func TestPerSecondGrantsBurstThenRefusesWithExactRetryAfter(t *testing.T) {
 	})
 }
 
-func TestPerSecondDefaultBurstIsOneSecond(t *testing.T) {
-	for _, c := range []struct {
-		rate  float64
-		burst int
-	}{{2.5, 3}, {100, 100}, {0.5, 1}, {1e9, 1e9}} {
-		l := mustPerSecond(t, c.rate).(*perSecond)
-		if got := l.bucket.Burst(); got != c.burst {
-			t.Errorf("PerSecond(%v) burst %d, want %d", c.rate, got, c.burst)
+// "100 a second" means at most 100 in any second: a burst of 0 means 1, and
+// a full second from the start grants no more than the rate.
+func TestPerSecondDefaultBurstIsSmooth(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := mustPerSecond(t, 100, 0)
+		if got := l.(*perSecond).bucket.Burst(); got != 1 {
+			t.Fatalf("burst %d, want 1", got)
 		}
-	}
+		ctx := context.Background()
+		granted := 0
+		for start := time.Now(); time.Since(start) < time.Second; time.Sleep(time.Millisecond) {
+			for {
+				lease, err := l.Acquire(ctx)
+				if err != nil {
+					break
+				}
+				lease.Release()
+				granted++
+			}
+		}
+		if granted != 100 {
+			t.Fatalf("%d granted in the first second, want 100", granted)
+		}
+	})
 }
-
 func TestPerSecondCostErrors(t *testing.T) {
-	l := mustPerSecond(t, 10, WithBurst(3), WithName("api"))
+	l := mustPerSecond(t, 10, 3, WithName("api"))
 	for _, cost := range []int{-1, 4, math.MaxInt} {
 		_, err := l.AcquireN(context.Background(), cost)
 		var ce *CostError
@@ -84,7 +97,7 @@ func TestPerSecondCostErrors(t *testing.T) {
 }
 
 func TestPerSecondCostZeroIsGrantedWhenEmpty(t *testing.T) {
-	l := mustPerSecond(t, 1)
+	l := mustPerSecond(t, 1, 1)
 	ctx := context.Background()
 	if _, err := l.Acquire(ctx); err != nil {
 		t.Fatal(err)
@@ -97,7 +110,7 @@ func TestPerSecondCostZeroIsGrantedWhenEmpty(t *testing.T) {
 
 func TestPerSecondLeaseCarriesGrantTimeAndIsHeldUntilReleased(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := mustPerSecond(t, 100, WithName("api"))
+		l := mustPerSecond(t, 100, 100, WithName("api"))
 		if l.Name() != "api" {
 			t.Fatalf("Name() = %q, want api", l.Name())
 		}
@@ -145,7 +158,7 @@ func psArrive(ctx context.Context, l Limiter, cost int, start time.Time) <-chan 
 func TestPerSecondQueueServesInArrivalOrderAtExactTimes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
-		l := mustPerSecond(t, 10, WithBurst(2), WithQueueLimit(10))
+		l := mustPerSecond(t, 10, 2, WithQueueLimit(10))
 		ctx := context.Background()
 		l.AcquireN(ctx, 2)
 		// Costs 1, 2, 1: due at 100ms, 300ms, 400ms.
@@ -165,7 +178,7 @@ func TestPerSecondQueueServesInArrivalOrderAtExactTimes(t *testing.T) {
 func TestPerSecondFastPathCannotOvertakeTheQueue(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
-		l := mustPerSecond(t, 10, WithBurst(1), WithQueueLimit(5))
+		l := mustPerSecond(t, 10, 1, WithQueueLimit(5))
 		ctx := context.Background()
 		l.Acquire(ctx)
 		w := psArrive(ctx, l, 1, start) // due at 100ms
@@ -190,7 +203,7 @@ func TestPerSecondFastPathCannotOvertakeTheQueue(t *testing.T) {
 func TestPerSecondQueueFullRefusesWithRetryAfter(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
-		l := mustPerSecond(t, 10, WithBurst(1), WithQueueLimit(2))
+		l := mustPerSecond(t, 10, 1, WithQueueLimit(2))
 		ctx := context.Background()
 		l.Acquire(ctx)
 		a, b := psArrive(ctx, l, 1, start), psArrive(ctx, l, 1, start)
@@ -218,7 +231,7 @@ func TestPerSecondQueueFullRefusesWithRetryAfter(t *testing.T) {
 func TestPerSecondRefusesAtOnceWhenTheDeadlineComesFirst(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
-		l := mustPerSecond(t, 10, WithBurst(1), WithQueueLimit(10))
+		l := mustPerSecond(t, 10, 1, WithQueueLimit(10))
 		l.Acquire(context.Background())
 		ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
 		defer cancel()
@@ -241,7 +254,7 @@ func TestPerSecondRefusesAtOnceWhenTheDeadlineComesFirst(t *testing.T) {
 func TestPerSecondDeadlineAtTheReadyTimeIsGranted(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
-		l := mustPerSecond(t, 10, WithBurst(1), WithQueueLimit(1))
+		l := mustPerSecond(t, 10, 1, WithQueueLimit(1))
 		l.Acquire(context.Background())
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		defer cancel()
@@ -254,7 +267,7 @@ func TestPerSecondDeadlineAtTheReadyTimeIsGranted(t *testing.T) {
 func TestPerSecondCancelledWaiterLeaksNoPermitAndLaterWaitersMoveUp(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
-		l := mustPerSecond(t, 10, WithBurst(1), WithQueueLimit(10))
+		l := mustPerSecond(t, 10, 1, WithQueueLimit(10))
 		bg := context.Background()
 		l.Acquire(bg)
 		ctx, cancel := context.WithCancel(bg)
@@ -293,7 +306,7 @@ func TestPerSecondCancelledWaiterLeaksNoPermitAndLaterWaitersMoveUp(t *testing.T
 
 func TestPerSecondEndedContextOnlyMattersWhenWaiting(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := mustPerSecond(t, 10, WithBurst(1), WithQueueLimit(10))
+		l := mustPerSecond(t, 10, 1, WithQueueLimit(10))
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		if _, err := l.Acquire(ctx); err != nil {
@@ -311,7 +324,7 @@ func TestPerSecondEndedContextOnlyMattersWhenWaiting(t *testing.T) {
 
 func TestPerSecondManyWaitersCancellingAtRandomLeakNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := mustPerSecond(t, 100, WithBurst(1), WithQueueLimit(1000))
+		l := mustPerSecond(t, 100, 1, WithQueueLimit(1000))
 		l.Acquire(context.Background())
 		var mu sync.Mutex
 		var granted []time.Duration

@@ -129,7 +129,7 @@ func TestPerSecondPropertyCore(t *testing.T) {
 func TestPerSecondPropertyShell(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const rate, burst, run = 200, 4, 2 * time.Second
-		l := mustPerSecond(t, rate, WithBurst(burst), WithQueueLimit(6))
+		l := mustPerSecond(t, rate, burst, WithQueueLimit(6))
 		interval := l.(*perSecond).bucket.Interval()
 		start := time.Now()
 		var mu sync.Mutex

@@ -17,7 +17,7 @@ import (
 // registration per host for ever.
 func TestDroppedLimiterUnregistersItsMetrics(t *testing.T) {
 	for name, build := range map[string]func(mp metric.MeterProvider) (Limiter, error){
-		"PerSecond": func(mp metric.MeterProvider) (Limiter, error) { return PerSecond(10, WithMeterProvider(mp)) },
+		"PerSecond": func(mp metric.MeterProvider) (Limiter, error) { return PerSecond(10, 10, WithMeterProvider(mp)) },
 		"PerWindow": func(mp metric.MeterProvider) (Limiter, error) {
 			return PerWindow(10, time.Second, WithMeterProvider(mp))
 		},
@@ -67,7 +67,7 @@ func TestAdaptiveRateQueueLengthCountsPermits(t *testing.T) {
 		r := sdkmetric.NewManualReader()
 		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r))
 		defer mp.Shutdown(context.Background())
-		l, err := AdaptiveRate(AdaptiveRateOptions{}, WithName("ar"), WithMeterProvider(mp))
+		l, err := AdaptiveRate(AdaptiveRateOptions{}, WithName("ar"), WithMeterProvider(mp), WithQueueLimit(100))
 		if err != nil {
 			t.Fatal(err)
 		}

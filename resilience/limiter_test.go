@@ -48,7 +48,7 @@ func TestRealConcurrencyLimiterRefusesThenAdmits(t *testing.T) {
 
 func TestRealPerSecondHintWins(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		lim, err := limit.PerSecond(2, limit.WithBurst(1))
+		lim, err := limit.PerSecond(2, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +100,7 @@ func TestQueueWaitPastAttemptTimeoutIsSelfImposed(t *testing.T) {
 // admitted at the limiter's rate, and none is retried.
 func TestREADMEBurstThroughQueuedLimiter(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		lim, err := limit.PerSecond(100, limit.WithQueueLimit(1000))
+		lim, err := limit.PerSecond(100, 100, limit.WithQueueLimit(1000))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,12 +131,12 @@ func TestREADMEBurstThroughQueuedLimiter(t *testing.T) {
 }
 
 // Without a queue, callers refused together are told to come back one after
-// another, not all at the same instant: 512 callers on PerSecond(100), with
+// another, not all at the same instant: 512 callers on PerSecond(100, 100), with
 // HTTP's four attempts, are all served, in two attempts at most, as fast as
 // the rate allows.
 func TestRefusedBurstComesBackSpread(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		lim, err := limit.PerSecond(100)
+		lim, err := limit.PerSecond(100, 100)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -49,9 +49,11 @@ func (p *Problem) Error() string {
 // into the struct field encoding/json would (Fields): the one of that name,
 // else of that name in another case, where embedded structs' fields count
 // as their parent's, the shallowest of a name winning, then the one named
-// by its tag. A later duplicate key is read over the earlier one. It
-// differs from encoding/json in these only:
+// by its tag. It differs from encoding/json in these only:
 //   - an unknown field, ambiguous names included, is a problem, not ignored;
+//   - a key matches its field exactly: one in another case is a problem;
+//   - a key given twice in one object is a problem at its second place,
+//     where encoding/json keeps the last value;
 //   - a list replaces a slice whole, where encoding/json reads into the
 //     elements the slice already has;
 //   - a field with the ",string" option is a problem at its key, not read;
@@ -135,11 +137,19 @@ func decode(path string, data json.RawMessage, v reflect.Value) []Problem {
 		}
 		fields := Fields(v.Type())
 		var found []keyProblems
-		for _, m := range members {
+		for i, m := range members {
 			at := join(path, step(m.key))
+			if p, twice := repeated(members, i, at); twice {
+				found = append(found, keyProblems{m.key, []Problem{p}})
+				continue
+			}
 			f := findField(fields, m.key)
 			if f == nil {
-				found = append(found, keyProblems{m.key, []Problem{{Path: at, Value: "an unknown field", Want: "one of " + names(fields)}}})
+				want := "one of " + names(fields)
+				if name := caseOf(fields, m.key); name != "" {
+					want = strconv.Quote(name) + ": keys are read exactly, case included"
+				}
+				found = append(found, keyProblems{m.key, []Problem{{Path: at, Value: "an unknown field", Want: want}}})
 				continue
 			}
 			if f.Quoted {
@@ -167,7 +177,11 @@ func decode(path string, data json.RawMessage, v reflect.Value) []Problem {
 			v.Set(reflect.MakeMap(v.Type()))
 		}
 		var found []keyProblems
-		for _, m := range members {
+		for i, m := range members {
+			if p, twice := repeated(members, i, fmt.Sprintf("%s[%q]", path, m.key)); twice {
+				found = append(found, keyProblems{m.key, []Problem{p}})
+				continue
+			}
 			// A value that does not decode whole still goes in: a name that
 			// refers to it is then not reported as missing besides.
 			elem := reflect.New(v.Type().Elem()).Elem()
@@ -189,6 +203,18 @@ func decode(path string, data json.RawMessage, v reflect.Value) []Problem {
 		return problems
 	}
 	return leaf(path, data, v)
+}
+
+// repeated reports a key that members[i] gives again after an earlier
+// member: encoding/json would silently keep the last value, so that one of
+// the two settings its author wrote is lost.
+func repeated(members []member, i int, at string) (Problem, bool) {
+	for _, m := range members[:i] {
+		if m.key == members[i].key {
+			return Problem{Path: at, Value: "a key given twice", Want: "each key once"}, true
+		}
+	}
+	return Problem{}, false
 }
 
 // leaf decodes data into v with encoding/json itself: a null, a scalar, a
