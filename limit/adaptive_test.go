@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -339,5 +340,22 @@ func TestAdaptiveZeroAllocs(t *testing.T) {
 		lease.Release()
 	}); n != 0 {
 		t.Fatalf("Acquire+release allocates %v times", n)
+	}
+}
+
+// A maximum below the default minimum of 4 is a limit that stays at that
+// maximum, not a conflict with a default the user never wrote; a minimum
+// that was written above the maximum says both figures.
+func TestAdaptiveMaximumBelowDefaultMinimum(t *testing.T) {
+	l, err := Adaptive(AdaptiveOptions{Maximum: 3})
+	if err != nil {
+		t.Fatalf("Adaptive(Maximum 3): %v", err)
+	}
+	if got := l.engine.Limit(); got != 3 {
+		t.Fatalf("limit %d, want 3", got)
+	}
+	_, err = Adaptive(AdaptiveOptions{Maximum: 3, Minimum: 5})
+	if err == nil || !strings.Contains(err.Error(), "Adaptive.Minimum = 5: want at most Maximum (3)") {
+		t.Fatalf("explicit conflict: %v", err)
 	}
 }
