@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/headroom-go/headroom"
+	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit/adaptive"
 	"github.com/headroom-go/headroom/telemetry"
 )
@@ -133,7 +134,7 @@ type AdaptiveLimiter struct {
 	name     string
 	epoch    time.Time
 	capacity int // the largest cost: Maximum
-	metrics  *telemetry.Limiter
+	metrics  *metrics.Limiter
 
 	mu     sync.Mutex
 	engine adaptive.Concurrency
@@ -150,7 +151,7 @@ func newAdaptiveLimiter(o Options) *AdaptiveLimiter {
 	l := &AdaptiveLimiter{
 		name:    name,
 		epoch:   time.Now(),
-		metrics: telemetry.NewLimiter(o.MeterProvider, name, telemetry.KindAdaptive, o.Attributes...),
+		metrics: metrics.NewLimiter(o.MeterProvider, name, telemetry.KindAdaptive, o.Attributes...),
 		queue:   waitQueue{limit: o.QueueLimit},
 	}
 	l.engine.Init(o.Adaptive.config())

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit/adaptive"
 	"github.com/headroom-go/headroom/telemetry"
 )
@@ -26,7 +27,7 @@ type AdaptiveRateLimiter struct {
 	queueLimit int64
 	epoch      time.Time
 	name       string
-	m          *telemetry.Limiter
+	m          *metrics.Limiter
 	waiters    map[uint64]*rateWaiter
 	timer      *time.Timer
 	counter    adaptive.InstanceCounter
@@ -80,7 +81,7 @@ func newAdaptiveRateLimiter(o Options) (*AdaptiveRateLimiter, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &AdaptiveRateLimiter{core: core, queueLimit: int64(o.QueueLimit), epoch: time.Now(), name: name, m: telemetry.NewLimiter(o.MeterProvider, name, telemetry.KindAdaptiveRate, o.Attributes...)}
+	l := &AdaptiveRateLimiter{core: core, queueLimit: int64(o.QueueLimit), epoch: time.Now(), name: name, m: metrics.NewLimiter(o.MeterProvider, name, telemetry.KindAdaptiveRate, o.Attributes...)}
 	if c := o.AdaptiveRate.InstanceCounter; c != nil {
 		if _, static := c.(adaptive.StaticInstances); static {
 			core.SetInstances(0, c.Instances())

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit/concurrency"
 	"github.com/headroom-go/headroom/telemetry"
 )
@@ -22,7 +23,7 @@ type bulkhead struct {
 	name     string
 	engine   *concurrency.Bulkhead
 	capacity int // largest cost AcquireN accepts
-	metrics  *telemetry.Limiter
+	metrics  *metrics.Limiter
 
 	queueing bool
 	// waiting counts callers that have queued or are about to: a caller
@@ -47,7 +48,7 @@ func newConcurrency(o Options) Limiter {
 		name:     name,
 		engine:   engine,
 		capacity: min(o.Concurrency, math.MaxInt32), // a Lease holds an int32 cost
-		metrics:  telemetry.NewLimiter(o.MeterProvider, name, telemetry.KindConcurrency, o.Attributes...),
+		metrics:  metrics.NewLimiter(o.MeterProvider, name, telemetry.KindConcurrency, o.Attributes...),
 		queueing: o.QueueLimit > 0,
 		epoch:    time.Now(),
 		queue:    waitQueue{limit: o.QueueLimit},

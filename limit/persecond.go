@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit/window"
 	"github.com/headroom-go/headroom/telemetry"
 )
@@ -24,7 +25,7 @@ import (
 type perSecond struct {
 	name    string
 	epoch   time.Time
-	metrics *telemetry.Limiter
+	metrics *metrics.Limiter
 
 	mu sync.Mutex
 	// queue holds the pending waiters in booking (and so readyAt) order.
@@ -47,7 +48,7 @@ func newPerSecond(o Options) Limiter {
 	l := &perSecond{
 		name:    name,
 		epoch:   time.Now(),
-		metrics: telemetry.NewLimiter(o.MeterProvider, name, telemetry.KindPerSecond, o.Attributes...),
+		metrics: metrics.NewLimiter(o.MeterProvider, name, telemetry.KindPerSecond, o.Attributes...),
 		queue:   waitQueue{limit: o.QueueLimit},
 		bucket:  window.NewTokenBucket(o.PermitsPerSecond, burst),
 	}

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit/window"
 	"github.com/headroom-go/headroom/telemetry"
 )
@@ -30,7 +31,7 @@ type perWindow struct {
 	epoch    time.Time
 	engine   *window.SlidingWindow
 	capacity int // largest cost AcquireN accepts
-	metrics  *telemetry.Limiter
+	metrics  *metrics.Limiter
 
 	queueing bool
 	// waiting counts callers that have queued or are about to; while it is
@@ -59,7 +60,7 @@ func newPerWindow(o Options) Limiter {
 		epoch:    time.Now(),
 		engine:   engine,
 		capacity: min(w.Permits, math.MaxInt32), // a Lease holds an int32 cost
-		metrics:  telemetry.NewLimiter(o.MeterProvider, name, telemetry.KindPerWindow, o.Attributes...),
+		metrics:  metrics.NewLimiter(o.MeterProvider, name, telemetry.KindPerWindow, o.Attributes...),
 		queueing: o.QueueLimit > 0,
 		queue:    waitQueue{limit: o.QueueLimit},
 	}

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/headroom-go/headroom/telemetry"
+	"github.com/headroom-go/headroom/internal/metrics"
 )
 
 // waitQueue is the FIFO of callers waiting for permits, shared by every
@@ -196,7 +196,7 @@ func (w *waiter) sleep(ctx context.Context, d time.Duration) int {
 // that ran out its attempt's time as a self-imposed throttle and not as the
 // dependency's timeout; it still matches context.DeadlineExceeded. A
 // cancellation is ctx.Err() as it is.
-func waitEnded(ctx context.Context, limiter string, m *telemetry.Limiter) error {
+func waitEnded(ctx context.Context, limiter string, m *metrics.Limiter) error {
 	err := ctx.Err()
 	if !errors.Is(err, context.DeadlineExceeded) {
 		return err

@@ -11,7 +11,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/headroom-go/headroom"
-	"github.com/headroom-go/headroom/telemetry"
+	"github.com/headroom-go/headroom/internal/metrics"
 )
 
 // Circuit breaker defaults: Polly v8's CircuitBreakerStrategyOptions, which
@@ -196,7 +196,7 @@ type Breaker struct {
 	opts  BreakerOptions
 	sub   time.Duration // sub-window length (ratio mode)
 	nsub  int64         // sub-windows in the window
-	tel   *telemetry.Breaker
+	tel   *metrics.Breaker
 	state atomic.Uint32 // State; written under mu, read without it
 
 	mu          sync.Mutex
@@ -215,7 +215,7 @@ func NewBreaker(o BreakerOptions) (*Breaker, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	b := &Breaker{opts: o, tel: telemetry.NewBreaker(o.MeterProvider, o.Name)}
+	b := &Breaker{opts: o, tel: metrics.NewBreaker(o.MeterProvider, o.Name)}
 	if o.FailureRatio > 0 {
 		b.nsub, b.sub = breakerSubWindows, o.SamplingDuration/breakerSubWindows
 		if o.SamplingDuration < breakerSingleWindowLT {

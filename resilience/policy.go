@@ -5,7 +5,7 @@ import (
 
 	"go.opentelemetry.io/otel/metric"
 
-	"github.com/headroom-go/headroom/telemetry"
+	"github.com/headroom-go/headroom/internal/metrics"
 )
 
 // Options configure a Policy. Build one from HTTPOptions or DefaultOptions
@@ -266,7 +266,7 @@ type Policy struct {
 	o        Options
 	err      error
 	classify Classifier
-	tel      *telemetry.Runner
+	tel      *metrics.Runner
 }
 
 // New returns a policy with options o and o's validation error. The policy
@@ -278,7 +278,7 @@ func New(o Options) (*Policy, error) {
 		p.classify = DefaultClassify
 	}
 	if p.err == nil {
-		p.tel = telemetry.NewRunner(o.MeterProvider, o.Name)
+		p.tel = metrics.NewRunner(o.MeterProvider, o.Name)
 	}
 	return p, p.err
 }

@@ -1,9 +1,12 @@
 package resilience
 
-import "github.com/headroom-go/headroom/telemetry"
+import (
+	"github.com/headroom-go/headroom/internal/metrics"
+	"github.com/headroom-go/headroom/telemetry"
+)
 
-func telemetryVerdict(k Kind) string    { return telemetry.RunnerVerdicts[k] }
-func telemetryStop(r StopReason) string { return telemetry.RunnerStops[r] }
+func telemetryVerdict(k Kind) string    { return metrics.RunnerVerdicts[k] }
+func telemetryStop(r StopReason) string { return metrics.RunnerStops[r] }
 
 const (
 	telemetryClosed   = telemetry.BreakerClosed

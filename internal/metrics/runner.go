@@ -1,6 +1,8 @@
-package telemetry
+package metrics
 
 import (
+	"github.com/headroom-go/headroom/telemetry"
+
 	"context"
 	"fmt"
 	"time"
@@ -10,16 +12,16 @@ import (
 	"go.opentelemetry.io/otel/metric"
 )
 
-// RunnerVerdicts are the values of AttrVerdict indexed by the verdict
+// RunnerVerdicts are the values of telemetry.AttrVerdict indexed by the verdict
 // numbers the Runner's methods take (resilience.Kind).
-var RunnerVerdicts = [...]string{VerdictSuccess, VerdictTransient, VerdictThrottled, VerdictPermanent}
+var RunnerVerdicts = [...]string{telemetry.VerdictSuccess, telemetry.VerdictTransient, telemetry.VerdictThrottled, telemetry.VerdictPermanent}
 
-// RunnerStops are the values of AttrStop indexed by the stop numbers
+// RunnerStops are the values of telemetry.AttrStop indexed by the stop numbers
 // Runner.Stop takes (resilience.StopReason).
-var RunnerStops = [...]string{StopSucceeded, StopAttemptsExhausted, StopPermanent, StopDeadline,
-	StopCancelled, StopBreakerOpen, StopBudgetExhausted, StopInvalid}
+var RunnerStops = [...]string{telemetry.StopSucceeded, telemetry.StopAttemptsExhausted, telemetry.StopPermanent, telemetry.StopDeadline,
+	telemetry.StopCancelled, telemetry.StopBreakerOpen, telemetry.StopBudgetExhausted, telemetry.StopInvalid}
 
-// delayBuckets are the bucket boundaries of DelayDurationName, in seconds:
+// delayBuckets are the bucket boundaries of telemetry.DelayDurationName, in seconds:
 // from an immediate retry to the longest throttled backoff.
 var delayBuckets = []float64{0, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 30, 60, 120, 300}
 
@@ -32,7 +34,7 @@ type Runner struct {
 	delay                             metric.Float64Histogram
 
 	// [verdict][self-imposed]; only a throttled verdict carries
-	// AttrSelfImposed, so [v][0] and [v][1] are the same for the others.
+	// telemetry.AttrSelfImposed, so [v][0] and [v][1] are the same for the others.
 	attemptOpts [len(RunnerVerdicts)][2][]metric.AddOption
 	retryOpts   [len(RunnerVerdicts)][2][]metric.AddOption
 	delayOpts   [len(RunnerVerdicts)][2][]metric.RecordOption
@@ -42,32 +44,32 @@ type Runner struct {
 
 // NewRunner registers the instruments of the policy called name with mp;
 // nil mp means the global meter provider (otel.GetMeterProvider). Every
-// instrument carries AttrRunner = name and the extra attributes (such as
-// AttrHost in httpx).
+// instrument carries telemetry.AttrRunner = name and the extra attributes (such as
+// telemetry.AttrHost in httpx).
 //
 // NewRunner never fails: when an instrument cannot be created, it reports
 // the error through otel.Handle and returns nil, which records nothing.
 func NewRunner(mp metric.MeterProvider, name string, extra ...attribute.KeyValue) *Runner {
 	in := newInstruments(mp)
 	r := &Runner{
-		attempts: in.counter(AttemptsName, "{attempt}", "Attempts made by the resilience runner, by verdict."),
-		retries:  in.counter(RetriesName, "{retry}", "Retries scheduled, by the verdict of the attempt retried."),
-		delay:    in.histogram(DelayDurationName, "Delays slept between attempts.", delayBuckets),
-		calls:    in.counter(CallsName, "{call}", "Runs of the resilience runner, by stop reason."),
-		denials:  in.counter(BudgetDenialsName, "{retry}", "Retries the retry budget refused."),
+		attempts: in.counter(telemetry.AttemptsName, "{attempt}", "Attempts made by the resilience runner, by verdict."),
+		retries:  in.counter(telemetry.RetriesName, "{retry}", "Retries scheduled, by the verdict of the attempt retried."),
+		delay:    in.histogram(telemetry.DelayDurationName, "Delays slept between attempts.", delayBuckets),
+		calls:    in.counter(telemetry.CallsName, "{call}", "Runs of the resilience runner, by stop reason."),
+		denials:  in.counter(telemetry.BudgetDenialsName, "{retry}", "Retries the retry budget refused."),
 	}
 	if in.err != nil {
 		otel.Handle(fmt.Errorf("headroom/telemetry: runner %q: %w", name, in.err))
 		return nil
 	}
 
-	kvs := append([]attribute.KeyValue{attribute.String(AttrRunner, name)}, extra...)
+	kvs := append([]attribute.KeyValue{attribute.String(telemetry.AttrRunner, name)}, extra...)
 	r.base = []metric.AddOption{metric.WithAttributeSet(attrSet(kvs))}
 	for v, verdict := range RunnerVerdicts {
 		for self := range 2 {
-			more := []attribute.KeyValue{attribute.String(AttrVerdict, verdict)}
-			if verdict == VerdictThrottled {
-				more = append(more, attribute.Bool(AttrSelfImposed, self == 1))
+			more := []attribute.KeyValue{attribute.String(telemetry.AttrVerdict, verdict)}
+			if verdict == telemetry.VerdictThrottled {
+				more = append(more, attribute.Bool(telemetry.AttrSelfImposed, self == 1))
 			}
 			opt := metric.WithAttributeSet(attrSet(kvs, more...))
 			r.attemptOpts[v][self] = []metric.AddOption{opt}
@@ -76,7 +78,7 @@ func NewRunner(mp metric.MeterProvider, name string, extra ...attribute.KeyValue
 		}
 	}
 	for i, s := range RunnerStops {
-		r.stopOpts[i] = []metric.AddOption{metric.WithAttributeSet(attrSet(kvs, attribute.String(AttrStop, s)))}
+		r.stopOpts[i] = []metric.AddOption{metric.WithAttributeSet(attrSet(kvs, attribute.String(telemetry.AttrStop, s)))}
 	}
 	return r
 }
@@ -124,8 +126,8 @@ func (r *Runner) BudgetDenied(ctx context.Context) {
 	}
 }
 
-// Breaker holds a circuit breaker's state gauge, BreakerStateName, with
-// AttrRunner = the breaker's name. A nil *Breaker records nothing.
+// Breaker holds a circuit breaker's state gauge, telemetry.BreakerStateName, with
+// telemetry.AttrRunner = the breaker's name. A nil *Breaker records nothing.
 type Breaker struct {
 	state metric.Int64Gauge
 	opts  []metric.RecordOption
@@ -136,19 +138,19 @@ type Breaker struct {
 // on error it reports through otel.Handle and returns nil.
 func NewBreaker(mp metric.MeterProvider, name string, extra ...attribute.KeyValue) *Breaker {
 	in := newInstruments(mp)
-	g := in.gauge(BreakerStateName, "1", "A circuit breaker's state: 0 closed, 1 half-open, 2 open.")
+	g := in.gauge(telemetry.BreakerStateName, "1", "A circuit breaker's state: 0 closed, 1 half-open, 2 open.")
 	if in.err != nil {
 		otel.Handle(fmt.Errorf("headroom/telemetry: breaker %q: %w", name, in.err))
 		return nil
 	}
-	kvs := append([]attribute.KeyValue{attribute.String(AttrRunner, name)}, extra...)
+	kvs := append([]attribute.KeyValue{attribute.String(telemetry.AttrRunner, name)}, extra...)
 	b := &Breaker{state: g, opts: []metric.RecordOption{metric.WithAttributeSet(attrSet(kvs))}}
-	b.State(context.Background(), BreakerClosed)
+	b.State(context.Background(), telemetry.BreakerClosed)
 	return b
 }
 
-// State records the breaker's state: BreakerClosed, BreakerHalfOpen or
-// BreakerOpen.
+// State records the breaker's state: telemetry.BreakerClosed, telemetry.BreakerHalfOpen or
+// telemetry.BreakerOpen.
 func (b *Breaker) State(ctx context.Context, s int64) {
 	if b != nil {
 		b.state.Record(ctx, s, b.opts...)

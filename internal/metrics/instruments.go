@@ -1,6 +1,8 @@
-package telemetry
+package metrics
 
 import (
+	"github.com/headroom-go/headroom/telemetry"
+
 	"errors"
 
 	"go.opentelemetry.io/otel"
@@ -16,13 +18,13 @@ type instruments struct {
 	err   error
 }
 
-// newInstruments opens ScopeName's meter on mp; nil mp means the global
+// newInstruments opens telemetry.ScopeName's meter on mp; nil mp means the global
 // meter provider.
 func newInstruments(mp metric.MeterProvider) *instruments {
 	if mp == nil {
 		mp = otel.GetMeterProvider()
 	}
-	return &instruments{meter: mp.Meter(ScopeName)}
+	return &instruments{meter: mp.Meter(telemetry.ScopeName)}
 }
 
 func (in *instruments) keep(err error) { in.err = errors.Join(in.err, err) }

@@ -1,4 +1,4 @@
-package telemetry_test
+package metrics_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
+	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/telemetry"
 )
 
@@ -19,7 +20,7 @@ func ExampleNewLimiter() {
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	defer mp.Shutdown(ctx)
 
-	m := telemetry.NewLimiter(mp, "api", telemetry.KindConcurrency,
+	m := metrics.NewLimiter(mp, "api", telemetry.KindConcurrency,
 		attribute.String(telemetry.AttrHost, "api.example.com"))
 	defer m.Close()
 
@@ -71,10 +72,10 @@ func ExampleNewLimiter() {
 func ExampleLimiter_CloseWhenUnreachable() {
 	type bulkhead struct {
 		sem chan struct{}
-		m   *telemetry.Limiter
+		m   *metrics.Limiter
 	}
 	b := &bulkhead{sem: make(chan struct{}, 10)}
-	b.m = telemetry.NewLimiter(nil, "pool", telemetry.KindConcurrency)
+	b.m = metrics.NewLimiter(nil, "pool", telemetry.KindConcurrency)
 	b.m.CloseWhenUnreachable(b)
 	b.m.SetLimit(float64(cap(b.sem)))
 }
@@ -88,7 +89,7 @@ func ExampleNewRunner() {
 	// What the resilience runner records for a call that was throttled
 	// once by the dependency and then succeeded. Verdicts and stop reasons
 	// are indexes of RunnerVerdicts and RunnerStops.
-	r := telemetry.NewRunner(mp, "inventory")
+	r := metrics.NewRunner(mp, "inventory")
 	r.Attempt(ctx, 2, false) // throttled
 	r.Retry(ctx, 2, false, 4*time.Second)
 	r.Attempt(ctx, 0, false) // success

@@ -1,6 +1,8 @@
-package telemetry
+package metrics
 
 import (
+	"github.com/headroom-go/headroom/telemetry"
+
 	"context"
 	"testing"
 	"time"
@@ -21,7 +23,7 @@ func runnerSums(t *testing.T, r *sdkmetric.ManualReader) (map[string]int64, map[
 	sums, counts := map[string]int64{}, map[string]uint64{}
 	key := func(name string, s attribute.Set) string {
 		k := name
-		for _, a := range []string{AttrRunner, AttrVerdict, AttrSelfImposed, AttrStop} {
+		for _, a := range []string{telemetry.AttrRunner, telemetry.AttrVerdict, telemetry.AttrSelfImposed, telemetry.AttrStop} {
 			if v, ok := s.Value(attribute.Key(a)); ok {
 				k += " " + v.Emit()
 			}
@@ -66,25 +68,25 @@ func TestRunnerRecords(t *testing.T) {
 	r.Attempt(ctx, 99, false) // out of range: ignored
 	r.Stop(ctx, -1)
 	b := NewBreaker(mp, "api")
-	b.State(ctx, BreakerOpen)
+	b.State(ctx, telemetry.BreakerOpen)
 
 	sums, counts := runnerSums(t, reader)
 	wantSums := map[string]int64{
-		AttemptsName + " api throttled true": 1,
-		AttemptsName + " api transient":      1,
-		AttemptsName + " api success":        1,
-		RetriesName + " api throttled true":  1,
-		RetriesName + " api transient":       1,
-		CallsName + " api succeeded":         1,
-		BudgetDenialsName + " api":           1,
-		BreakerStateName + " api":            BreakerOpen,
+		telemetry.AttemptsName + " api throttled true": 1,
+		telemetry.AttemptsName + " api transient":      1,
+		telemetry.AttemptsName + " api success":        1,
+		telemetry.RetriesName + " api throttled true":  1,
+		telemetry.RetriesName + " api transient":       1,
+		telemetry.CallsName + " api succeeded":         1,
+		telemetry.BudgetDenialsName + " api":           1,
+		telemetry.BreakerStateName + " api":            telemetry.BreakerOpen,
 	}
 	if d := cmp.Diff(wantSums, sums); d != "" {
 		t.Errorf("sums (-want +got):\n%s", d)
 	}
 	wantCounts := map[string]uint64{
-		DelayDurationName + " api throttled true": 1,
-		DelayDurationName + " api transient":      1,
+		telemetry.DelayDurationName + " api throttled true": 1,
+		telemetry.DelayDurationName + " api transient":      1,
 	}
 	if d := cmp.Diff(wantCounts, counts); d != "" {
 		t.Errorf("histograms (-want +got):\n%s", d)

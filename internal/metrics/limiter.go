@@ -1,6 +1,8 @@
-package telemetry
+package metrics
 
 import (
+	"github.com/headroom-go/headroom/telemetry"
+
 	"context"
 	"errors"
 	"fmt"
@@ -77,19 +79,19 @@ type stripe struct {
 	_        [128 - 24]byte
 }
 
-// reasons are the values of AttrReason on denied leases, in the order of
+// reasons are the values of telemetry.AttrReason on denied leases, in the order of
 // Limiter.denied.
-var reasons = [...]string{ReasonNoPermit, ReasonQueueFull, ReasonMaxWait, ReasonDeadline}
+var reasons = [...]string{telemetry.ReasonNoPermit, telemetry.ReasonQueueFull, telemetry.ReasonMaxWait, telemetry.ReasonDeadline}
 
-// waitBuckets are the bucket boundaries of WaitDurationName, in seconds:
+// waitBuckets are the bucket boundaries of telemetry.WaitDurationName, in seconds:
 // from a millisecond to the adaptive rate limiter's longest wait.
 var waitBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120}
 
 // NewLimiter registers the instruments of the limiter called name of the
-// given kind (KindPerSecond, KindPerWindow, KindConcurrency, KindAdaptive,
-// KindAdaptiveRate) with mp; nil mp means the global meter provider
-// (otel.GetMeterProvider). Every instrument carries AttrLimiter = name,
-// AttrLimiterKind = kind and the extra attributes, such as AttrHost in httpx.
+// given kind (telemetry.KindPerSecond, telemetry.KindPerWindow, telemetry.KindConcurrency, telemetry.KindAdaptive,
+// telemetry.KindAdaptiveRate) with mp; nil mp means the global meter provider
+// (otel.GetMeterProvider). Every instrument carries telemetry.AttrLimiter = name,
+// telemetry.AttrLimiterKind = kind and the extra attributes, such as telemetry.AttrHost in httpx.
 //
 // NewLimiter never fails: when an instrument cannot be created, it reports
 // the error through otel.Handle and the Limiter records nothing.
@@ -102,26 +104,26 @@ var waitBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 
 // reads as a counter reset. httpx's per-host limiters meet this when a host
 // idle long enough to be dropped comes back: its new limiter counts from 0.
 func NewLimiter(mp metric.MeterProvider, name, kind string, extra ...attribute.KeyValue) *Limiter {
-	m := &Limiter{adaptive: kind == KindAdaptive || kind == KindAdaptiveRate}
+	m := &Limiter{adaptive: kind == telemetry.KindAdaptive || kind == telemetry.KindAdaptiveRate}
 
-	kvs := append([]attribute.KeyValue{attribute.String(AttrLimiter, name), attribute.String(AttrLimiterKind, kind)}, extra...)
+	kvs := append([]attribute.KeyValue{attribute.String(telemetry.AttrLimiter, name), attribute.String(telemetry.AttrLimiterKind, kind)}, extra...)
 	base := attrSet(kvs)
 	m.base = []metric.ObserveOption{metric.WithAttributeSet(base)}
-	m.acqOpts = []metric.ObserveOption{metric.WithAttributeSet(attrSet(kvs, attribute.String(AttrOutcome, OutcomeAcquired)))}
+	m.acqOpts = []metric.ObserveOption{metric.WithAttributeSet(attrSet(kvs, attribute.String(telemetry.AttrOutcome, telemetry.OutcomeAcquired)))}
 	for i, r := range reasons {
 		m.denyOpts[i] = []metric.ObserveOption{metric.WithAttributeSet(attrSet(kvs,
-			attribute.String(AttrOutcome, OutcomeDenied), attribute.String(AttrReason, r)))}
+			attribute.String(telemetry.AttrOutcome, telemetry.OutcomeDenied), attribute.String(telemetry.AttrReason, r)))}
 	}
-	m.denyOpts[len(reasons)] = []metric.ObserveOption{metric.WithAttributeSet(attrSet(kvs, attribute.String(AttrOutcome, OutcomeDenied)))}
+	m.denyOpts[len(reasons)] = []metric.ObserveOption{metric.WithAttributeSet(attrSet(kvs, attribute.String(telemetry.AttrOutcome, telemetry.OutcomeDenied)))}
 
 	in := newInstruments(mp)
-	m.leases = in.observableCounter(LeasesName, "{lease}", "Permits asked for, by outcome: acquired or denied (with the reason).")
-	m.wait = in.histogram(WaitDurationName, "How long a caller waited in the limiter's queue.", waitBuckets)
-	m.limitG = in.observableFloatGauge(LimitName, "{permit}", "The limit: a concurrency limit, or a rate in permits per minute.")
-	m.queueG = in.observableGauge(QueueLengthName, "{permit}", "Permits held by callers waiting in the limiter's queue.")
-	m.throttleC = in.observableCounter(ThrottlesName, "{throttle}", "Throttles reported on leases.")
-	m.cutC = in.observableCounter(CutsName, "{cut}", "Cuts of an adaptive limit.")
-	m.pauseC = in.observableCounter(PausesName, "{pause}", "Pauses of an adaptive rate limiter after a Retry-After.")
+	m.leases = in.observableCounter(telemetry.LeasesName, "{lease}", "Permits asked for, by outcome: acquired or denied (with the reason).")
+	m.wait = in.histogram(telemetry.WaitDurationName, "How long a caller waited in the limiter's queue.", waitBuckets)
+	m.limitG = in.observableFloatGauge(telemetry.LimitName, "{permit}", "The limit: a concurrency limit, or a rate in permits per minute.")
+	m.queueG = in.observableGauge(telemetry.QueueLengthName, "{permit}", "Permits held by callers waiting in the limiter's queue.")
+	m.throttleC = in.observableCounter(telemetry.ThrottlesName, "{throttle}", "Throttles reported on leases.")
+	m.cutC = in.observableCounter(telemetry.CutsName, "{cut}", "Cuts of an adaptive limit.")
+	m.pauseC = in.observableCounter(telemetry.PausesName, "{pause}", "Pauses of an adaptive rate limiter after a Retry-After.")
 	err := in.err
 	if err == nil {
 		m.reg, err = in.meter.RegisterCallback(m.observe, m.leases, m.limitG, m.queueG, m.throttleC, m.cutC, m.pauseC)
@@ -261,13 +263,13 @@ func (m *Limiter) Denied(reason string) {
 		return
 	}
 	switch reason {
-	case ReasonNoPermit:
+	case telemetry.ReasonNoPermit:
 		m.stripe().noPermit.Add(1)
-	case ReasonQueueFull:
+	case telemetry.ReasonQueueFull:
 		m.denied[1].Add(1)
-	case ReasonMaxWait:
+	case telemetry.ReasonMaxWait:
 		m.denied[2].Add(1)
-	case ReasonDeadline:
+	case telemetry.ReasonDeadline:
 		m.denied[3].Add(1)
 	default:
 		m.stripe().other.Add(1)

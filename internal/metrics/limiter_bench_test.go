@@ -1,6 +1,8 @@
-package telemetry
+package metrics
 
 import (
+	"github.com/headroom-go/headroom/telemetry"
+
 	"context"
 	"sync/atomic"
 	"testing"
@@ -22,7 +24,7 @@ func sdkLimiter(b *testing.B) *Limiter {
 	b.Helper()
 	r := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r))
-	m := NewLimiter(mp, "bench", KindPerSecond)
+	m := NewLimiter(mp, "bench", telemetry.KindPerSecond)
 	b.Cleanup(func() {
 		// Collect once so the benchmark also proves the counts arrive.
 		var rm metricdata.ResourceMetrics
@@ -70,14 +72,14 @@ func BenchmarkAcquiredSDKParallel(b *testing.B) {
 func BenchmarkDeniedNil(b *testing.B) {
 	m := nilLimiter
 	for b.Loop() {
-		m.Denied(ReasonNoPermit)
+		m.Denied(telemetry.ReasonNoPermit)
 	}
 }
 
 func BenchmarkDeniedSDK(b *testing.B) {
 	m := sdkLimiter(b)
 	for b.Loop() {
-		m.Denied(ReasonNoPermit)
+		m.Denied(telemetry.ReasonNoPermit)
 	}
 }
 
@@ -85,7 +87,7 @@ func BenchmarkDeniedSDKParallel(b *testing.B) {
 	m := sdkLimiter(b)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			m.Denied(ReasonNoPermit)
+			m.Denied(telemetry.ReasonNoPermit)
 		}
 	})
 }

@@ -1,6 +1,8 @@
-package telemetry
+package metrics
 
 import (
+	"github.com/headroom-go/headroom/telemetry"
+
 	"context"
 	"errors"
 	"fmt"
@@ -42,7 +44,7 @@ func attrs(s attribute.Set) map[string]string {
 }
 
 // collect reads r and returns its points, sorted, failing on any scope
-// other than ScopeName or a cumulative-only violation.
+// other than telemetry.ScopeName or a cumulative-only violation.
 func collect(t *testing.T, r sdkmetric.Reader) []point {
 	t.Helper()
 	var rm metricdata.ResourceMetrics
@@ -51,8 +53,8 @@ func collect(t *testing.T, r sdkmetric.Reader) []point {
 	}
 	var ps []point
 	for _, sm := range rm.ScopeMetrics {
-		if sm.Scope.Name != ScopeName {
-			t.Errorf("scope %q, want %q", sm.Scope.Name, ScopeName)
+		if sm.Scope.Name != telemetry.ScopeName {
+			t.Errorf("scope %q, want %q", sm.Scope.Name, telemetry.ScopeName)
 		}
 		for _, m := range sm.Metrics {
 			switch d := m.Data.(type) {
@@ -116,10 +118,10 @@ func with(base map[string]string, kv ...string) map[string]string {
 }
 
 func leases(base map[string]string, acquired float64, denied [4]float64) []point {
-	ps := []point{{Name: LeasesName, Unit: "{lease}", Kind: "monotonic sum", Attrs: with(base, AttrOutcome, OutcomeAcquired), Value: acquired}}
+	ps := []point{{Name: telemetry.LeasesName, Unit: "{lease}", Kind: "monotonic sum", Attrs: with(base, telemetry.AttrOutcome, telemetry.OutcomeAcquired), Value: acquired}}
 	for i, r := range reasons {
-		ps = append(ps, point{Name: LeasesName, Unit: "{lease}", Kind: "monotonic sum",
-			Attrs: with(base, AttrOutcome, OutcomeDenied, AttrReason, r), Value: denied[i]})
+		ps = append(ps, point{Name: telemetry.LeasesName, Unit: "{lease}", Kind: "monotonic sum",
+			Attrs: with(base, telemetry.AttrOutcome, telemetry.OutcomeDenied, telemetry.AttrReason, r), Value: denied[i]})
 	}
 	return ps
 }
@@ -137,17 +139,17 @@ func sorted(ps ...[]point) []point {
 
 func TestLimiterInstruments(t *testing.T) {
 	r, mp := newSDK(t)
-	m := NewLimiter(mp, "api", KindConcurrency, attribute.String(AttrHost, "api.example.com"))
+	m := NewLimiter(mp, "api", telemetry.KindConcurrency, attribute.String(telemetry.AttrHost, "api.example.com"))
 	defer m.Close()
 
 	for range 3 {
 		m.Acquired()
 	}
-	m.Denied(ReasonNoPermit)
-	m.Denied(ReasonNoPermit)
-	m.Denied(ReasonQueueFull)
-	m.Denied(ReasonMaxWait)
-	m.Denied(ReasonDeadline)
+	m.Denied(telemetry.ReasonNoPermit)
+	m.Denied(telemetry.ReasonNoPermit)
+	m.Denied(telemetry.ReasonQueueFull)
+	m.Denied(telemetry.ReasonMaxWait)
+	m.Denied(telemetry.ReasonDeadline)
 	m.QueueAdd(5)
 	m.QueueAdd(-2)
 	m.SetLimit(10)
@@ -157,16 +159,16 @@ func TestLimiterInstruments(t *testing.T) {
 	m.Waited(250 * time.Millisecond)
 	m.Waited(1500 * time.Millisecond)
 
-	base := map[string]string{AttrLimiter: "api", AttrLimiterKind: KindConcurrency, AttrHost: "api.example.com"}
+	base := map[string]string{telemetry.AttrLimiter: "api", telemetry.AttrLimiterKind: telemetry.KindConcurrency, telemetry.AttrHost: "api.example.com"}
 	want := sorted(
 		leases(base, 3, [4]float64{2, 1, 1, 1}),
 		[]point{
-			{Name: LimitName, Unit: "{permit}", Kind: "gauge", Attrs: base, Value: 40},
-			{Name: QueueLengthName, Unit: "{permit}", Kind: "gauge", Attrs: base, Value: 3},
+			{Name: telemetry.LimitName, Unit: "{permit}", Kind: "gauge", Attrs: base, Value: 40},
+			{Name: telemetry.QueueLengthName, Unit: "{permit}", Kind: "gauge", Attrs: base, Value: 3},
 			// A non-adaptive limiter reports throttles once there are
 			// some, and never cuts or pauses it did not make.
-			{Name: ThrottlesName, Unit: "{throttle}", Kind: "monotonic sum", Attrs: base, Value: 2},
-			{Name: WaitDurationName, Unit: "s", Kind: "histogram", Attrs: base, Count: 2, Sum: 1.75,
+			{Name: telemetry.ThrottlesName, Unit: "{throttle}", Kind: "monotonic sum", Attrs: base, Value: 2},
+			{Name: telemetry.WaitDurationName, Unit: "s", Kind: "histogram", Attrs: base, Count: 2, Sum: 1.75,
 				Bounds:  waitBuckets,
 				Buckets: []uint64{0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0}},
 		})
@@ -177,20 +179,20 @@ func TestLimiterInstruments(t *testing.T) {
 
 func TestLimiterAdaptiveCountersStartAtZero(t *testing.T) {
 	r, mp := newSDK(t)
-	m := NewLimiter(mp, "rate", KindAdaptiveRate)
+	m := NewLimiter(mp, "rate", telemetry.KindAdaptiveRate)
 	defer m.Close()
 
-	base := map[string]string{AttrLimiter: "rate", AttrLimiterKind: KindAdaptiveRate}
+	base := map[string]string{telemetry.AttrLimiter: "rate", telemetry.AttrLimiterKind: telemetry.KindAdaptiveRate}
 	counters := func(throttles, cuts, pauses float64) []point {
 		return []point{
-			{Name: ThrottlesName, Unit: "{throttle}", Kind: "monotonic sum", Attrs: base, Value: throttles},
-			{Name: CutsName, Unit: "{cut}", Kind: "monotonic sum", Attrs: base, Value: cuts},
-			{Name: PausesName, Unit: "{pause}", Kind: "monotonic sum", Attrs: base, Value: pauses},
+			{Name: telemetry.ThrottlesName, Unit: "{throttle}", Kind: "monotonic sum", Attrs: base, Value: throttles},
+			{Name: telemetry.CutsName, Unit: "{cut}", Kind: "monotonic sum", Attrs: base, Value: cuts},
+			{Name: telemetry.PausesName, Unit: "{pause}", Kind: "monotonic sum", Attrs: base, Value: pauses},
 		}
 	}
 	// No limit yet: the gauge waits for the first SetLimit.
 	want := sorted(leases(base, 0, [4]float64{}), counters(0, 0, 0),
-		[]point{{Name: QueueLengthName, Unit: "{permit}", Kind: "gauge", Attrs: base, Value: 0}})
+		[]point{{Name: telemetry.QueueLengthName, Unit: "{permit}", Kind: "gauge", Attrs: base, Value: 0}})
 	if diff := cmp.Diff(want, collect(t, r)); diff != "" {
 		t.Errorf("before (-want +got):\n%s", diff)
 	}
@@ -202,8 +204,8 @@ func TestLimiterAdaptiveCountersStartAtZero(t *testing.T) {
 	m.Throttled()
 	m.SetLimit(420)
 	want = sorted(leases(base, 0, [4]float64{}), counters(2, 1, 1), []point{
-		{Name: LimitName, Unit: "{permit}", Kind: "gauge", Attrs: base, Value: 420},
-		{Name: QueueLengthName, Unit: "{permit}", Kind: "gauge", Attrs: base, Value: 0},
+		{Name: telemetry.LimitName, Unit: "{permit}", Kind: "gauge", Attrs: base, Value: 420},
+		{Name: telemetry.QueueLengthName, Unit: "{permit}", Kind: "gauge", Attrs: base, Value: 0},
 	})
 	if diff := cmp.Diff(want, collect(t, r)); diff != "" {
 		t.Errorf("after (-want +got):\n%s", diff)
@@ -211,18 +213,18 @@ func TestLimiterAdaptiveCountersStartAtZero(t *testing.T) {
 }
 
 func TestLimiterDeniedByReason(t *testing.T) {
-	for _, reason := range []string{ReasonNoPermit, ReasonQueueFull, ReasonMaxWait, ReasonDeadline, "other"} {
+	for _, reason := range []string{telemetry.ReasonNoPermit, telemetry.ReasonQueueFull, telemetry.ReasonMaxWait, telemetry.ReasonDeadline, "other"} {
 		t.Run(reason, func(t *testing.T) {
 			r, mp := newSDK(t)
-			m := NewLimiter(mp, "l", KindPerWindow)
+			m := NewLimiter(mp, "l", telemetry.KindPerWindow)
 			defer m.Close()
 			for range 7 {
 				m.Denied(reason)
 			}
 			got := map[string]float64{}
 			for _, p := range collect(t, r) {
-				if p.Name == LeasesName && p.Attrs[AttrOutcome] == OutcomeDenied && p.Value != 0 {
-					reason, ok := p.Attrs[AttrReason]
+				if p.Name == telemetry.LeasesName && p.Attrs[telemetry.AttrOutcome] == telemetry.OutcomeDenied && p.Value != 0 {
+					reason, ok := p.Attrs[telemetry.AttrReason]
 					if !ok {
 						reason = "(none)"
 					}
@@ -242,7 +244,7 @@ func TestLimiterDeniedByReason(t *testing.T) {
 
 func TestLimiterWaitedSeconds(t *testing.T) {
 	r, mp := newSDK(t)
-	m := NewLimiter(mp, "q", KindPerSecond)
+	m := NewLimiter(mp, "q", telemetry.KindPerSecond)
 	defer m.Close()
 	m.Waited(2 * time.Millisecond)
 	m.Waited(-time.Second) // clamped to 0
@@ -250,13 +252,13 @@ func TestLimiterWaitedSeconds(t *testing.T) {
 
 	var got []point
 	for _, p := range collect(t, r) {
-		if p.Name == WaitDurationName {
+		if p.Name == telemetry.WaitDurationName {
 			got = append(got, p)
 		}
 	}
 	want := []point{{
-		Name: WaitDurationName, Unit: "s", Kind: "histogram",
-		Attrs: map[string]string{AttrLimiter: "q", AttrLimiterKind: KindPerSecond},
+		Name: telemetry.WaitDurationName, Unit: "s", Kind: "histogram",
+		Attrs: map[string]string{telemetry.AttrLimiter: "q", telemetry.AttrLimiterKind: telemetry.KindPerSecond},
 		Count: 3, Sum: 90.002, Bounds: waitBuckets,
 		Buckets: []uint64{1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0},
 	}}
@@ -267,8 +269,8 @@ func TestLimiterWaitedSeconds(t *testing.T) {
 
 func TestLimiterCloseUnregisters(t *testing.T) {
 	r, mp := newSDK(t)
-	a := NewLimiter(mp, "a", KindPerSecond)
-	b := NewLimiter(mp, "b", KindPerSecond)
+	a := NewLimiter(mp, "a", telemetry.KindPerSecond)
+	b := NewLimiter(mp, "b", telemetry.KindPerSecond)
 	defer b.Close()
 	a.Acquired()
 	a.Waited(time.Millisecond)
@@ -277,8 +279,8 @@ func TestLimiterCloseUnregisters(t *testing.T) {
 	names := func() map[string]int {
 		n := map[string]int{}
 		for _, p := range collect(t, r) {
-			if p.Name != WaitDurationName { // synchronous: stays cumulative
-				n[p.Attrs[AttrLimiter]]++
+			if p.Name != telemetry.WaitDurationName { // synchronous: stays cumulative
+				n[p.Attrs[telemetry.AttrLimiter]]++
 			}
 		}
 		return n
@@ -294,8 +296,8 @@ func TestLimiterCloseUnregisters(t *testing.T) {
 		t.Errorf("after Close (-want +got):\n%s", diff)
 	}
 	for _, p := range collect(t, r) {
-		if p.Name == WaitDurationName && p.Count != 1 {
-			t.Errorf("wait histogram of %s counts %d after Close, want 1", p.Attrs[AttrLimiter], p.Count)
+		if p.Name == telemetry.WaitDurationName && p.Count != 1 {
+			t.Errorf("wait histogram of %s counts %d after Close, want 1", p.Attrs[telemetry.AttrLimiter], p.Count)
 		}
 	}
 }
@@ -320,7 +322,7 @@ type owner struct {
 
 func TestLimiterCloseWhenUnreachable(t *testing.T) {
 	r, mp := newSDK(t)
-	m := NewLimiter(mp, "owned", KindConcurrency)
+	m := NewLimiter(mp, "owned", telemetry.KindConcurrency)
 	o := &owner{m: m}
 	m.CloseWhenUnreachable(o)
 	o.m.Acquired()
@@ -345,7 +347,7 @@ func TestLimiterCloseReleases(t *testing.T) {
 	collected := func(close bool, tries int) bool {
 		freed := new(atomic.Bool)
 		func() {
-			m := NewLimiter(mp, "released", KindConcurrency)
+			m := NewLimiter(mp, "released", telemetry.KindConcurrency)
 			runtime.AddCleanup(m, func(f *atomic.Bool) { f.Store(true) }, freed)
 			if close {
 				m.Close()
@@ -363,7 +365,7 @@ func TestLimiterCloseReleases(t *testing.T) {
 
 func TestLimiterCloseStopsCleanup(t *testing.T) {
 	_, mp := newSDK(t)
-	m := NewLimiter(mp, "closed", KindConcurrency)
+	m := NewLimiter(mp, "closed", telemetry.KindConcurrency)
 	o := &owner{m: m}
 	m.CloseWhenUnreachable(o)
 	m.CloseWhenUnreachable(o)
@@ -383,7 +385,7 @@ func TestLimiterCloseStopsCleanup(t *testing.T) {
 
 func TestLimiterCloseWhenUnreachableBadOwner(t *testing.T) {
 	_, mp := newSDK(t)
-	m := NewLimiter(mp, "bad", KindConcurrency)
+	m := NewLimiter(mp, "bad", telemetry.KindConcurrency)
 	defer m.Close()
 	var nilOwner *owner
 	for _, o := range []any{nil, owner{}, nilOwner, m} {
@@ -402,13 +404,13 @@ func TestLimiterNilProviderUsesGlobal(t *testing.T) {
 	otel.SetMeterProvider(mp)
 	t.Cleanup(func() { otel.SetMeterProvider(noop.NewMeterProvider()) })
 
-	m := NewLimiter(nil, "global", KindPerSecond)
+	m := NewLimiter(nil, "global", telemetry.KindPerSecond)
 	defer m.Close()
 	m.Acquired()
 	m.SetLimit(6000)
 	var got []float64
 	for _, p := range collect(t, r) {
-		if p.Attrs[AttrLimiter] == "global" && (p.Name == LimitName || p.Attrs[AttrOutcome] == OutcomeAcquired) {
+		if p.Attrs[telemetry.AttrLimiter] == "global" && (p.Name == telemetry.LimitName || p.Attrs[telemetry.AttrOutcome] == telemetry.OutcomeAcquired) {
 			got = append(got, p.Value)
 		}
 	}
@@ -421,7 +423,7 @@ func TestLimiterNilProviderUsesGlobal(t *testing.T) {
 func TestNilLimiter(t *testing.T) {
 	var m *Limiter
 	m.Acquired()
-	m.Denied(ReasonNoPermit)
+	m.Denied(telemetry.ReasonNoPermit)
 	m.Denied("other")
 	m.Waited(time.Second)
 	m.SetLimit(1)
@@ -509,11 +511,11 @@ func (f failingMeter) RegisterCallback(metric.Callback, ...metric.Observable) (m
 }
 
 func TestLimiterInstrumentErrors(t *testing.T) {
-	for _, failOn := range []string{LeasesName, WaitDurationName, LimitName, QueueLengthName, ThrottlesName, CutsName, PausesName, "callback"} {
+	for _, failOn := range []string{telemetry.LeasesName, telemetry.WaitDurationName, telemetry.LimitName, telemetry.QueueLengthName, telemetry.ThrottlesName, telemetry.CutsName, telemetry.PausesName, "callback"} {
 		t.Run(failOn, func(t *testing.T) {
 			var m *Limiter
 			errs := handled(t, func() {
-				m = NewLimiter(failingMeterProvider{failOn: failOn}, "broken", KindAdaptive)
+				m = NewLimiter(failingMeterProvider{failOn: failOn}, "broken", telemetry.KindAdaptive)
 			})
 			if len(errs) != 1 || !errors.Is(errs[0], errBoom) || !strings.Contains(errs[0].Error(), `"broken"`) {
 				t.Errorf("handled %v, want one error wrapping %v that names the limiter", errs, errBoom)
@@ -526,7 +528,7 @@ func TestLimiterInstrumentErrors(t *testing.T) {
 			}
 			// Still usable, records nothing, closes cleanly.
 			m.Acquired()
-			m.Denied(ReasonMaxWait)
+			m.Denied(telemetry.ReasonMaxWait)
 			m.Waited(time.Second)
 			m.SetLimit(3)
 			m.Close()
@@ -538,7 +540,7 @@ func TestLimiterInstrumentErrors(t *testing.T) {
 // under the race detector while the reader collects, and checks the totals.
 func TestLimiterConcurrent(t *testing.T) {
 	r, mp := newSDK(t)
-	m := NewLimiter(mp, "busy", KindAdaptiveRate)
+	m := NewLimiter(mp, "busy", telemetry.KindAdaptiveRate)
 	defer m.Close()
 	const workers, each = 8, 500
 	var wg sync.WaitGroup
@@ -572,23 +574,23 @@ func TestLimiterConcurrent(t *testing.T) {
 	got := map[string]float64{}
 	for _, p := range collect(t, r) {
 		key := p.Name
-		if p.Name == LeasesName {
-			key += "/" + p.Attrs[AttrOutcome]
+		if p.Name == telemetry.LeasesName {
+			key += "/" + p.Attrs[telemetry.AttrOutcome]
 		}
-		if p.Name == LimitName {
+		if p.Name == telemetry.LimitName {
 			continue // whichever was last
 		}
 		got[key] += p.Value + float64(p.Count)
 	}
 	n := float64(workers * each)
 	want := map[string]float64{
-		LeasesName + "/" + OutcomeAcquired: n,
-		LeasesName + "/" + OutcomeDenied:   n,
-		QueueLengthName:                    0,
-		ThrottlesName:                      n,
-		CutsName:                           n,
-		PausesName:                         n,
-		WaitDurationName:                   workers * each / 50,
+		telemetry.LeasesName + "/" + telemetry.OutcomeAcquired: n,
+		telemetry.LeasesName + "/" + telemetry.OutcomeDenied:   n,
+		telemetry.QueueLengthName:                              0,
+		telemetry.ThrottlesName:                                n,
+		telemetry.CutsName:                                     n,
+		telemetry.PausesName:                                   n,
+		telemetry.WaitDurationName:                             workers * each / 50,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("totals (-want +got):\n%s", diff)
