@@ -398,6 +398,7 @@ func (b *Breaker) changed(from, to State) {
 	if from == to {
 		return
 	}
+	b.tel.Entered(context.Background(), int64(to))
 	b.recordState()
 	if f := b.opts.OnStateChange; f != nil {
 		f(from, to)

@@ -5,12 +5,18 @@ package telemetry
 const ScopeName = "github.com/headroom-go/headroom"
 
 // Limiter instruments. Each carries AttrLimiter and AttrLimiterKind, and in
-// httpx AttrHost.
+// httpx AttrHost and AttrLayer.
 const (
-	// LeasesName counts permits asked for, unit "{lease}", with AttrOutcome
-	// OutcomeAcquired or OutcomeDenied; a denied lease also carries
-	// AttrReason.
+	// LeasesName counts calls that asked a limiter for a lease, unit
+	// "{lease}", with AttrOutcome OutcomeAcquired or OutcomeDenied; a denied
+	// lease also carries AttrReason. One AcquireN(5) is one lease.
 	LeasesName = "headroom.limiter.leases"
+
+	// PermitsName counts the permits (units) those leases asked for, unit
+	// "{permit}", with the same attributes as LeasesName: one AcquireN(5)
+	// is five permits. Charted against a published quota, it is the units
+	// spent.
+	PermitsName = "headroom.limiter.permits"
 
 	// WaitDurationName is the histogram of how long a caller waited in a
 	// limiter's queue before it was granted, in seconds (unit "s"). It is
@@ -18,22 +24,35 @@ const (
 	// or cancelled after queueing is counted by LeasesName, not timed.
 	WaitDurationName = "headroom.limiter.wait.duration"
 
-	// LimitName is the gauge of a limiter's limit, unit "{permit}": the
-	// concurrency limit for "concurrency" and "adaptive", the rate in
-	// permits per minute for the rate limiters ("per_second", "per_window",
-	// "adaptive_rate"). It is reported once the limiter has set it.
+	// LimitName is the gauge of a concurrency limit, unit "{permit}", for
+	// the kinds "concurrency" and "adaptive".
 	LimitName = "headroom.limiter.limit"
+
+	// RateName is the gauge of a rate limit, unit "{permit}/min", for the
+	// kinds "per_second", "per_window" and "adaptive_rate" (this process's
+	// share of the budget, for the adaptive rate).
+	RateName = "headroom.limiter.rate"
+
+	// InUseName is the gauge of permits in use, unit "{permit}": held by
+	// leases not yet released for the concurrency kinds, spent within the
+	// burst or window for the rate kinds. Read when the meter collects.
+	InUseName = "headroom.limiter.in_use"
+
+	// AvailableName is the gauge of permits a caller could take now, unit
+	// "{permit}". InUseName plus AvailableName is the capacity: the
+	// concurrency limit, the burst or the window's permits.
+	AvailableName = "headroom.limiter.available"
 
 	// QueueLengthName is the gauge of permits held by callers waiting in a
 	// limiter's queue, unit "{permit}".
 	QueueLengthName = "headroom.limiter.queue.length"
 
 	// ThrottlesName counts throttles reported on leases (a 429, a 503, a
-	// quota refusal), unit "{throttle}".
+	// quota refusal), unit "{throttle}", for every kind.
 	ThrottlesName = "headroom.limiter.throttles"
 
-	// CutsName counts the cuts an adaptive rate limiter made to its rate,
-	// unit "{cut}".
+	// CutsName counts the cuts an adaptive limiter made to its limit or
+	// rate, unit "{cut}".
 	CutsName = "headroom.limiter.cuts"
 
 	// PausesName counts the pauses an adaptive rate limiter took after a
@@ -41,11 +60,62 @@ const (
 	PausesName = "headroom.limiter.pauses"
 )
 
+// Adaptive rate limiter gauges, read when the meter collects.
+const (
+	// InstancesName is how many processes share the budget, unit
+	// "{instance}".
+	InstancesName = "headroom.limiter.instances"
+
+	// BudgetRateName is the whole budget's rate, all instances together,
+	// unit "{permit}/min"; RateName is this process's share of it.
+	BudgetRateName = "headroom.limiter.budget_rate"
+
+	// CeilingName is the highest rate the limiter may reach, its maximum
+	// or its share of the published quota, unit "{permit}/min".
+	CeilingName = "headroom.limiter.ceiling"
+
+	// PublishedRateName is the quota the dependency publishes, converted
+	// to a rate for the whole budget, unit "{permit}/min"; 0 when none is
+	// known.
+	PublishedRateName = "headroom.limiter.published_rate"
+
+	// SendRateName is the measured send rate, unit "{permit}/min".
+	SendRateName = "headroom.limiter.send_rate"
+
+	// PausedName is 1 while the limiter is paused after a Retry-After and
+	// 0 otherwise, unit "{pause}".
+	PausedName = "headroom.limiter.paused"
+)
+
+// Adaptive concurrency limit gauges, read when the meter collects.
+const (
+	// LatencyBaselineName is the baseline latency in use, the 10th
+	// percentile of recent calls under its ceiling, in seconds; reported
+	// once there is one.
+	LatencyBaselineName = "headroom.limiter.latency.baseline"
+
+	// LatencyRoundName is the fastest call of the latest completed round,
+	// the figure compared with a multiple of the baseline, in seconds.
+	LatencyRoundName = "headroom.limiter.latency.round"
+)
+
 // Resilience runner instruments. Each carries AttrRunner.
 const (
 	// CallsName counts runs (calls of resilience.Run or Try), unit "{call}",
-	// with AttrStop: why the run stopped.
+	// with AttrStop, why the run stopped, and AttrRetried, whether it
+	// retried: succeeded without a retry, succeeded after retries and
+	// failed after retries are three series.
 	CallsName = "headroom.runner.calls"
+
+	// CallDurationName is the histogram of a run's duration from its start
+	// to its result, retries and delays included, in seconds, with
+	// AttrStop and AttrRetried.
+	CallDurationName = "headroom.runner.call.duration"
+
+	// AttemptDurationName is the histogram of one attempt's duration, in
+	// seconds, with AttrVerdict, AttrSelfImposed (throttled attempts) and
+	// AttrAttempt, the attempt's number from 1.
+	AttemptDurationName = "headroom.runner.attempt.duration"
 
 	// AttemptsName counts attempts, unit "{attempt}", with AttrVerdict and,
 	// for throttled attempts, AttrSelfImposed.
@@ -60,13 +130,64 @@ const (
 	// before the delay.
 	DelayDurationName = "headroom.runner.delay.duration"
 
-	// BreakerStateName is the gauge of a circuit breaker's state, unit "1":
-	// BreakerClosed, BreakerHalfOpen or BreakerOpen.
+	// BreakerStateName is the gauge of a circuit breaker's state, unit
+	// "{state}": BreakerClosed, BreakerHalfOpen or BreakerOpen. A state
+	// held for less than a scrape interval shows only in
+	// BreakerTransitionsName.
 	BreakerStateName = "headroom.runner.breaker.state"
+
+	// BreakerTransitionsName counts a breaker's changes of state, unit
+	// "{transition}", with AttrBreakerState, the state entered.
+	BreakerTransitionsName = "headroom.runner.breaker.transitions"
 
 	// BudgetDenialsName counts retries the retry budget refused, unit
 	// "{retry}".
 	BudgetDenialsName = "headroom.runner.budget.denials"
+)
+
+// Quota guard instruments. Each carries AttrQuotaKey, for at most
+// QuotaKeysMax keys at a time; the guard's other keys go unreported.
+const (
+	// QuotaLimitName is the gauge of the published limit, unit "{unit}":
+	// the units the dependency grants per window.
+	QuotaLimitName = "headroom.quota.limit"
+
+	// QuotaRemainingName is the gauge of the remaining allowance the
+	// dependency published, unit "{unit}".
+	QuotaRemainingName = "headroom.quota.remaining"
+
+	// QuotaResetName is the gauge of the time until the published window
+	// resets, in seconds; 0 once it has.
+	QuotaResetName = "headroom.quota.reset"
+
+	// QuotaBlockedName is the gauge of the time until the guard lets
+	// attempts through again, in seconds; 0 when it is not blocking.
+	QuotaBlockedName = "headroom.quota.blocked"
+
+	// QuotaRefusalsName counts attempts the guard refused, unit
+	// "{refusal}", with AttrReason: ReasonReserve (the remaining allowance
+	// is inside the reserve) or ReasonBlocked (a Retry-After or a reset
+	// holds the key).
+	QuotaRefusalsName = "headroom.quota.refusals"
+
+	// QuotaKeysMax is the most keys the guard's gauges report at once.
+	QuotaKeysMax = 100
+)
+
+// HTTPClientRequestDurationName is the OpenTelemetry semantic convention's
+// http.client.request.duration: the duration of each HTTP attempt httpx
+// sends, in seconds, with AttrHTTPMethod, AttrHTTPStatusCode (when a
+// response came), AttrServerAddress, AttrServerPort and AttrErrorType
+// (when it failed), and AttrLimiter-free: it counts what reached the wire.
+const HTTPClientRequestDurationName = "http.client.request.duration"
+
+// Semantic-convention attribute keys on HTTPClientRequestDurationName.
+const (
+	AttrHTTPMethod     = "http.request.method"
+	AttrHTTPStatusCode = "http.response.status_code"
+	AttrServerAddress  = "server.address"
+	AttrServerPort     = "server.port"
+	AttrErrorType      = "error.type"
 )
 
 // Attribute keys.
@@ -102,6 +223,38 @@ const (
 
 	// AttrStop is why a run stopped, on CallsName: one of the Stop values.
 	AttrStop = "headroom.stop"
+
+	// AttrRetried is true on a run that made more than one attempt.
+	AttrRetried = "headroom.retried"
+
+	// AttrAttempt is an attempt's number, from 1.
+	AttrAttempt = "headroom.attempt"
+
+	// AttrBreakerState is the state a breaker entered: BreakerStateClosed,
+	// BreakerStateHalfOpen or BreakerStateOpen.
+	AttrBreakerState = "headroom.breaker.state"
+
+	// AttrLayer is the httpx layer a limiter belongs to: LayerRateLimit,
+	// LayerAdaptiveRate. Two layers on one host are two series, and a sum
+	// over the layers counts each call once per layer.
+	AttrLayer = "headroom.layer"
+
+	// AttrQuotaKey is the quota guard's key: the host, or the key the
+	// caller chose.
+	AttrQuotaKey = "headroom.quota.key"
+)
+
+// Values of AttrLayer.
+const (
+	LayerRateLimit    = "rate_limit"
+	LayerAdaptiveRate = "adaptive_rate"
+)
+
+// Values of AttrBreakerState.
+const (
+	BreakerStateClosed   = "closed"
+	BreakerStateHalfOpen = "half_open"
+	BreakerStateOpen     = "open"
 )
 
 // Values of AttrLimiterKind.
@@ -125,6 +278,8 @@ const (
 	ReasonQueueFull = "queue_full" // the queue was full
 	ReasonMaxWait   = "max_wait"   // the wait would exceed the maximum wait
 	ReasonDeadline  = "deadline"   // the wait would outlast the context's deadline
+	ReasonReserve   = "reserve"    // quota guard: the remaining allowance is inside the reserve
+	ReasonBlocked   = "blocked"    // quota guard: a Retry-After or a reset holds the key
 )
 
 // Values of AttrVerdict.

@@ -65,6 +65,8 @@ func ExampleNewLimiter() {
 	// headroom.limiter.leases acquired: 2
 	// headroom.limiter.leases denied (no_permit): 1
 	// headroom.limiter.limit on api.example.com: 2
+	// headroom.limiter.permits acquired: 2
+	// headroom.limiter.permits denied (no_permit): 1
 }
 
 // An owner that may be dropped without being closed unregisters its

@@ -35,22 +35,30 @@ type Limiter struct {
 	// The fast path. Acquired and the no_permit denial are the hot ones;
 	// they are spread over stripes so that parallel callers do not fight
 	// over one cache line.
-	stripes   [stripes]stripe
-	denied    [len(reasons)]atomic.Int64 // [0], no_permit, lives in stripes
-	queued    atomic.Int64
-	limit     atomic.Uint64 // math.Float64bits of the limit
-	hasLimit  atomic.Bool
-	throttles atomic.Int64
-	cuts      atomic.Int64
-	pauses    atomic.Int64
-	closed    atomic.Bool
+	stripes [stripes]stripe
+	denied  [len(reasons)]atomic.Int64 // [0], no_permit, lives in stripes
+	// deniedMore holds the permits of denied leases beyond their first,
+	// by reason, the last for a reason not in reasons.
+	deniedMore [len(reasons) + 1]atomic.Int64
+	queued     atomic.Int64
+	limit      atomic.Uint64 // math.Float64bits of the limit
+	hasLimit   atomic.Bool
+	throttles  atomic.Int64
+	cuts       atomic.Int64
+	pauses     atomic.Int64
+	closed     atomic.Bool
 
 	// Set by NewLimiter, read-only after.
 	adaptive  bool
+	rateKind  bool                    // the limit is a rate: RateName, not LimitName
 	wait      metric.Float64Histogram // nil: record nothing
 	waitOpts  []metric.RecordOption
 	leases    metric.Int64ObservableCounter
+	permits   metric.Int64ObservableCounter
 	limitG    metric.Float64ObservableGauge
+	figureG   [figureCount]metric.Float64ObservableGauge
+	sample    atomic.Pointer[func(Figures)]
+	live      liveKey
 	queueG    metric.Int64ObservableGauge
 	throttleC metric.Int64ObservableCounter
 	cutC      metric.Int64ObservableCounter
@@ -73,10 +81,11 @@ const (
 // stripe holds a share of the hot counters, alone on its cache lines (128
 // bytes, for CPUs that fetch lines in adjacent pairs).
 type stripe struct {
-	acquired atomic.Int64
-	noPermit atomic.Int64
-	other    atomic.Int64 // denials with a reason not in reasons
-	_        [128 - 24]byte
+	acquired     atomic.Int64
+	acquiredMore atomic.Int64 // permits of granted leases beyond their first
+	noPermit     atomic.Int64
+	other        atomic.Int64 // denials with a reason not in reasons
+	_            [128 - 32]byte
 }
 
 // reasons are the values of telemetry.AttrReason on denied leases, in the order of
@@ -98,15 +107,24 @@ var waitBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 
 //
 // Call Close when the limiter is done with, or CloseWhenUnreachable.
 //
-// Give live limiters distinct attributes (a name, a host). The SDK adds up
-// the counters of every Limiter with the same attributes, and when one of
-// them closes its share leaves the sum, which a backend such as Prometheus
-// reads as a counter reset. httpx's per-host limiters meet this when a host
-// idle long enough to be dropped comes back: its new limiter counts from 0.
+// Live limiters never share attributes: the SDK would add up their counters
+// and show one of their gauges. A limiter whose attributes match a live
+// one's on the same meter provider is named name#2, name#3 and so on, the
+// lowest number free. httpx's per-host limiters still meet a reset: a host
+// idle long enough to be dropped comes back with a new limiter that
+// counts from 0, which a backend such as Prometheus reads as a reset.
 func NewLimiter(mp metric.MeterProvider, name, kind string, extra ...attribute.KeyValue) *Limiter {
-	m := &Limiter{adaptive: kind == telemetry.KindAdaptive || kind == telemetry.KindAdaptiveRate}
-
-	kvs := append([]attribute.KeyValue{attribute.String(telemetry.AttrLimiter, name), attribute.String(telemetry.AttrLimiterKind, kind)}, extra...)
+	m := &Limiter{
+		adaptive: kind == telemetry.KindAdaptive || kind == telemetry.KindAdaptiveRate,
+		rateKind: kind == telemetry.KindPerSecond || kind == telemetry.KindPerWindow || kind == telemetry.KindAdaptiveRate,
+	}
+	if mp == nil {
+		mp = otel.GetMeterProvider()
+	}
+	var kvs []attribute.KeyValue
+	m.live, kvs = claim(mp, func(name string) []attribute.KeyValue {
+		return append([]attribute.KeyValue{attribute.String(telemetry.AttrLimiter, name), attribute.String(telemetry.AttrLimiterKind, kind)}, extra...)
+	}, name)
 	base := attrSet(kvs)
 	m.base = []metric.ObserveOption{metric.WithAttributeSet(base)}
 	m.acqOpts = []metric.ObserveOption{metric.WithAttributeSet(attrSet(kvs, attribute.String(telemetry.AttrOutcome, telemetry.OutcomeAcquired)))}
@@ -117,18 +135,29 @@ func NewLimiter(mp metric.MeterProvider, name, kind string, extra ...attribute.K
 	m.denyOpts[len(reasons)] = []metric.ObserveOption{metric.WithAttributeSet(attrSet(kvs, attribute.String(telemetry.AttrOutcome, telemetry.OutcomeDenied)))}
 
 	in := newInstruments(mp)
-	m.leases = in.observableCounter(telemetry.LeasesName, "{lease}", "Permits asked for, by outcome: acquired or denied (with the reason).")
+	m.leases = in.observableCounter(telemetry.LeasesName, "{lease}", "Leases asked for, by outcome: acquired or denied (with the reason).")
+	m.permits = in.observableCounter(telemetry.PermitsName, "{permit}", "Permits the leases asked for, by outcome: acquired or denied (with the reason).")
 	m.wait = in.histogram(telemetry.WaitDurationName, "How long a caller waited in the limiter's queue.", waitBuckets)
-	m.limitG = in.observableFloatGauge(telemetry.LimitName, "{permit}", "The limit: a concurrency limit, or a rate in permits per minute.")
+	if m.rateKind {
+		m.limitG = in.observableFloatGauge(telemetry.RateName, "{permit}/min", "The rate limit, in permits a minute.")
+	} else {
+		m.limitG = in.observableFloatGauge(telemetry.LimitName, "{permit}", "The concurrency limit.")
+	}
+	observables := []metric.Observable{m.leases, m.permits, m.limitG}
+	for f, d := range figureDefs {
+		m.figureG[f] = in.observableFloatGauge(d.name, d.unit, d.desc)
+		observables = append(observables, m.figureG[f])
+	}
 	m.queueG = in.observableGauge(telemetry.QueueLengthName, "{permit}", "Permits held by callers waiting in the limiter's queue.")
 	m.throttleC = in.observableCounter(telemetry.ThrottlesName, "{throttle}", "Throttles reported on leases.")
 	m.cutC = in.observableCounter(telemetry.CutsName, "{cut}", "Cuts of an adaptive limit.")
 	m.pauseC = in.observableCounter(telemetry.PausesName, "{pause}", "Pauses of an adaptive rate limiter after a Retry-After.")
 	err := in.err
 	if err == nil {
-		m.reg, err = in.meter.RegisterCallback(m.observe, m.leases, m.limitG, m.queueG, m.throttleC, m.cutC, m.pauseC)
+		m.reg, err = in.meter.RegisterCallback(m.observe, append(observables, m.queueG, m.throttleC, m.cutC, m.pauseC)...)
 	}
 	if err != nil {
+		m.live.release()
 		otel.Handle(fmt.Errorf("headroom/telemetry: limiter %q: %w", name, err))
 		m.wait, m.reg = nil, nil
 		m.closed.Store(true)
@@ -144,21 +173,7 @@ func (m *Limiter) observe(_ context.Context, o metric.Observer) error {
 	if m.closed.Load() {
 		return nil
 	}
-	var acquired, noPermit, other int64
-	for i := range m.stripes {
-		s := &m.stripes[i]
-		acquired += s.acquired.Load()
-		noPermit += s.noPermit.Load()
-		other += s.other.Load()
-	}
-	o.ObserveInt64(m.leases, acquired, m.acqOpts...)
-	o.ObserveInt64(m.leases, noPermit, m.denyOpts[0]...)
-	for i := 1; i < len(reasons); i++ {
-		o.ObserveInt64(m.leases, m.denied[i].Load(), m.denyOpts[i]...)
-	}
-	if other != 0 {
-		o.ObserveInt64(m.leases, other, m.denyOpts[len(reasons)]...)
-	}
+	m.observeLeases(o)
 	o.ObserveInt64(m.queueG, m.queued.Load(), m.base...)
 	if m.hasLimit.Load() {
 		o.ObserveFloat64(m.limitG, math.Float64frombits(m.limit.Load()), m.base...)
@@ -171,7 +186,36 @@ func (m *Limiter) observe(_ context.Context, o metric.Observer) error {
 			o.ObserveInt64(c.inst, c.n, m.base...)
 		}
 	}
+	if f := m.sample.Load(); f != nil {
+		(*f)(Figures{o: o, m: m})
+	}
 	return nil
+}
+
+// observeLeases reports the leases and permits of each outcome.
+func (m *Limiter) observeLeases(o metric.Observer) {
+	var acquired, acquiredMore, noPermit, other int64
+	for i := range m.stripes {
+		s := &m.stripes[i]
+		acquired += s.acquired.Load()
+		acquiredMore += s.acquiredMore.Load()
+		noPermit += s.noPermit.Load()
+		other += s.other.Load()
+	}
+	o.ObserveInt64(m.leases, acquired, m.acqOpts...)
+	o.ObserveInt64(m.permits, acquired+acquiredMore, m.acqOpts...)
+	for i := range reasons {
+		n := noPermit
+		if i > 0 {
+			n = m.denied[i].Load()
+		}
+		o.ObserveInt64(m.leases, n, m.denyOpts[i]...)
+		o.ObserveInt64(m.permits, n+m.deniedMore[i].Load(), m.denyOpts[i]...)
+	}
+	if other != 0 {
+		o.ObserveInt64(m.leases, other, m.denyOpts[len(reasons)]...)
+		o.ObserveInt64(m.permits, other+m.deniedMore[len(reasons)].Load(), m.denyOpts[len(reasons)]...)
+	}
 }
 
 // Close unregisters the instruments' callback and stops recording. It is
@@ -180,7 +224,9 @@ func (m *Limiter) Close() {
 	if m == nil {
 		return
 	}
-	m.closed.Store(true)
+	if !m.closed.Swap(true) {
+		m.live.release()
+	}
 	m.mu.Lock()
 	reg, cleanups := m.reg, m.cleanups
 	m.reg, m.cleanups = nil, nil
@@ -249,30 +295,54 @@ func (m *Limiter) stripe() *stripe {
 	return &m.stripes[h>>(64-stripeBits)]
 }
 
-// Acquired counts a granted lease.
+// Acquired counts a granted lease of one permit.
 func (m *Limiter) Acquired() {
 	if m != nil {
 		m.stripe().acquired.Add(1)
 	}
 }
 
-// Denied counts a refused lease with its reason, one of the Reason
-// constants; another reason is counted as denied without a reason.
-func (m *Limiter) Denied(reason string) {
+// AcquiredN counts a granted lease of n permits. A lease of one permit
+// costs one atomic add, as Acquired does.
+func (m *Limiter) AcquiredN(n int) {
 	if m == nil {
 		return
 	}
+	s := m.stripe()
+	s.acquired.Add(1)
+	if n != 1 {
+		s.acquiredMore.Add(int64(n - 1))
+	}
+}
+
+// Denied counts a refused lease of one permit with its reason, one of the
+// Reason constants; another reason is counted as denied without a reason.
+func (m *Limiter) Denied(reason string) { m.DeniedN(reason, 1) }
+
+// DeniedN counts a refused lease of n permits with its reason; see Denied.
+func (m *Limiter) DeniedN(reason string, n int) {
+	if m == nil {
+		return
+	}
+	i := len(reasons)
 	switch reason {
 	case telemetry.ReasonNoPermit:
 		m.stripe().noPermit.Add(1)
+		i = 0
 	case telemetry.ReasonQueueFull:
-		m.denied[1].Add(1)
+		i = 1
 	case telemetry.ReasonMaxWait:
-		m.denied[2].Add(1)
+		i = 2
 	case telemetry.ReasonDeadline:
-		m.denied[3].Add(1)
+		i = 3
 	default:
 		m.stripe().other.Add(1)
+	}
+	if i > 0 && i < len(reasons) {
+		m.denied[i].Add(1)
+	}
+	if n != 1 {
+		m.deniedMore[i].Add(int64(n - 1))
 	}
 }
 
@@ -285,8 +355,8 @@ func (m *Limiter) Waited(d time.Duration) {
 	m.wait.Record(context.Background(), max(d, 0).Seconds(), m.waitOpts...)
 }
 
-// SetLimit records the limit: a concurrency limit, or a rate in permits per
-// minute.
+// SetLimit records the limit: a concurrency limit (LimitName), or for the
+// rate kinds a rate in permits per minute (RateName).
 func (m *Limiter) SetLimit(v float64) {
 	if m != nil {
 		m.limit.Store(math.Float64bits(v))

@@ -123,6 +123,11 @@ func leases(base map[string]string, acquired float64, denied [4]float64) []point
 		ps = append(ps, point{Name: telemetry.LeasesName, Unit: "{lease}", Kind: "monotonic sum",
 			Attrs: with(base, telemetry.AttrOutcome, telemetry.OutcomeDenied, telemetry.AttrReason, r), Value: denied[i]})
 	}
+	// Leases of one permit each: the permits match the leases.
+	for _, p := range slices.Clone(ps) {
+		p.Name, p.Unit = telemetry.PermitsName, "{permit}"
+		ps = append(ps, p)
+	}
 	return ps
 }
 
@@ -204,7 +209,7 @@ func TestLimiterAdaptiveCountersStartAtZero(t *testing.T) {
 	m.Throttled()
 	m.SetLimit(420)
 	want = sorted(leases(base, 0, [4]float64{}), counters(2, 1, 1), []point{
-		{Name: telemetry.LimitName, Unit: "{permit}", Kind: "gauge", Attrs: base, Value: 420},
+		{Name: telemetry.RateName, Unit: "{permit}/min", Kind: "gauge", Attrs: base, Value: 420},
 		{Name: telemetry.QueueLengthName, Unit: "{permit}", Kind: "gauge", Attrs: base, Value: 0},
 	})
 	if diff := cmp.Diff(want, collect(t, r)); diff != "" {
@@ -285,14 +290,14 @@ func TestLimiterCloseUnregisters(t *testing.T) {
 		}
 		return n
 	}
-	if diff := cmp.Diff(map[string]int{"a": 6, "b": 6}, names()); diff != "" {
+	if diff := cmp.Diff(map[string]int{"a": 11, "b": 11}, names()); diff != "" {
 		t.Fatalf("before Close (-want +got):\n%s", diff)
 	}
 	a.Close()
 	a.Close() // idempotent
 	a.Acquired()
 	a.Waited(time.Hour) // after Close: not recorded
-	if diff := cmp.Diff(map[string]int{"b": 6}, names()); diff != "" {
+	if diff := cmp.Diff(map[string]int{"b": 11}, names()); diff != "" {
 		t.Errorf("after Close (-want +got):\n%s", diff)
 	}
 	for _, p := range collect(t, r) {
@@ -410,12 +415,12 @@ func TestLimiterNilProviderUsesGlobal(t *testing.T) {
 	m.SetLimit(6000)
 	var got []float64
 	for _, p := range collect(t, r) {
-		if p.Attrs[telemetry.AttrLimiter] == "global" && (p.Name == telemetry.LimitName || p.Attrs[telemetry.AttrOutcome] == telemetry.OutcomeAcquired) {
+		if p.Attrs[telemetry.AttrLimiter] == "global" && (p.Name == telemetry.RateName || p.Attrs[telemetry.AttrOutcome] == telemetry.OutcomeAcquired) {
 			got = append(got, p.Value)
 		}
 	}
-	// Sorted by name: leases, then limit.
-	if diff := cmp.Diff([]float64{1, 6000}, got); diff != "" {
+	// Sorted by name: leases, permits, then rate.
+	if diff := cmp.Diff([]float64{1, 1, 6000}, got); diff != "" {
 		t.Errorf("through the global provider (-want +got):\n%s", diff)
 	}
 }
@@ -574,23 +579,25 @@ func TestLimiterConcurrent(t *testing.T) {
 	got := map[string]float64{}
 	for _, p := range collect(t, r) {
 		key := p.Name
-		if p.Name == telemetry.LeasesName {
+		if p.Name == telemetry.LeasesName || p.Name == telemetry.PermitsName {
 			key += "/" + p.Attrs[telemetry.AttrOutcome]
 		}
-		if p.Name == telemetry.LimitName {
+		if p.Name == telemetry.RateName {
 			continue // whichever was last
 		}
 		got[key] += p.Value + float64(p.Count)
 	}
 	n := float64(workers * each)
 	want := map[string]float64{
-		telemetry.LeasesName + "/" + telemetry.OutcomeAcquired: n,
-		telemetry.LeasesName + "/" + telemetry.OutcomeDenied:   n,
-		telemetry.QueueLengthName:                              0,
-		telemetry.ThrottlesName:                                n,
-		telemetry.CutsName:                                     n,
-		telemetry.PausesName:                                   n,
-		telemetry.WaitDurationName:                             workers * each / 50,
+		telemetry.LeasesName + "/" + telemetry.OutcomeAcquired:  n,
+		telemetry.LeasesName + "/" + telemetry.OutcomeDenied:    n,
+		telemetry.PermitsName + "/" + telemetry.OutcomeAcquired: n,
+		telemetry.PermitsName + "/" + telemetry.OutcomeDenied:   n,
+		telemetry.QueueLengthName:                               0,
+		telemetry.ThrottlesName:                                 n,
+		telemetry.CutsName:                                      n,
+		telemetry.PausesName:                                    n,
+		telemetry.WaitDurationName:                              workers * each / 50,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("totals (-want +got):\n%s", diff)

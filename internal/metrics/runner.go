@@ -129,30 +129,48 @@ func (r *Runner) BudgetDenied(ctx context.Context) {
 // Breaker holds a circuit breaker's state gauge, telemetry.BreakerStateName, with
 // telemetry.AttrRunner = the breaker's name. A nil *Breaker records nothing.
 type Breaker struct {
-	state metric.Int64Gauge
-	opts  []metric.RecordOption
+	state     metric.Int64Gauge
+	moves     metric.Int64Counter
+	opts      []metric.RecordOption
+	enterOpts [len(breakerStates)][]metric.AddOption // by state entered
 }
 
-// NewBreaker registers the state gauge of the breaker called name with mp
-// (nil: the global meter provider) and records it closed. It never fails:
-// on error it reports through otel.Handle and returns nil.
+// NewBreaker registers the state gauge and transitions counter of the
+// breaker called name with mp (nil: the global meter provider) and records
+// it closed. It never fails: on error it reports through otel.Handle and
+// returns nil.
 func NewBreaker(mp metric.MeterProvider, name string, extra ...attribute.KeyValue) *Breaker {
 	in := newInstruments(mp)
-	g := in.gauge(telemetry.BreakerStateName, "1", "A circuit breaker's state: 0 closed, 1 half-open, 2 open.")
+	g := in.gauge(telemetry.BreakerStateName, "{state}", "A circuit breaker's state: 0 closed, 1 half-open, 2 open.")
+	c := in.counter(telemetry.BreakerTransitionsName, "{transition}", "A circuit breaker's changes of state, by the state entered.")
 	if in.err != nil {
 		otel.Handle(fmt.Errorf("headroom/telemetry: breaker %q: %w", name, in.err))
 		return nil
 	}
 	kvs := append([]attribute.KeyValue{attribute.String(telemetry.AttrRunner, name)}, extra...)
-	b := &Breaker{state: g, opts: []metric.RecordOption{metric.WithAttributeSet(attrSet(kvs))}}
+	b := &Breaker{state: g, moves: c, opts: []metric.RecordOption{metric.WithAttributeSet(attrSet(kvs))}}
+	for s, v := range breakerStates {
+		b.enterOpts[s] = []metric.AddOption{metric.WithAttributeSet(attrSet(kvs, attribute.String(telemetry.AttrBreakerState, v)))}
+	}
 	b.State(context.Background(), telemetry.BreakerClosed)
 	return b
 }
 
-// State records the breaker's state: telemetry.BreakerClosed, telemetry.BreakerHalfOpen or
-// telemetry.BreakerOpen.
+// breakerStates are the values of AttrBreakerState by state number.
+var breakerStates = [...]string{telemetry.BreakerStateClosed, telemetry.BreakerStateHalfOpen, telemetry.BreakerStateOpen}
+
+// State records the breaker's state: telemetry.BreakerClosed,
+// BreakerHalfOpen or BreakerOpen.
 func (b *Breaker) State(ctx context.Context, s int64) {
 	if b != nil {
 		b.state.Record(ctx, s, b.opts...)
+	}
+}
+
+// Entered counts a transition into state s, so that a state held for less
+// than a scrape interval still shows.
+func (b *Breaker) Entered(ctx context.Context, s int64) {
+	if b != nil && uint64(s) < uint64(len(breakerStates)) {
+		b.moves.Add(ctx, 1, b.enterOpts[s]...)
 	}
 }

@@ -1,0 +1,56 @@
+package resilience
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+
+	"github.com/headroom-go/headroom/telemetry"
+)
+
+// A breaker open for less than a scrape interval never showed: the state
+// gauge alone, read after it closed, says closed. The transitions counter
+// keeps every change, and the gauge's unit is a state, not a ratio.
+func TestBreakerCountsTransitions(t *testing.T) {
+	r := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r))
+	br, err := NewBreaker(BreakerOptions{Name: "api", ConsecutiveFailures: 1, BreakDuration: time.Second, MeterProvider: mp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Unix(1000, 0)
+	br.Record(t0, false, Transient, 0) // open
+	if probe, err := br.Allow(t0.Add(time.Second)); !probe || err != nil {
+		t.Fatalf("after the break: probe %v, %v; want a probe", probe, err)
+	}
+	br.Record(t0.Add(time.Second), true, Success, 0) // half-open, then closed
+
+	var rm metricdata.ResourceMetrics
+	if err := r.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	entered := map[string]int64{}
+	units := map[string]string{}
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			units[m.Name] = m.Unit
+			if s, ok := m.Data.(metricdata.Sum[int64]); ok && m.Name == telemetry.BreakerTransitionsName {
+				for _, dp := range s.DataPoints {
+					v, _ := dp.Attributes.Value(telemetry.AttrBreakerState)
+					entered[v.AsString()] = dp.Value
+				}
+			}
+		}
+	}
+	want := map[string]int64{telemetry.BreakerStateOpen: 1, telemetry.BreakerStateHalfOpen: 1, telemetry.BreakerStateClosed: 1}
+	if diff := cmp.Diff(want, entered); diff != "" {
+		t.Errorf("transitions by state entered (-want +got):\n%s", diff)
+	}
+	if u := units[telemetry.BreakerStateName]; u != "{state}" {
+		t.Errorf("breaker state unit %q, want {state}", u)
+	}
+}
