@@ -159,6 +159,7 @@ func newAdaptiveLimiter(o Options) *AdaptiveLimiter {
 	l.metrics.SetLimit(float64(l.engine.Limit()))
 	l.self.leaseOwner = l
 	l.metrics.CloseWhenUnreachable(l)
+	sample(l.metrics, l, (*AdaptiveLimiter).figures)
 	return l
 }
 
@@ -194,14 +195,14 @@ func (l *AdaptiveLimiter) AcquireN(ctx context.Context, cost int) (Lease, error)
 		return Lease{}, &CostError{Limiter: l.name, Cost: cost, Capacity: l.capacity}
 	}
 	if cost == 0 {
-		l.metrics.Acquired()
+		l.metrics.AcquiredN(cost)
 		return Lease{}, nil
 	}
 	now := time.Since(l.epoch)
 	l.mu.Lock()
 	if l.queue.empty() && l.engine.TryAcquire(cost) {
 		l.mu.Unlock()
-		l.metrics.Acquired()
+		l.metrics.AcquiredN(cost)
 		return newLease(&l.self, now, cost), nil
 	}
 	l.engine.Blocked()
@@ -211,12 +212,12 @@ func (l *AdaptiveLimiter) AcquireN(ctx context.Context, cost int) (Lease, error)
 		if l.queue.limit == 0 {
 			reason = ReasonNoPermit
 		}
-		l.metrics.Denied(reason)
+		l.metrics.DeniedN(reason, cost)
 		return Lease{}, &RateLimitedError{Limiter: l.name, Reason: reason}
 	}
 	if ctx.Err() != nil {
 		l.mu.Unlock()
-		return Lease{}, waitEnded(ctx, l.name, l.metrics)
+		return Lease{}, waitEnded(ctx, l.name, l.metrics, cost)
 	}
 	w := l.queue.push(cost)
 	l.mu.Unlock()
@@ -235,7 +236,7 @@ func (l *AdaptiveLimiter) AcquireN(ctx context.Context, cost int) (Lease, error)
 	at := time.Since(l.epoch)
 	if granted && woken == wokenReady {
 		l.metrics.Waited(at - now)
-		l.metrics.Acquired()
+		l.metrics.AcquiredN(cost)
 		return newLease(&l.self, at, cost), nil
 	}
 	if granted {
@@ -246,7 +247,7 @@ func (l *AdaptiveLimiter) AcquireN(ctx context.Context, cost int) (Lease, error)
 		l.serve()
 		l.mu.Unlock()
 	}
-	return Lease{}, waitEnded(ctx, l.name, l.metrics)
+	return Lease{}, waitEnded(ctx, l.name, l.metrics, cost)
 }
 
 // serve grants the front waiters while they fit; it stops at the first
@@ -269,7 +270,9 @@ func (l *AdaptiveLimiter) serve() {
 func (l *AdaptiveLimiter) release(lease Lease) {
 	now := time.Since(l.epoch)
 	latency, n := now-lease.granted, int(lease.spec.cost)
+	countThrottle(l.metrics, lease)
 	l.mu.Lock()
+	old := l.engine.Limit()
 	var changed bool
 	switch lease.spec.outcome {
 	case Success:
@@ -286,6 +289,26 @@ func (l *AdaptiveLimiter) release(lease Lease) {
 		// An atomic store, under the lock so that racing changes record
 		// in order.
 		l.metrics.SetLimit(float64(l.engine.Limit()))
+		if l.engine.Limit() < old {
+			l.metrics.Cut()
+		}
 	}
 	l.mu.Unlock()
+}
+
+// figures reports the units held and free under the limit, the latency
+// baseline once there is one, and the latest round's fastest call.
+func (l *AdaptiveLimiter) figures(f metrics.Figures) {
+	l.mu.Lock()
+	inFlight, limit := l.engine.InFlight(), l.engine.Limit()
+	base, known := l.engine.Baseline()
+	round, done := l.engine.LastRound()
+	l.mu.Unlock()
+	used(f, float64(limit), float64(limit-inFlight))
+	if known {
+		f.SetDuration(metrics.LatencyBaseline, base)
+	}
+	if done {
+		f.SetDuration(metrics.LatencyRound, round)
+	}
 }

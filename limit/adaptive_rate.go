@@ -92,6 +92,7 @@ func newAdaptiveRateLimiter(o Options) (*AdaptiveRateLimiter, error) {
 	l.m.SetLimit(core.Rate())
 	l.self.leaseOwner = l
 	l.m.CloseWhenUnreachable(l)
+	sample(l.m, l, (*AdaptiveRateLimiter).figures)
 	return l, nil
 }
 
@@ -118,7 +119,7 @@ func (l *AdaptiveRateLimiter) Acquire(ctx context.Context) (Lease, error) {
 func (l *AdaptiveRateLimiter) AcquireN(ctx context.Context, cost int) (Lease, error) {
 	if cost <= 0 || cost > math.MaxInt32 {
 		if cost == 0 {
-			l.m.Acquired()
+			l.m.AcquiredN(cost)
 			return Lease{}, nil
 		}
 		return Lease{}, &CostError{Limiter: l.name, Cost: cost, Capacity: math.MaxInt32}
@@ -128,7 +129,7 @@ func (l *AdaptiveRateLimiter) AcquireN(ctx context.Context, cost int) (Lease, er
 	l.seen = max(l.seen, now)
 	if l.core.Acquire(now, cost) {
 		l.mu.Unlock()
-		l.m.Acquired()
+		l.m.AcquiredN(cost)
 		return newLease(&l.self, now, cost), nil
 	}
 	return l.wait(ctx, now, cost) // unlocks
@@ -138,7 +139,7 @@ func (l *AdaptiveRateLimiter) AcquireN(ctx context.Context, cost int) (Lease, er
 func (l *AdaptiveRateLimiter) wait(ctx context.Context, now time.Duration, cost int) (Lease, error) {
 	if ctx.Err() != nil {
 		l.mu.Unlock()
-		return Lease{}, waitEnded(ctx, l.name, l.m)
+		return Lease{}, waitEnded(ctx, l.name, l.m, cost)
 	}
 	deadline := adaptive.NoDeadline
 	if d, ok := ctx.Deadline(); ok {
@@ -147,12 +148,12 @@ func (l *AdaptiveRateLimiter) wait(ctx context.Context, now time.Duration, cost 
 	if l.queueLimit > 0 && l.core.QueuedUnits()+int64(cost) > l.queueLimit {
 		next, _ := l.core.Next(now)
 		l.mu.Unlock()
-		return Lease{}, l.refuse(ReasonQueueFull, max(next-now, 0))
+		return Lease{}, l.refuse(cost, ReasonQueueFull, max(next-now, 0))
 	}
 	id, wait, why := l.core.Enqueue(now, cost, deadline)
 	if why != adaptive.NotRefused {
 		l.mu.Unlock()
-		return Lease{}, l.refuse(why.String(), wait)
+		return Lease{}, l.refuse(cost, why.String(), wait)
 	}
 	w := &rateWaiter{ready: make(chan struct{})}
 	if l.waiters == nil {
@@ -172,22 +173,22 @@ func (l *AdaptiveRateLimiter) wait(ctx context.Context, now time.Duration, cost 
 			l.m.QueueAdd(-int64(cost))
 			l.serviceLocked(l.now()) // the waiters behind may go now
 			l.mu.Unlock()
-			return Lease{}, waitEnded(ctx, l.name, l.m)
+			return Lease{}, waitEnded(ctx, l.name, l.m, cost)
 		}
 		l.mu.Unlock()
 		<-w.ready // decided under the lock already
 	}
 	if !w.granted {
-		l.m.Denied(ReasonMaxWait)
+		l.m.DeniedN(ReasonMaxWait, cost)
 		return Lease{}, &RateLimitedError{Limiter: l.name, Reason: ReasonMaxWait}
 	}
 	l.m.Waited(w.at - now)
-	l.m.Acquired()
+	l.m.AcquiredN(cost)
 	return newLease(&l.self, w.at, cost), nil
 }
 
-func (l *AdaptiveRateLimiter) refuse(reason string, retryAfter time.Duration) error {
-	l.m.Denied(reason)
+func (l *AdaptiveRateLimiter) refuse(cost int, reason string, retryAfter time.Duration) error {
+	l.m.DeniedN(reason, cost)
 	return &RateLimitedError{Limiter: l.name, RetryAfter: retryAfter, Reason: reason}
 }
 
@@ -424,3 +425,28 @@ func (l *AdaptiveRateLimiter) Counts() adaptive.RateCounts {
 // stops it once the queue is empty), so requests still queued are served
 // or refused as usual and nothing is left running after the last.
 func (l *AdaptiveRateLimiter) Close() { l.m.Close() }
+
+// figures reports the bucket, the instance share, the ceiling, the
+// published quota, the measured send rate and the pause.
+func (l *AdaptiveRateLimiter) figures(f metrics.Figures) {
+	now := l.now()
+	l.mu.Lock()
+	size, tokens := l.core.BucketSize(), l.core.Tokens(now)
+	n, whole, ceiling := l.core.Instances(), l.core.WholeRate(), l.core.MaxRate()
+	published, sent, paused := l.core.PublishedLimit(), l.core.MeasuredRate(), l.core.Paused(now)
+	l.mu.Unlock()
+	used(f, size, tokens)
+	f.Set(metrics.Instances, float64(n))
+	f.Set(metrics.BudgetRate, whole)
+	f.Set(metrics.Ceiling, ceiling)
+	f.Set(metrics.PublishedRate, published)
+	f.Set(metrics.SendRate, sent)
+	f.Set(metrics.Paused, b2f(paused))
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -58,6 +58,7 @@ func newConcurrency(o Options) Limiter {
 	// when the limiter is dropped.
 	l.self.leaseOwner = l
 	l.metrics.CloseWhenUnreachable(l)
+	sample(l.metrics, l, (*bulkhead).figures)
 	return l
 }
 
@@ -89,7 +90,7 @@ func (l *bulkhead) AcquireN(ctx context.Context, cost int) (Lease, error) {
 	// nobody queued (always so without a queue), room in the engine — so
 	// its frame stays small; everything else is out of line.
 	if uint(cost-1) < uint(l.capacity) && l.waiting.Load() == 0 && l.engine.TryAcquire(cost) {
-		l.metrics.Acquired()
+		l.metrics.AcquiredN(cost)
 		return newLease(&l.self, 0, cost), nil
 	}
 	return l.acquireSlow(ctx, cost)
@@ -100,30 +101,30 @@ func (l *bulkhead) acquireSlow(ctx context.Context, cost int) (Lease, error) {
 	case cost < 0 || cost > l.capacity:
 		return Lease{}, &CostError{Limiter: l.name, Cost: cost, Capacity: l.capacity}
 	case cost == 0:
-		l.metrics.Acquired()
+		l.metrics.AcquiredN(cost)
 		return Lease{}, nil
 	case !l.queueing:
-		return Lease{}, l.refuse(ReasonNoPermit)
+		return Lease{}, l.refuse(cost, ReasonNoPermit)
 	}
 	return l.acquireQueued(ctx, cost)
 }
 
 func (l *bulkhead) acquireQueued(ctx context.Context, cost int) (Lease, error) {
 	if ctx.Err() != nil {
-		return Lease{}, waitEnded(ctx, l.name, l.metrics)
+		return Lease{}, waitEnded(ctx, l.name, l.metrics, cost)
 	}
 	l.waiting.Add(1)
 	l.mu.Lock()
 	if l.queue.empty() && l.engine.TryAcquire(cost) {
 		l.waiting.Add(-1)
 		l.mu.Unlock()
-		l.metrics.Acquired()
+		l.metrics.AcquiredN(cost)
 		return newLease(&l.self, 0, cost), nil
 	}
 	if !l.queue.fits(cost) {
 		l.waiting.Add(-1)
 		l.mu.Unlock()
-		return Lease{}, l.refuse(ReasonQueueFull)
+		return Lease{}, l.refuse(cost, ReasonQueueFull)
 	}
 	w := l.queue.push(cost)
 	l.mu.Unlock()
@@ -135,7 +136,7 @@ func (l *bulkhead) acquireQueued(ctx context.Context, cost int) (Lease, error) {
 		l.queue.put(w)
 		l.metrics.QueueAdd(-int64(cost))
 		l.metrics.Waited(time.Since(l.epoch) - start)
-		l.metrics.Acquired()
+		l.metrics.AcquiredN(cost)
 		return newLease(&l.self, 0, cost), nil
 	}
 	l.mu.Lock()
@@ -155,7 +156,7 @@ func (l *bulkhead) acquireQueued(ctx context.Context, cost int) (Lease, error) {
 		l.engine.Release(cost)
 		l.serveLocked()
 	}
-	return Lease{}, waitEnded(ctx, l.name, l.metrics)
+	return Lease{}, waitEnded(ctx, l.name, l.metrics, cost)
 }
 
 // serve hands permits to the front waiters while they fit; it stops at the
@@ -179,13 +180,20 @@ func (l *bulkhead) serveLocked() {
 }
 
 func (l *bulkhead) release(lease Lease) {
+	countThrottle(l.metrics, lease)
 	l.engine.Release(int(lease.spec.cost))
 	if l.waiting.Load() > 0 {
 		l.serveLocked()
 	}
 }
 
-func (l *bulkhead) refuse(reason string) error {
-	l.metrics.Denied(reason)
+// figures reports the slots held and free.
+func (l *bulkhead) figures(f metrics.Figures) {
+	f.Set(metrics.InUse, float64(l.engine.InFlight()))
+	f.Set(metrics.Available, float64(l.engine.Available()))
+}
+
+func (l *bulkhead) refuse(cost int, reason string) error {
+	l.metrics.DeniedN(reason, cost)
 	return &RateLimitedError{Limiter: l.name, Reason: reason}
 }

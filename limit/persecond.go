@@ -57,13 +57,20 @@ func newPerSecond(o Options) Limiter {
 	// The meter provider holds the instruments until closed; close them
 	// when the limiter is dropped.
 	l.metrics.CloseWhenUnreachable(l)
+	sample(l.metrics, l, (*perSecond).figures)
 	return l
 }
 
 func (l *perSecond) Name() string { return l.name }
 
 // release frees nothing: a token bucket's permits are spent when granted.
-func (l *perSecond) release(Lease) {}
+// It counts a throttle reported on the lease.
+func (l *perSecond) release(lease Lease) { countThrottle(l.metrics, lease) }
+
+// figures reports the bucket: permits spent within the burst, and left.
+func (l *perSecond) figures(f metrics.Figures) {
+	used(f, float64(l.bucket.Burst()), float64(l.bucket.Available(time.Since(l.epoch))))
+}
 
 // Acquire asks for one permit; see AcquireN. It repeats AcquireN's fast
 // path rather than calling it: a Lease is returned through memory, and one
@@ -97,7 +104,7 @@ func (l *perSecond) AcquireN(ctx context.Context, cost int) (Lease, error) {
 	now := time.Since(l.epoch)
 	ok, retryAfter := l.bucket.TryTake(now, cost)
 	if ok && cost > 0 { // TryTake grants a negative cost; AcquireN does not
-		l.metrics.Acquired()
+		l.metrics.AcquiredN(cost)
 		return newLease(&l.self, now, cost), nil
 	}
 	return l.refused(ctx, now, cost, retryAfter)
@@ -106,20 +113,20 @@ func (l *perSecond) AcquireN(ctx context.Context, cost int) (Lease, error) {
 // refused is AcquireN after TryTake(now, cost) refused with retryAfter.
 func (l *perSecond) refused(ctx context.Context, now time.Duration, cost int, retryAfter time.Duration) (Lease, error) {
 	if cost == 0 {
-		l.metrics.Acquired()
+		l.metrics.AcquiredN(cost)
 		return Lease{granted: now}, nil
 	}
 	if cost < 0 || cost > l.bucket.Burst() {
 		return Lease{}, &CostError{Limiter: l.name, Cost: cost, Capacity: l.bucket.Burst()}
 	}
 	if l.queue.limit == 0 {
-		return Lease{}, l.refuse(ReasonNoPermit, max(retryAfter, l.bucket.NextTurn(now, cost)))
+		return Lease{}, l.refuse(cost, ReasonNoPermit, max(retryAfter, l.bucket.NextTurn(now, cost)))
 	}
 	return l.wait(ctx, now, cost)
 }
 
-func (l *perSecond) refuse(reason string, retryAfter time.Duration) error {
-	l.metrics.Denied(reason)
+func (l *perSecond) refuse(cost int, reason string, retryAfter time.Duration) error {
+	l.metrics.DeniedN(reason, cost)
 	return &RateLimitedError{Limiter: l.name, RetryAfter: retryAfter, Reason: reason}
 }
 
@@ -134,7 +141,7 @@ func (l *perSecond) refuse(reason string, retryAfter time.Duration) error {
 // passed, so giving them back would give nothing.
 func (l *perSecond) wait(ctx context.Context, arrived time.Duration, cost int) (Lease, error) {
 	if ctx.Err() != nil {
-		return Lease{}, waitEnded(ctx, l.name, l.metrics)
+		return Lease{}, waitEnded(ctx, l.name, l.metrics, cost)
 	}
 	l.mu.Lock()
 	// Read the clock under the lock, so that the bookings that wait see
@@ -153,7 +160,7 @@ func (l *perSecond) wait(ctx context.Context, arrived time.Duration, cost int) (
 	switch {
 	case ok && readyAt <= now:
 		l.mu.Unlock()
-		l.metrics.Acquired()
+		l.metrics.AcquiredN(cost)
 		return newLease(&l.self, now, cost), nil
 	case !ok:
 		l.mu.Unlock()
@@ -161,7 +168,7 @@ func (l *perSecond) wait(ctx context.Context, arrived time.Duration, cost int) (
 		if !room {
 			reason = ReasonQueueFull
 		}
-		return Lease{}, l.refuse(reason, readyAt-now)
+		return Lease{}, l.refuse(cost, reason, readyAt-now)
 	}
 	w := l.queue.push(cost)
 	w.readyAt = readyAt
@@ -179,7 +186,7 @@ func (l *perSecond) wait(ctx context.Context, arrived time.Duration, cost int) (
 			l.mu.Unlock()
 			l.queue.put(w)
 			l.metrics.Waited(now - arrived)
-			l.metrics.Acquired()
+			l.metrics.AcquiredN(cost)
 			return newLease(&l.self, readyAt, cost), nil
 		}
 		if woke == wokenDone || ctx.Err() != nil {
@@ -192,7 +199,7 @@ func (l *perSecond) wait(ctx context.Context, arrived time.Duration, cost int) (
 			l.unlink(w)
 			l.mu.Unlock()
 			l.queue.put(w)
-			return Lease{}, waitEnded(ctx, l.name, l.metrics)
+			return Lease{}, waitEnded(ctx, l.name, l.metrics, cost)
 		}
 		// Woken by a shift, or (a timer is never early on the monotonic
 		// clock, but reading it is not free of skew) a hair early.

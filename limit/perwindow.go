@@ -71,6 +71,7 @@ func newPerWindow(o Options) Limiter {
 	// when the limiter is dropped.
 	l.self.leaseOwner = l
 	l.metrics.CloseWhenUnreachable(l)
+	sample(l.metrics, l, (*perWindow).figures)
 	return l
 }
 
@@ -88,7 +89,7 @@ func (l *perWindow) Acquire(ctx context.Context) (Lease, error) {
 			return newLease(&l.self, at, 1), nil
 		}
 		if !l.queueing {
-			return Lease{}, l.refuse(ReasonNoPermit, retryAfter)
+			return Lease{}, l.refuse(1, ReasonNoPermit, retryAfter)
 		}
 		return l.acquireQueued(ctx, now, 1)
 	}
@@ -111,18 +112,18 @@ func (l *perWindow) AcquireN(ctx context.Context, cost int) (Lease, error) {
 	}
 	now := time.Since(l.epoch)
 	if cost == 0 {
-		l.metrics.Acquired()
+		l.metrics.AcquiredN(cost)
 		return Lease{granted: now}, nil
 	}
 	// waiting stays 0 without a queue.
 	if l.waiting.Load() == 0 {
 		ok, at, retryAfter := l.engine.TryTake(now, cost)
 		if ok {
-			l.metrics.Acquired()
+			l.metrics.AcquiredN(cost)
 			return newLease(&l.self, at, cost), nil
 		}
 		if !l.queueing {
-			return Lease{}, l.refuse(ReasonNoPermit, retryAfter)
+			return Lease{}, l.refuse(cost, ReasonNoPermit, retryAfter)
 		}
 	}
 	return l.acquireQueued(ctx, now, cost)
@@ -130,7 +131,7 @@ func (l *perWindow) AcquireN(ctx context.Context, cost int) (Lease, error) {
 
 func (l *perWindow) acquireQueued(ctx context.Context, now time.Duration, cost int) (Lease, error) {
 	if ctx.Err() != nil {
-		return Lease{}, waitEnded(ctx, l.name, l.metrics)
+		return Lease{}, waitEnded(ctx, l.name, l.metrics, cost)
 	}
 	l.waiting.Add(1)
 	l.mu.Lock()
@@ -138,7 +139,7 @@ func (l *perWindow) acquireQueued(ctx context.Context, now time.Duration, cost i
 		if ok, at, _ := l.engine.TryTake(now, cost); ok {
 			l.waiting.Add(-1)
 			l.mu.Unlock()
-			l.metrics.Acquired()
+			l.metrics.AcquiredN(cost)
 			return newLease(&l.self, at, cost), nil
 		}
 	}
@@ -149,12 +150,12 @@ func (l *perWindow) acquireQueued(ctx context.Context, now time.Duration, cost i
 	if !l.queue.fits(cost) {
 		l.waiting.Add(-1)
 		l.mu.Unlock()
-		return Lease{}, l.refuse(ReasonQueueFull, ready)
+		return Lease{}, l.refuse(cost, ReasonQueueFull, ready)
 	}
 	if deadline, ok := ctx.Deadline(); ok && deadline.Sub(l.epoch) <= now+ready {
 		l.waiting.Add(-1)
 		l.mu.Unlock()
-		return Lease{}, l.refuse(ReasonDeadline, ready)
+		return Lease{}, l.refuse(cost, ReasonDeadline, ready)
 	}
 	w := l.queue.push(cost)
 	d := time.Duration(0) // not the front: sleep until woken
@@ -175,7 +176,7 @@ func (l *perWindow) acquireQueued(ctx context.Context, now time.Duration, cost i
 			l.mu.Unlock()
 			l.queue.put(w)
 			l.metrics.QueueAdd(-int64(cost))
-			return Lease{}, waitEnded(ctx, l.name, l.metrics)
+			return Lease{}, waitEnded(ctx, l.name, l.metrics, cost)
 		}
 		d = 0
 		if l.queue.front() == w {
@@ -187,7 +188,7 @@ func (l *perWindow) acquireQueued(ctx context.Context, now time.Duration, cost i
 				l.queue.put(w)
 				l.metrics.QueueAdd(-int64(cost))
 				l.metrics.Waited(at - start)
-				l.metrics.Acquired()
+				l.metrics.AcquiredN(cost)
 				return newLease(&l.self, at, cost), nil
 			}
 			d = max(retryAfter, 1)
@@ -207,10 +208,15 @@ func (l *perWindow) leave(w *waiter) {
 	}
 }
 
-func (l *perWindow) refuse(reason string, retryAfter time.Duration) error {
-	l.metrics.Denied(reason)
+func (l *perWindow) refuse(cost int, reason string, retryAfter time.Duration) error {
+	l.metrics.DeniedN(reason, cost)
 	return &RateLimitedError{Limiter: l.name, RetryAfter: max(retryAfter, 0), Reason: reason}
 }
 
 // release does nothing: a window permit is spent when it is granted.
-func (l *perWindow) release(Lease) {}
+func (l *perWindow) release(lease Lease) { countThrottle(l.metrics, lease) }
+
+// figures reports the window: permits spent within it, and left.
+func (l *perWindow) figures(f metrics.Figures) {
+	used(f, float64(l.engine.Permits()), float64(l.engine.Available(time.Since(l.epoch))))
+}

@@ -159,7 +159,7 @@ func TestRateLimitersReportTheirRatePerMinute(t *testing.T) {
 		if c.o.PermitsPerSecond != 0 {
 			kind = "per_second"
 		}
-		key := "headroom.limiter.limit{x," + kind + "}"
+		key := "headroom.limiter.rate{x," + kind + "}"
 		if got, ok := metricValues(t, r)[key]; !ok || math.Abs(got-c.want) > 1e-12*c.want {
 			t.Errorf("%s: %s = %v (reported %v); want %v", c.name, key, got, ok, c.want)
 		}

@@ -196,11 +196,11 @@ func (w *waiter) sleep(ctx context.Context, d time.Duration) int {
 // that ran out its attempt's time as a self-imposed throttle and not as the
 // dependency's timeout; it still matches context.DeadlineExceeded. A
 // cancellation is ctx.Err() as it is.
-func waitEnded(ctx context.Context, limiter string, m *metrics.Limiter) error {
+func waitEnded(ctx context.Context, limiter string, m *metrics.Limiter, cost int) error {
 	err := ctx.Err()
 	if !errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	m.Denied(ReasonDeadline)
+	m.DeniedN(ReasonDeadline, cost)
 	return &RateLimitedError{Limiter: limiter, Reason: ReasonDeadline}
 }

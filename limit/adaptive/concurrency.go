@@ -95,6 +95,9 @@ type Concurrency struct {
 	fastest     time.Duration
 	dropped     bool
 	constrained bool
+	// lastFastest is the fastest call of the latest round that saw a
+	// success; 0 until one has.
+	lastFastest time.Duration
 
 	base LatencyBaseline
 }
@@ -134,6 +137,11 @@ func (c *Concurrency) CurrentLimit() (int, bool) {
 // Baseline is what the engine thinks a fast call takes, and false until it
 // has seen 100 successful calls.
 func (c *Concurrency) Baseline() (time.Duration, bool) { return c.base.Value() }
+
+// LastRound is the fastest call of the latest completed round that had a
+// success, the figure compared with Multiple × the baseline, and false
+// until a round has had one.
+func (c *Concurrency) LastRound() (time.Duration, bool) { return c.lastFastest, c.lastFastest > 0 }
 
 // Fits reports whether TryAcquire(n) would take n units now: they fit
 // under the limit, or nothing is in flight.
@@ -206,6 +214,9 @@ func (c *Concurrency) endRound(now time.Duration) bool {
 		case c.constrained && c.limit < c.cfg.Maximum:
 			c.limit++
 		}
+	}
+	if c.fastest != math.MaxInt64 {
+		c.lastFastest = c.fastest
 	}
 	c.newRound()
 	return c.limit != old

@@ -106,6 +106,17 @@ func (b *TokenBucket) Burst() int { return b.burst }
 // taken has been refilled and no reservation is pending.
 func (b *TokenBucket) Full(now time.Duration) bool { return b.tat.Load() <= int64(now) }
 
+// Available is how many whole permits could be taken at now, from 0 to
+// Burst; pending reservations count as taken.
+func (b *TokenBucket) Available(now time.Duration) int {
+	ahead := b.tat.Load() - int64(now)
+	if ahead <= 0 || b.interval == 0 {
+		return b.burst
+	}
+	taken := (ahead + b.interval - 1) / b.interval
+	return int(max(int64(b.burst)-taken, 0))
+}
+
 // TryTake takes cost permits at now if they are all free, and reports whether
 // it did. A cost of 0 (or less) always succeeds and changes nothing.
 //
