@@ -59,6 +59,7 @@
 // recovery), the share of the allowance and of the attempts sent that got
 // a 429, and a per-second time series (Sample). RunSeeds runs many seeds
 // and gives the Spread (median, minimum, maximum) of each column. Runs are
-// deterministic: seeded PCG streams, a virtual clock, a container/heap event
-// queue, no goroutine and no real time.
+// deterministic: seeded PCG streams, a virtual clock, an event queue whose
+// ties break in the order the events were scheduled, no goroutine and no
+// real time.
 package sim

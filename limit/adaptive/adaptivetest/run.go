@@ -1,11 +1,12 @@
 package adaptivetest
 
 import (
-	"container/heap"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"time"
+
+	"github.com/headroom-go/headroom/internal/eventqueue"
 )
 
 // Limiter is the limiter under test, seen from the model.
@@ -65,7 +66,7 @@ func Run(cfg Config, lim Limiter) (Result, error) {
 	}
 
 	var (
-		h          events
+		h          eventqueue.Queue[event]
 		queue      []*call
 		busy       int
 		nextSample time.Duration
@@ -80,7 +81,7 @@ func Run(cfg Config, lim Limiter) (Result, error) {
 	}
 	start := func(now time.Duration, c *call) {
 		busy++
-		heap.Push(&h, event{at: now + c.service, kind: done, call: c})
+		h.Push(event{at: now + c.service, kind: done, call: c})
 	}
 	serve := func(now time.Duration) {
 		w := cfg.Phases[phaseAt(now)].Workers
@@ -90,11 +91,11 @@ func Run(cfg Config, lim Limiter) (Result, error) {
 			start(now, c)
 		}
 	}
-	heap.Push(&h, event{at: interArrival(), kind: arrival})
+	h.Push(event{at: interArrival(), kind: arrival})
 	lastPhase := 0
-	for len(h) > 0 {
-		e := heap.Pop(&h).(event)
-		if e.at >= end {
+	for {
+		e, ok := h.Pop()
+		if !ok || e.at >= end {
 			break
 		}
 		sampleUntil(e.at)
@@ -105,7 +106,7 @@ func Run(cfg Config, lim Limiter) (Result, error) {
 		}
 		switch e.kind {
 		case arrival:
-			heap.Push(&h, event{at: now + interArrival(), kind: arrival})
+			h.Push(event{at: now + interArrival(), kind: arrival})
 			p := phaseAt(now)
 			res.Phases[p].Offered++
 			tok, ok := lim.Acquire(now)
