@@ -83,7 +83,7 @@ func parse(args []string) (*options, *flag.FlagSet, error) {
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	base := sim.Config{
 		Seed: *seed, Instances: *instances, Demand: *demand,
-		Duration: *duration, Scenario: sim.Scenario(strings.ToLower(*scenario)),
+		Duration: *duration, Scenario: strings.ToLower(*scenario),
 	}
 	o.cfgs, errs = server.configs(base, set, errs)
 	// Zero means "default" in sim.Config; on the command line it is a
@@ -173,15 +173,15 @@ flags:
 // "cubic+quota".
 func modeFlagNames() []string {
 	var s []string
-	for _, n := range sim.ModeNames() {
-		s = append(s, strings.ReplaceAll(strings.ReplaceAll(n, " + ", "+"), " ", "-"))
+	for _, m := range sim.Modes() {
+		s = append(s, strings.ReplaceAll(strings.ReplaceAll(m.Name, " + ", "+"), " ", "-"))
 	}
 	return s
 }
 
 func parseModes(s string, errs []error) ([]sim.Mode, []error) {
 	if strings.TrimSpace(strings.ToLower(s)) == "all" {
-		return sim.DefaultModes(), errs
+		return sim.Modes(), errs
 	}
 	var modes []sim.Mode
 	seen := map[string]bool{}

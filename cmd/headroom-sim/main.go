@@ -108,7 +108,7 @@ func runAll(cfg sim.Config, modes []sim.Mode) ([]*sim.Result, error) {
 // minimum and maximum of each column.
 func runSpread(o *options, stdout, stderr io.Writer) int {
 	cfg := o.cfg.Defaults()
-	shares := !cfg.Server.IsSeeds()
+	shares := !seedsServer(cfg.Server)
 	spreads := make([]*sim.SeedSpread, len(o.modes))
 	errs := make([]error, len(o.modes))
 	var wg sync.WaitGroup
@@ -191,7 +191,7 @@ func runSpread(o *options, stdout, stderr io.Writer) int {
 		}
 		for _, s := range spreads {
 			rec := "-"
-			if cfg.Scenario == sim.Drop {
+			if cfg.Scenario == "drop" {
 				rec = fmt.Sprintf("%.0f (%.0f–%.0f) s", s.Recovery.Median, s.Recovery.Min, s.Recovery.Max)
 				if s.Unrecovered > 0 {
 					rec += fmt.Sprintf(", %d never", s.Unrecovered)

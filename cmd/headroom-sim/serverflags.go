@@ -17,6 +17,15 @@ import (
 // given: the seeds' 3,000 units a minute, over whatever -window says.
 const defaultPerSecond = 50
 
+// The kinds of server and the publish that some flags are for, named as
+// sim.ServerKinds and sim.Publishes name them.
+const (
+	fixedWindow = "fixed-window"
+	tokenBucket = "token-bucket"
+	leakyBucket = "leaky-bucket"
+	xRateLimit  = "x-ratelimit"
+)
+
 // serverFlags are the flags that pick the model API's limiter.
 type serverFlags struct {
 	server, window, publish, reset, epoch, costs, burst *string
@@ -49,8 +58,8 @@ func addServerFlags(fs *flag.FlagSet) *serverFlags {
 // (kinds × windows × publishes), each a copy of base, and appends every
 // problem to errs. set holds the flags given on the command line.
 func (f *serverFlags) configs(base sim.Config, set map[string]bool, errs []error) ([]sim.Config, []error) {
-	kinds, errs := parseList(f.server, "-server", sim.ServerKinds, sim.ServerKindNamed, errs)
-	publishes, errs := parseList(f.publish, "-publish", sim.Publishes, sim.PublishNamed, errs)
+	kinds, errs := parseList(f.server, "-server", sim.ServerKinds(), sim.ServerKindNamed, errs)
+	publishes, errs := parseList(f.publish, "-publish", sim.Publishes(), sim.PublishNamed, errs)
 	windows, errs := parseWindows(*f.window, errs)
 	bursts, errs := parseBursts(*f.burst, errs)
 	if set["costs"] {
@@ -61,18 +70,18 @@ func (f *serverFlags) configs(base sim.Config, set map[string]bool, errs []error
 		base.Costs = costs
 	}
 
-	isBucket := func(k sim.ServerKind) bool { return k == sim.TokenBucket || k == sim.LeakyBucket }
+	isBucket := func(k string) bool { return k == tokenBucket || k == leakyBucket }
 	anyBucket := slices.ContainsFunc(kinds, isBucket)
-	named := strings.Join(kindNames(kinds), ",")
+	named := strings.Join(kinds, ",")
 	if len(kinds) > 0 {
 		if set["burst"] && !anyBucket {
 			errs = append(errs, fmt.Errorf("-burst %s: only token-bucket and leaky-bucket have a bucket; -server is %s", *f.burst, named))
 		}
-		leaky := slices.Contains(kinds, sim.LeakyBucket)
+		leaky := slices.Contains(kinds, leakyBucket)
 		if (set["nodelay"] || set["delay"]) && !leaky {
 			errs = append(errs, fmt.Errorf("-nodelay and -delay are nginx's: they need -server leaky-bucket; -server is %s", named))
 		}
-		if set["aligned"] && !slices.Contains(kinds, sim.FixedWindow) {
+		if set["aligned"] && !slices.Contains(kinds, fixedWindow) {
 			errs = append(errs, fmt.Errorf("-aligned is for fixed-window; -server is %s", named))
 		}
 		if set["reset"] && !anyBucket {
@@ -98,7 +107,7 @@ func (f *serverFlags) configs(base sim.Config, set map[string]bool, errs []error
 	default:
 		errs = append(errs, fmt.Errorf("-epoch %q: want floor or ceil", *f.epoch))
 	}
-	if set["epoch"] && len(publishes) > 0 && !slices.Contains(publishes, sim.PublishXRateLimit) {
+	if set["epoch"] && len(publishes) > 0 && !slices.Contains(publishes, xRateLimit) {
 		errs = append(errs, errors.New("-epoch is for -publish x-ratelimit"))
 	}
 	if set["quota"] && set["per-second"] {
@@ -131,13 +140,13 @@ func (f *serverFlags) configs(base sim.Config, set map[string]bool, errs []error
 					if isBucket(k) {
 						s.UnitReset = unitReset
 					}
-					if k == sim.LeakyBucket {
+					if k == leakyBucket {
 						s.NoDelay, s.Delay = *f.nodelay, *f.delay
 					}
-					if k == sim.FixedWindow {
+					if k == fixedWindow {
 						s.Aligned = *f.aligned
 					}
-					if p == sim.PublishXRateLimit {
+					if p == xRateLimit {
 						s.EpochCeil = epochCeil
 					}
 					c := base
@@ -246,12 +255,4 @@ func parseCosts(s string) ([]sim.Cost, error) {
 		costs = append(costs, sim.Cost{Units: u, Weight: w})
 	}
 	return costs, errors.Join(errs...)
-}
-
-func kindNames(kinds []sim.ServerKind) []string {
-	s := make([]string, len(kinds))
-	for i, k := range kinds {
-		s[i] = string(k)
-	}
-	return s
 }

@@ -101,8 +101,8 @@ type serverRow struct {
 func toServerRow(o *options, r serverRun) serverRow {
 	c := o.cfgs[r.cfg].Defaults()
 	x := toRow(r.res, true)
-	return serverRow{Mode: x.Mode, Server: string(c.Server.Kind), WindowS: c.Server.Window.Seconds(), Quota: c.Quota,
-		Burst: c.Server.Burst, NoDelay: c.Server.NoDelay, Delay: c.Server.Delay, Publish: string(c.Server.Publish),
+	return serverRow{Mode: x.Mode, Server: c.Server.Kind, WindowS: c.Server.Window.Seconds(), Quota: c.Quota,
+		Burst: c.Server.Burst, NoDelay: c.Server.NoDelay, Delay: c.Server.Delay, Publish: c.Server.Publish,
 		Seed: r.seed, Throughput: x.Throughput, Share: x.Share, AllowanceShare: *x.AllowanceShare,
 		Throttled: x.Throttled, ThrottledShare: *x.ThrottledShare, Sent: r.res.Sent, Rejected: x.Rejected,
 		GaveUp: x.GaveUp, P95Wait: x.P95Wait, Recovery: x.Recovery}
@@ -144,12 +144,12 @@ func writeServerCSV(w io.Writer, o *options, runs []serverRun) error {
 func bucketLabel(c sim.Config) string {
 	s := c.Server
 	switch s.Kind {
-	case sim.FixedWindow:
+	case fixedWindow:
 		if s.Aligned {
 			return "fixed window, aligned"
 		}
 		return "fixed window"
-	case sim.TokenBucket:
+	case tokenBucket:
 		b := s.Burst
 		if b == 0 {
 			b = c.Quota
@@ -159,7 +159,7 @@ func bucketLabel(c sim.Config) string {
 			l += ", reset at 1 unit"
 		}
 		return l
-	case sim.LeakyBucket:
+	case leakyBucket:
 		l := "leaky bucket, burst " + thousands(s.Burst)
 		switch {
 		case s.NoDelay:
@@ -172,7 +172,7 @@ func bucketLabel(c sim.Config) string {
 		}
 		return l
 	}
-	return strings.ReplaceAll(string(s.Kind), "-", " ")
+	return strings.ReplaceAll(s.Kind, "-", " ")
 }
 
 func writeServerTable(w io.Writer, o *options, runs []serverRun) error {
@@ -198,10 +198,10 @@ func writeServerTable(w io.Writer, o *options, runs []serverRun) error {
 	}
 	type cellKey struct {
 		row     rowKey
-		publish sim.Publish
+		publish string
 	}
 	var rowOrder []rowKey
-	var publishes []sim.Publish
+	var publishes []string
 	cells := map[cellKey][]*sim.Result{}
 	for _, r := range runs {
 		c := o.cfgs[r.cfg]
@@ -223,7 +223,7 @@ func writeServerTable(w io.Writer, o *options, runs []serverRun) error {
 		head = append([]string{"Mode"}, head...)
 	}
 	for _, p := range publishes {
-		head = append(head, string(p))
+		head = append(head, p)
 	}
 	rows := [][]string{head}
 	for _, rk := range rowOrder {
