@@ -175,7 +175,9 @@ func bucketLabel(c sim.Config) string {
 	return strings.ReplaceAll(s.Kind, "-", " ")
 }
 
-func writeServerTable(w io.Writer, o *options, runs []serverRun) error {
+// serverTableTitle is the first line of the table of servers: the mode
+// when there is one, the instances, the run, its seeds and the scenario.
+func serverTableTitle(o *options) string {
 	base := o.cfg.Defaults()
 	var title strings.Builder
 	if len(o.modes) == 1 {
@@ -188,7 +190,11 @@ func writeServerTable(w io.Writer, o *options, runs []serverRun) error {
 		fmt.Fprintf(&title, ", seed %d", base.Seed)
 	}
 	title.WriteString(scenarioNote(base))
-	fmt.Fprintf(w, "%s\nEach cell: units accepted as a share of the allowance / 429s as a share of the requests sent\n(and how many requests gave up, when any did).\n\n", title.String())
+	return title.String()
+}
+
+func writeServerTable(w io.Writer, o *options, runs []serverRun) error {
+	fmt.Fprintf(w, "%s\nEach cell: units accepted as a share of the allowance / 429s as a share of the requests sent\n(and how many requests gave up, when any did).\n\n", serverTableTitle(o))
 
 	// A row is a mode against one limiter; a column is what it publishes.
 	type rowKey struct {
