@@ -54,48 +54,65 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if o.seeds > 1 {
 		return runSpread(o, stdout, stderr)
 	}
-	results, err := runAll(cfg, o.modes)
-	if err != nil {
-		fmt.Fprintf(stderr, "headroom-sim: %v\n", err)
-		return 1
+	results := make([]*sim.Result, len(o.modes))
+	errs := make([]error, len(o.modes))
+	inParallel(len(o.modes), func(i int) { results[i], errs[i] = sim.Run(cfg, o.modes[i]) })
+	if err := errors.Join(errs...); err != nil {
+		return failed(stderr, err)
 	}
-	switch o.format {
-	case "json":
-		err = writeJSON(stdout, o.cfg.Defaults(), results)
-	case "csv":
-		err = writeCSV(stdout, o.cfg.Defaults(), results)
-	default:
-		err = writeTable(stdout, o.cfg.Defaults(), results, o.format == "markdown")
+	given := o.cfg.Defaults()
+	status := writeAs(o.format, stderr,
+		func() error { return writeJSON(stdout, given, results) },
+		func() error { return writeCSV(stdout, given, results) },
+		func() error { return writeTable(stdout, given, results, o.format == "markdown") })
+	if status == 0 && o.plot != "" {
+		if err := writePlot(o.plot, given, results); err != nil {
+			return failed(stderr, err)
+		}
 	}
-	if err == nil && o.plot != "" {
-		err = writePlot(o.plot, o.cfg.Defaults(), results)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "headroom-sim: %v\n", err)
-		return 1
-	}
-	return 0
+	return status
 }
 
-// runAll runs the modes side by side, one per CPU: each run is
-// single-threaded and deterministic, so the results do not depend on the
-// order in which they finish.
-func runAll(cfg sim.Config, modes []sim.Mode) ([]*sim.Result, error) {
-	results := make([]*sim.Result, len(modes))
-	errs := make([]error, len(modes))
+// inParallel calls do(i) for every i below n, one goroutine a CPU. Each
+// run is single-threaded and deterministic, so the results do not depend
+// on the order in which they finish.
+func inParallel(n int, do func(i int)) {
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(modes)) {
+	for range min(runtime.GOMAXPROCS(0), n) {
 		wg.Go(func() {
 			for i := range next {
-				results[i], errs[i] = sim.Run(cfg, modes[i])
+				do(i)
 			}
 		})
 	}
-	for i := range modes {
+	for i := range n {
 		next <- i
 	}
 	close(next)
 	wg.Wait()
-	return results, errors.Join(errs...)
+}
+
+// writeAs writes the output in format (json, csv, or a table otherwise)
+// and returns the exit status.
+func writeAs(format string, stderr io.Writer, asJSON, asCSV, asTable func() error) int {
+	var err error
+	switch format {
+	case "json":
+		err = asJSON()
+	case "csv":
+		err = asCSV()
+	default:
+		err = asTable()
+	}
+	if err != nil {
+		return failed(stderr, err)
+	}
+	return 0
+}
+
+// failed prints err and returns the exit status of a run that failed.
+func failed(stderr io.Writer, err error) int {
+	fmt.Fprintf(stderr, "headroom-sim: %v\n", err)
+	return 1
 }

@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/headroom-go/headroom/sim"
 )
@@ -39,40 +37,18 @@ func runServers(o *options, stdout, stderr io.Writer) int {
 		}
 	}
 	errs := make([]error, len(runs))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(runs)) {
-		wg.Go(func() {
-			for i := range next {
-				c := o.cfgs[runs[i].cfg]
-				c.Seed, c.NoSeries = runs[i].seed, true
-				runs[i].res, errs[i] = sim.Run(c, o.modes[runs[i].mode])
-			}
-		})
-	}
-	for i := range runs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	inParallel(len(runs), func(i int) {
+		c := o.cfgs[runs[i].cfg]
+		c.Seed, c.NoSeries = runs[i].seed, true
+		runs[i].res, errs[i] = sim.Run(c, o.modes[runs[i].mode])
+	})
 	if err := errors.Join(errs...); err != nil {
-		fmt.Fprintf(stderr, "headroom-sim: %v\n", err)
-		return 1
+		return failed(stderr, err)
 	}
-	var err error
-	switch o.format {
-	case "json":
-		err = writeServerJSON(stdout, o, runs)
-	case "csv":
-		err = writeServerCSV(stdout, o, runs)
-	default:
-		err = writeServerTable(stdout, o, runs)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "headroom-sim: %v\n", err)
-		return 1
-	}
-	return 0
+	return writeAs(o.format, stderr,
+		func() error { return writeServerJSON(stdout, o, runs) },
+		func() error { return writeServerCSV(stdout, o, runs) },
+		func() error { return writeServerTable(stdout, o, runs) })
 }
 
 // serverRow is one run in the JSON and CSV forms of the table of servers.

@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"runtime"
 	"strconv"
-	"sync"
 
 	"github.com/headroom-go/headroom/sim"
 )
@@ -21,34 +19,14 @@ func runSpread(o *options, stdout, stderr io.Writer) int {
 	shares := !seedsServer(cfg.Server)
 	spreads := make([]*sim.SeedSpread, len(o.modes))
 	errs := make([]error, len(o.modes))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	for i, m := range o.modes {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			spreads[i], errs[i] = sim.RunSeeds(cfg, m, o.seeds)
-		})
-	}
-	wg.Wait()
+	inParallel(len(o.modes), func(i int) { spreads[i], errs[i] = sim.RunSeeds(cfg, o.modes[i], o.seeds) })
 	if err := errors.Join(errs...); err != nil {
-		fmt.Fprintf(stderr, "headroom-sim: %v\n", err)
-		return 1
+		return failed(stderr, err)
 	}
-	var err error
-	switch o.format {
-	case "json":
-		err = writeSpreadJSON(stdout, spreads, shares)
-	case "csv":
-		err = writeSpreadCSV(stdout, spreads, shares)
-	default:
-		err = writeSpreadTable(stdout, o, spreads, shares)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "headroom-sim: %v\n", err)
-		return 1
-	}
-	return 0
+	return writeAs(o.format, stderr,
+		func() error { return writeSpreadJSON(stdout, spreads, shares) },
+		func() error { return writeSpreadCSV(stdout, spreads, shares) },
+		func() error { return writeSpreadTable(stdout, o, spreads, shares) })
 }
 
 // spreadStat is one metric's spread in the JSON form.
