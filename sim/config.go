@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
+
+	"github.com/headroom-go/headroom"
 )
 
 // The scenarios (Config.Scenario): what happens to the quota and the
@@ -116,49 +119,46 @@ func (c Config) Defaults() Config {
 	return c
 }
 
-// Validate lists every problem with c (after Defaults) at once.
+// Validate lists every problem with c (after Defaults) at once, joined
+// with errors.Join; each is a *headroom.ConfigError, so that
+// errors.Is(err, headroom.ErrConfig) holds.
 func (c Config) Validate() error {
 	var errs []error
-	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf("sim: "+format, a...)) }
+	bad := func(field string, value any, want string) {
+		errs = append(errs, &headroom.ConfigError{Package: "sim", Field: field, Value: value, Want: want})
+	}
 	if c.Instances < 1 || c.Instances > 1000 {
-		bad("instances = %d: want 1 to 1000", c.Instances)
+		bad("Instances", c.Instances, "1 to 1000")
 	}
 	if c.Quota < 1 {
-		bad("quota = %d: want 1 or more units per window", c.Quota)
+		bad("Quota", c.Quota, "1 or more units per window")
 	}
 	if !(c.Demand > 0) || math.IsInf(c.Demand, 0) || c.Demand > 1e7 {
-		bad("demand = %v: want more than 0 and at most 10,000,000 units a minute", c.Demand)
+		bad("Demand", c.Demand, "more than 0 and at most 10,000,000 units a minute")
 	}
 	if c.Duration < time.Second || c.Duration > 24*time.Hour {
-		bad("duration = %v: want 1s to 24h", c.Duration)
+		bad("Duration", c.Duration, "1s to 24h")
 	}
-	switch c.Scenario {
-	case scenarioSteady, scenarioDrop, scenarioJoin:
-	default:
-		bad("scenario = %q: want steady, drop or join", c.Scenario)
+	if !slices.Contains(scenarios, c.Scenario) {
+		bad("Scenario", c.Scenario, "steady, drop or join")
 	}
-	sum, maxCost := 0.0, 1
-	for _, k := range c.Costs {
-		maxCost = max(maxCost, k.Units)
-		if k.Units < 1 || !(k.Weight >= 0) || math.IsInf(k.Weight, 0) {
-			bad("cost %d with weight %v: want 1 or more units and a weight of 0 or more", k.Units, k.Weight)
-		}
-		sum += k.Weight
-	}
-	if !(sum > 0) {
-		bad("costs: want at least one cost with a weight above 0")
-	}
+	maxCost := c.validateCosts(bad)
 	if c.Latency.Min < 0 || c.Latency.Max < c.Latency.Min {
-		bad("latency %v–%v: want 0 <= min <= max", c.Latency.Min, c.Latency.Max)
+		bad("Latency", fmt.Sprintf("%v–%v", c.Latency.Min, c.Latency.Max), "0 <= Min <= Max")
 	}
 	if c.Attempts < 1 || c.Attempts > 100 {
-		bad("attempts = %d: want 1 to 100", c.Attempts)
+		bad("Attempts", c.Attempts, "1 to 100")
 	}
 	if !(c.DropShare >= 0 && c.DropShare < 1) {
-		bad("drop share = %v: want at least 0 and below 1", c.DropShare)
+		bad("DropShare", c.DropShare, "at least 0 and below 1")
 	}
-	if c.DropAt < 0 || c.DropFor < 0 || c.JoinAt < 0 {
-		bad("drop and join times must not be negative")
+	for _, t := range []struct {
+		field string
+		at    time.Duration
+	}{{"DropAt", c.DropAt}, {"DropFor", c.DropFor}, {"JoinAt", c.JoinAt}} {
+		if t.at < 0 {
+			bad(t.field, t.at, "0 or more")
+		}
 	}
 	if c.Quota >= 1 {
 		errs = append(errs, c.Server.validate(c.schedule(), maxCost)...)
@@ -167,13 +167,30 @@ func (c Config) Validate() error {
 	// that never happened, and a recovery that cannot be measured.
 	switch {
 	case c.Scenario == scenarioDrop && c.DropAt+c.DropFor >= c.Duration:
-		bad("scenario drop takes the quota from %v to %v; duration %v ends first: want a duration above %v, or scenario steady",
-			c.DropAt, c.DropAt+c.DropFor, c.Duration, c.DropAt+c.DropFor)
+		bad("Duration", c.Duration, fmt.Sprintf("above %v, when scenario drop takes the quota from %v to %v; or scenario steady",
+			c.DropAt+c.DropFor, c.DropAt, c.DropAt+c.DropFor))
 	case c.Scenario == scenarioJoin && c.JoinAt >= c.Duration:
-		bad("scenario join adds an instance at %v; duration %v ends first: want a duration above %v, or scenario steady",
-			c.JoinAt, c.Duration, c.JoinAt)
+		bad("Duration", c.Duration, fmt.Sprintf("above %v, when scenario join adds an instance then; or scenario steady", c.JoinAt))
 	}
 	return errors.Join(errs...)
+}
+
+// validateCosts reports every bad cost, and returns the largest cost.
+func (c Config) validateCosts(bad func(field string, value any, want string)) (maxCost int) {
+	sum := 0.0
+	maxCost = 1
+	for i, k := range c.Costs {
+		maxCost = max(maxCost, k.Units)
+		if k.Units < 1 || !(k.Weight >= 0) || math.IsInf(k.Weight, 0) {
+			bad(fmt.Sprintf("Costs[%d]", i), fmt.Sprintf("%d units with weight %v", k.Units, k.Weight),
+				"1 or more units and a weight of 0 or more")
+		}
+		sum += k.Weight
+	}
+	if !(sum > 0) {
+		bad("Costs", "no weight above 0", "at least one cost with a weight above 0")
+	}
+	return maxCost
 }
 
 // schedule is the quota schedule of the scenario.

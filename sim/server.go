@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/headroom-go/headroom"
 )
 
 // Server describes the model API's limiter: its kind, its window, what it
@@ -106,7 +108,7 @@ func (s Server) defaults() Server {
 // window, publishing draft-6".
 func (s Server) String() string {
 	var b strings.Builder
-	b.WriteString(strings.ReplaceAll(string(s.Kind), "-", " "))
+	b.WriteString(strings.ReplaceAll(s.Kind, "-", " "))
 	switch s.Kind {
 	case kindFixedWindow:
 		if s.Aligned {
@@ -153,51 +155,70 @@ func humanWindow(d time.Duration) string {
 	return d.String()
 }
 
-// validate lists every problem with s (after Defaults), a server with the
-// quota schedule schedule and requests of up to maxCost units.
+// validate lists every problem with s (after defaults), a server with the
+// quota schedule schedule and requests of up to maxCost units; each is a
+// *headroom.ConfigError.
 func (s Server) validate(schedule []quotaStep, maxCost int) []error {
 	var errs []error
-	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf("sim: server: "+format, a...)) }
+	bad := func(field string, value any, want string) {
+		errs = append(errs, &headroom.ConfigError{Package: "sim", Field: "Server." + field, Value: value, Want: want})
+	}
 	kindOK := slices.Contains(serverKinds, s.Kind)
 	if !kindOK {
-		bad("kind %q: want one of %s", s.Kind, strings.Join(serverKinds, ", "))
+		bad("Kind", s.Kind, "one of "+strings.Join(serverKinds, ", "))
 	}
 	if !slices.Contains(publishes, s.Publish) {
-		bad("publish %q: want one of %s", s.Publish, strings.Join(publishes, ", "))
+		bad("Publish", s.Publish, "one of "+strings.Join(publishes, ", "))
 	}
-	if s.Window < time.Second || s.Window > 24*time.Hour {
-		bad("window %v: want 1s to 24h", s.Window)
+	windowOK := s.Window >= time.Second && s.Window <= 24*time.Hour
+	if !windowOK {
+		bad("Window", s.Window, "1s to 24h")
 	}
 	if s.Burst < 0 {
-		bad("burst %d: want 0 or more", s.Burst)
+		bad("Burst", s.Burst, "0 or more")
 	}
 	if s.Delay < 0 {
-		bad("delay %d: want 0 or more", s.Delay)
+		bad("Delay", s.Delay, "0 or more")
 	}
 	if !kindOK {
 		return errs
 	}
-	if s.Burst != 0 && !takesBurst(s.Kind) {
-		bad("burst %d: only token-bucket and leaky-bucket have a bucket; the %s has none", s.Burst, s.Kind)
-	}
-	if (s.NoDelay || s.Delay != 0) && s.Kind != kindLeakyBucket {
-		bad("nodelay and delay are nginx's: only for leaky-bucket, not %s", s.Kind)
-	}
-	if s.NoDelay && s.Delay != 0 {
-		bad("nodelay and delay=%d: nginx takes one or the other", s.Delay)
-	}
-	if s.Aligned && s.Kind != kindFixedWindow {
-		bad("aligned windows: only for fixed-window, not %s", s.Kind)
-	}
-	if s.UnitReset && !takesBurst(s.Kind) {
-		bad("a reset at one unit: only for token-bucket and leaky-bucket, not %s", s.Kind)
-	}
-	if s.EpochCeil && s.Publish != publishXRateLimit {
-		bad("an epoch reset rounded up: only when publishing x-ratelimit, not %s", s.Publish)
-	}
-	if len(errs) > 0 || s.Window < time.Second || s.Window > 24*time.Hour {
+	s.validateForKind(bad)
+	if len(errs) > 0 || !windowOK {
 		return errs
 	}
+	s.validateSize(schedule, maxCost, bad)
+	return errs
+}
+
+// validateForKind reports the settings that s's kind or publish does not
+// take.
+func (s Server) validateForKind(bad func(field string, value any, want string)) {
+	if s.Burst != 0 && !takesBurst(s.Kind) {
+		bad("Burst", s.Burst, "0: only token-bucket and leaky-bucket have a bucket; the "+s.Kind+" has none")
+	}
+	if s.NoDelay && s.Kind != kindLeakyBucket {
+		bad("NoDelay", s.NoDelay, "false: nodelay is nginx's, for leaky-bucket only, not "+s.Kind)
+	}
+	if s.Delay != 0 && s.Kind != kindLeakyBucket {
+		bad("Delay", s.Delay, "0: delay is nginx's, for leaky-bucket only, not "+s.Kind)
+	}
+	if s.NoDelay && s.Delay != 0 {
+		bad("Delay", s.Delay, "0 with NoDelay: nginx takes one or the other")
+	}
+	if s.Aligned && s.Kind != kindFixedWindow {
+		bad("Aligned", s.Aligned, "false: aligned windows are for fixed-window only, not "+s.Kind)
+	}
+	if s.UnitReset && !takesBurst(s.Kind) {
+		bad("UnitReset", s.UnitReset, "false: a reset at one unit is for token-bucket and leaky-bucket only, not "+s.Kind)
+	}
+	if s.EpochCeil && s.Publish != publishXRateLimit {
+		bad("EpochCeil", s.EpochCeil, "false: an epoch reset rounded up is for x-ratelimit only, not "+s.Publish)
+	}
+}
+
+// validateSize reports a bucket that the kind's arithmetic cannot count.
+func (s Server) validateSize(schedule []quotaStep, maxCost int, bad func(field string, value any, want string)) {
 	switch s.Kind {
 	case kindTokenBucket:
 		// The bucket counts in units × window nanoseconds (tokenbucket.go):
@@ -207,24 +228,25 @@ func (s Server) validate(schedule []quotaStep, maxCost int) []error {
 			burst = schedule[0].Units
 		}
 		if hi, lo := bits.Mul64(uint64(max(burst, maxCost, 1)), uint64(s.Window)); hi != 0 || lo > math.MaxInt64/4 {
-			bad("a bucket of %d units over a %v window is too large to count in nanoseconds", max(burst, maxCost), s.Window)
+			bad("Burst", max(burst, maxCost),
+				fmt.Sprintf("fewer units: a bucket that large over a %v window is too large to count in nanoseconds", s.Window))
 		}
 	case kindLeakyBucket:
 		// nginx counts the rate in thousandths of a unit a second: each
 		// step's quota must leak at least that.
 		for _, st := range schedule {
 			if r := nginxRate(st.Units, s.Window); r < 1 {
-				bad("%d units per %v is below nginx's smallest rate, 0.001 units a second", st.Units, s.Window)
+				bad("Window", s.Window,
+					fmt.Sprintf("a window in which %d units leak at nginx's smallest rate, 0.001 units a second, or faster", st.Units))
 				break
 			}
 		}
 		// Its excess is in thousandths, and a delay multiplies that by
 		// 1000 again.
 		if hi, lo := bits.Mul64(uint64(max(s.Burst, maxCost, s.Delay)), 1_000_000); hi != 0 || lo > math.MaxInt64/4 {
-			bad("burst %d, delay %d: too large for nginx's thousandths", s.Burst, s.Delay)
+			bad("Burst", s.Burst, fmt.Sprintf("fewer units (with Delay %d): too large for nginx's thousandths", s.Delay))
 		}
 	}
-	return errs
 }
 
 // serverLimit is one kind of server-side limiter, as the API uses it: the

@@ -63,13 +63,14 @@ func TestServerValidateListsEveryProblem(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error")
 	}
-	for _, want := range []string{`kind "warp"`, `publish "smoke"`, "window 1ms", "burst -1", "delay -2"} {
+	for _, want := range []string{"Server.Kind = warp", "Server.Publish = smoke", "Server.Window = 1ms", "Server.Burst = -1", "Server.Delay = -2"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q: %v", want, err)
 		}
 	}
 	_, err = newServerAPI(Server{Kind: kindFixedWindow, Burst: 5, NoDelay: true, Delay: 3, UnitReset: true, Publish: publishDraft6, EpochCeil: true}, []quotaStep{{0, 10}})
-	for _, want := range []string{"burst 5: only token-bucket and leaky-bucket", "nodelay and delay are nginx's", "nodelay and delay=3", "reset at one unit", "epoch reset rounded up"} {
+	for _, want := range []string{"Server.Burst = 5: want 0: only token-bucket and leaky-bucket", "Server.NoDelay = true: want false: nodelay is nginx's",
+		"Server.Delay = 3: want 0: delay is nginx's", "Server.Delay = 3: want 0 with NoDelay", "Server.UnitReset = true", "Server.EpochCeil = true"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q: %v", want, err)
 		}
@@ -86,7 +87,7 @@ func TestServerValidateListsEveryProblem(t *testing.T) {
 	}
 	// A whole Config lists the server's problems with its own.
 	err = Config{Instances: -1, Server: Server{Kind: kindFixedWindow, Burst: 3}}.Defaults().Validate()
-	if err == nil || !strings.Contains(err.Error(), "instances") || !strings.Contains(err.Error(), "burst 3") {
+	if err == nil || !strings.Contains(err.Error(), "Instances = -1") || !strings.Contains(err.Error(), "Server.Burst = 3") {
 		t.Errorf("config: %v", err)
 	}
 }

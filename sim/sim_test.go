@@ -245,7 +245,7 @@ func TestConfigValidateListsEveryProblem(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error")
 	}
-	for _, want := range []string{"instances", "quota", "demand", "duration", "scenario", "cost 0", "attempts", "drop share"} {
+	for _, want := range []string{"Instances", "Quota", "Demand", "Duration", "Scenario", "Costs[0]", "Attempts", "DropShare"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q: %v", want, err)
 		}
