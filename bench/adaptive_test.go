@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/failsafe-go/failsafe-go/adaptivelimiter"
+	"github.com/headroom-go/headroom/internal/adaptivetest"
 	"github.com/headroom-go/headroom/limit"
-	"github.com/headroom-go/headroom/limit/adaptive/adaptivetest"
 )
 
 // headroomModel drives limit.Adaptive through the model inside a synctest

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/headroom-go/headroom/limit/adaptive/adaptivetest"
+	"github.com/headroom-go/headroom/internal/adaptivetest"
 )
 
 // modelCore drives the engine core directly on model time.

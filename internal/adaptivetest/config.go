@@ -34,17 +34,14 @@ type Config struct {
 	Hold time.Duration
 }
 
-// Service is the mean service time.
-func (c Config) Service() time.Duration { return c.Floor + c.Exp }
-
 // UnloadedP99 is the p99 latency of a call that never queues.
 func (c Config) UnloadedP99() time.Duration {
 	return c.Floor + time.Duration(float64(c.Exp)*math.Log(100))
 }
 
-// Validate returns every problem with c at once, joined with errors.Join;
+// validate returns every problem with c at once, joined with errors.Join;
 // each is a *headroom.ConfigError. It returns nil when Run can use c.
-func (c Config) Validate() error {
+func (c Config) validate() error {
 	var errs []error
 	add := func(field string, value any, want string) {
 		errs = append(errs, &headroom.ConfigError{Package: "adaptivetest", Field: field, Value: value, Want: want})

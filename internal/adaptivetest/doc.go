@@ -12,5 +12,7 @@
 // to the model time before each call (Clock).
 //
 // The package lives in the main module, not in bench, so that the engine's
-// own tests and the side-by-side benchmarks drive one and the same model.
+// own tests and the side-by-side benchmarks drive one and the same model;
+// it is internal because only they need it (the bench module's path lies
+// under the main module's, so Go lets it import the package).
 package adaptivetest

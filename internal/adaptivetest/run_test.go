@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/headroom-go/headroom"
-	"github.com/headroom-go/headroom/limit/adaptive/adaptivetest"
+	"github.com/headroom-go/headroom/internal/adaptivetest"
 )
 
 func TestRunRejectsEveryProblemAtOnce(t *testing.T) {

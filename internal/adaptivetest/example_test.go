@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/headroom-go/headroom/limit/adaptive/adaptivetest"
+	"github.com/headroom-go/headroom/internal/adaptivetest"
 )
 
 // bulkhead is a fixed limit, the simplest limiter to put under the model
