@@ -25,7 +25,8 @@ func adaptiveRateLayer(o limit.AdaptiveRateOptions, c *limiterConfig, b *builder
 			if name == "" {
 				name = host
 			}
-			opts = append(opts, limit.WithAttributes(attribute.String(telemetry.AttrHost, host)))
+			opts = append(opts, limit.WithAttributes(attribute.String(telemetry.AttrHost, host),
+				attribute.String(telemetry.AttrLayer, telemetry.LayerAdaptiveRate)))
 		}
 		if name != "" {
 			opts = append(opts, limit.WithName(name))

@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/headroom-go/headroom"
+	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/limit/quota"
 	"github.com/headroom-go/headroom/resilience"
@@ -312,7 +313,7 @@ func NewTransport(opts ...Option) (*Transport, error) {
 	// Build from the innermost out.
 	t := b.t
 	t.base = b.base
-	rt := b.base
+	var rt http.RoundTripper = &durationLayer{next: b.base, m: metrics.NewHTTPClient(b.mp)}
 	for i := len(layers) - 1; i >= 0; i-- {
 		next, err := layers[i].build(b, rt)
 		if err != nil {

@@ -424,7 +424,8 @@ func (c *Config) rateLimitOption() Option {
 				return &hostEntry{lim: lim, hold: hold, shared: true}
 			}
 			o.MeterProvider = b.meterProvider(o.MeterProvider)
-			o.Attributes = append(o.Attributes[:len(o.Attributes):len(o.Attributes)], attribute.String(telemetry.AttrHost, host))
+			o.Attributes = append(o.Attributes[:len(o.Attributes):len(o.Attributes)], attribute.String(telemetry.AttrHost, host),
+				attribute.String(telemetry.AttrLayer, telemetry.LayerRateLimit))
 			lim, err := limit.New(o)
 			return limiterEntry(host, lim, err, hold, learns)
 		}), nil

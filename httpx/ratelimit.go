@@ -145,7 +145,8 @@ func rateLimitLayer(o limit.Options, c *limiterConfig, b *builder) (*hostSet, er
 				oo.Name = host
 			}
 			oo.MeterProvider = b.meterProvider(o.MeterProvider)
-			oo.Attributes = append(oo.Attributes[:len(oo.Attributes):len(oo.Attributes)], attribute.String(telemetry.AttrHost, host))
+			oo.Attributes = append(oo.Attributes[:len(oo.Attributes):len(oo.Attributes)], attribute.String(telemetry.AttrHost, host),
+				attribute.String(telemetry.AttrLayer, telemetry.LayerRateLimit))
 		} else if oo.MeterProvider == nil {
 			oo.MeterProvider = b.mp
 		}
