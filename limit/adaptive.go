@@ -159,6 +159,7 @@ func newAdaptiveLimiter(o Options) *AdaptiveLimiter {
 	l.metrics.SetLimit(float64(l.engine.Limit()))
 	l.self.leaseOwner = l
 	l.metrics.CloseWhenUnreachable(l)
+	l.metrics.SetQueueLimit(o.QueueLimit)
 	sample(l.metrics, l, (*AdaptiveLimiter).figures)
 	return l
 }

@@ -92,6 +92,7 @@ func newAdaptiveRateLimiter(o Options) (*AdaptiveRateLimiter, error) {
 	l.m.SetLimit(core.Rate())
 	l.self.leaseOwner = l
 	l.m.CloseWhenUnreachable(l)
+	l.m.SetQueueLimit(o.QueueLimit)
 	sample(l.m, l, (*AdaptiveRateLimiter).figures)
 	return l, nil
 }

@@ -58,6 +58,7 @@ func newConcurrency(o Options) Limiter {
 	// when the limiter is dropped.
 	l.self.leaseOwner = l
 	l.metrics.CloseWhenUnreachable(l)
+	l.metrics.SetQueueLimit(o.QueueLimit)
 	sample(l.metrics, l, (*bulkhead).figures)
 	return l
 }

@@ -57,6 +57,7 @@ func newPerSecond(o Options) Limiter {
 	// The meter provider holds the instruments until closed; close them
 	// when the limiter is dropped.
 	l.metrics.CloseWhenUnreachable(l)
+	l.metrics.SetQueueLimit(o.QueueLimit)
 	sample(l.metrics, l, (*perSecond).figures)
 	return l
 }

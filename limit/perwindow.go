@@ -71,6 +71,7 @@ func newPerWindow(o Options) Limiter {
 	// when the limiter is dropped.
 	l.self.leaseOwner = l
 	l.metrics.CloseWhenUnreachable(l)
+	l.metrics.SetQueueLimit(o.QueueLimit)
 	sample(l.metrics, l, (*perWindow).figures)
 	return l
 }

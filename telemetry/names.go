@@ -47,6 +47,10 @@ const (
 	// limiter's queue, unit "{permit}".
 	QueueLengthName = "headroom.limiter.queue.length"
 
+	// QueueLimitName is the gauge of the permits a limiter's queue may
+	// hold, unit "{permit}"; 0 when the limiter does not queue.
+	QueueLimitName = "headroom.limiter.queue.limit"
+
 	// ThrottlesName counts throttles reported on leases (a 429, a 503, a
 	// quota refusal), unit "{throttle}", for every kind.
 	ThrottlesName = "headroom.limiter.throttles"

@@ -41,6 +41,7 @@ type Limiter struct {
 	// by reason, the last for a reason not in reasons.
 	deniedMore [len(reasons) + 1]atomic.Int64
 	queued     atomic.Int64
+	queueMax   atomic.Int64
 	limit      atomic.Uint64 // math.Float64bits of the limit
 	hasLimit   atomic.Bool
 	throttles  atomic.Int64
@@ -60,6 +61,7 @@ type Limiter struct {
 	sample    atomic.Pointer[func(Figures)]
 	live      liveKey
 	queueG    metric.Int64ObservableGauge
+	queueMaxG metric.Int64ObservableGauge
 	throttleC metric.Int64ObservableCounter
 	cutC      metric.Int64ObservableCounter
 	pauseC    metric.Int64ObservableCounter
@@ -143,7 +145,8 @@ func NewLimiter(mp metric.MeterProvider, name, kind string, extra ...attribute.K
 	} else {
 		m.limitG = in.observableFloatGauge(telemetry.LimitName, "{permit}", "The concurrency limit.")
 	}
-	observables := []metric.Observable{m.leases, m.permits, m.limitG}
+	m.queueMaxG = in.observableGauge(telemetry.QueueLimitName, "{permit}", "Permits the limiter's queue may hold; 0 when it does not queue.")
+	observables := []metric.Observable{m.leases, m.permits, m.limitG, m.queueMaxG}
 	for f, d := range figureDefs {
 		m.figureG[f] = in.observableFloatGauge(d.name, d.unit, d.desc)
 		observables = append(observables, m.figureG[f])
@@ -175,6 +178,7 @@ func (m *Limiter) observe(_ context.Context, o metric.Observer) error {
 	}
 	m.observeLeases(o)
 	o.ObserveInt64(m.queueG, m.queued.Load(), m.base...)
+	o.ObserveInt64(m.queueMaxG, m.queueMax.Load(), m.base...)
 	if m.hasLimit.Load() {
 		o.ObserveFloat64(m.limitG, math.Float64frombits(m.limit.Load()), m.base...)
 	}
@@ -363,6 +367,13 @@ func (m *Limiter) SetLimit(v float64) {
 		if !m.hasLimit.Load() {
 			m.hasLimit.Store(true)
 		}
+	}
+}
+
+// SetQueueLimit records how many permits the queue may hold.
+func (m *Limiter) SetQueueLimit(n int) {
+	if m != nil {
+		m.queueMax.Store(int64(n))
 	}
 }
 

@@ -170,6 +170,7 @@ func TestLimiterInstruments(t *testing.T) {
 		[]point{
 			{Name: telemetry.LimitName, Unit: "{permit}", Kind: "gauge", Attrs: base, Value: 40},
 			{Name: telemetry.QueueLengthName, Unit: "{permit}", Kind: "gauge", Attrs: base, Value: 3},
+			{Name: telemetry.QueueLimitName, Unit: "{permit}", Kind: "gauge", Attrs: base, Value: 0},
 			// A non-adaptive limiter reports throttles once there are
 			// some, and never cuts or pauses it did not make.
 			{Name: telemetry.ThrottlesName, Unit: "{throttle}", Kind: "monotonic sum", Attrs: base, Value: 2},
@@ -197,7 +198,8 @@ func TestLimiterAdaptiveCountersStartAtZero(t *testing.T) {
 	}
 	// No limit yet: the gauge waits for the first SetLimit.
 	want := sorted(leases(base, 0, [4]float64{}), counters(0, 0, 0),
-		[]point{{Name: telemetry.QueueLengthName, Unit: "{permit}", Kind: "gauge", Attrs: base, Value: 0}})
+		[]point{{Name: telemetry.QueueLengthName, Unit: "{permit}", Kind: "gauge", Attrs: base, Value: 0},
+			{Name: telemetry.QueueLimitName, Unit: "{permit}", Kind: "gauge", Attrs: base, Value: 0}})
 	if diff := cmp.Diff(want, collect(t, r)); diff != "" {
 		t.Errorf("before (-want +got):\n%s", diff)
 	}
@@ -211,6 +213,7 @@ func TestLimiterAdaptiveCountersStartAtZero(t *testing.T) {
 	want = sorted(leases(base, 0, [4]float64{}), counters(2, 1, 1), []point{
 		{Name: telemetry.RateName, Unit: "{permit}/min", Kind: "gauge", Attrs: base, Value: 420},
 		{Name: telemetry.QueueLengthName, Unit: "{permit}", Kind: "gauge", Attrs: base, Value: 0},
+		{Name: telemetry.QueueLimitName, Unit: "{permit}", Kind: "gauge", Attrs: base, Value: 0},
 	})
 	if diff := cmp.Diff(want, collect(t, r)); diff != "" {
 		t.Errorf("after (-want +got):\n%s", diff)
@@ -290,14 +293,14 @@ func TestLimiterCloseUnregisters(t *testing.T) {
 		}
 		return n
 	}
-	if diff := cmp.Diff(map[string]int{"a": 11, "b": 11}, names()); diff != "" {
+	if diff := cmp.Diff(map[string]int{"a": 12, "b": 12}, names()); diff != "" {
 		t.Fatalf("before Close (-want +got):\n%s", diff)
 	}
 	a.Close()
 	a.Close() // idempotent
 	a.Acquired()
 	a.Waited(time.Hour) // after Close: not recorded
-	if diff := cmp.Diff(map[string]int{"b": 11}, names()); diff != "" {
+	if diff := cmp.Diff(map[string]int{"b": 12}, names()); diff != "" {
 		t.Errorf("after Close (-want +got):\n%s", diff)
 	}
 	for _, p := range collect(t, r) {
@@ -594,6 +597,7 @@ func TestLimiterConcurrent(t *testing.T) {
 		telemetry.PermitsName + "/" + telemetry.OutcomeAcquired: n,
 		telemetry.PermitsName + "/" + telemetry.OutcomeDenied:   n,
 		telemetry.QueueLengthName:                               0,
+		telemetry.QueueLimitName:                                0,
 		telemetry.ThrottlesName:                                 n,
 		telemetry.CutsName:                                      n,
 		telemetry.PausesName:                                    n,

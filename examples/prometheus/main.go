@@ -1,0 +1,99 @@
+// Command prometheus runs a workload through headroom's HTTP client against
+// a local server with a hidden quota, a short outage and a quota drop, and
+// serves the metrics it records at /metrics in Prometheus's format, for the
+// whole duration. It then prints what it counted, as one JSON object, and
+// exits 0.
+//
+//	go run ./examples/prometheus -addr 127.0.0.1:9464 -duration 30s
+//
+// The workload stops three seconds before the end, so that a Prometheus
+// scraping every second reads the final counts before the command exits.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:9464", "address to serve /metrics on")
+	duration := flag.Duration("duration", 30*time.Second, "how long to run, at least 10s")
+	flag.Parse()
+	if *duration < 10*time.Second {
+		log.Fatal("prometheus: -duration must be at least 10s")
+	}
+	if err := run(*addr, *duration); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// report is what the command prints when it is done.
+type report struct {
+	Calls     map[string]int64 `json:"calls"`     // by runner
+	Succeeded map[string]int64 `json:"succeeded"` // by runner
+	Received  int64            `json:"received"`  // requests the server answered
+	Status    map[int]int64    `json:"status"`    // the server's answers by status
+}
+
+func run(addr string, duration time.Duration) error {
+	registry := prometheus.NewRegistry()
+	exporter, err := otelprom.New(otelprom.WithRegisterer(registry))
+	if err != nil {
+		return err
+	}
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(exporter))
+	defer mp.Shutdown(context.Background())
+
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(registry, promhttp.HandlerOpts{}))
+	metrics := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go metrics.Serve(ln)
+	defer metrics.Close()
+
+	dep := newServer(duration)
+	srv := httptest.NewServer(dep)
+	defer srv.Close()
+	clients, err := newClients(mp)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), duration-3*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, c := range clients {
+		wg.Go(func() { c.run(ctx, srv.URL) })
+	}
+	wg.Wait()
+	rep := report{Calls: map[string]int64{}, Succeeded: map[string]int64{}, Received: dep.received.Load(),
+		Status: map[int]int64{200: dep.ok.Load(), 429: dep.throttled.Load(), 503: dep.unavailable.Load(), 500: dep.failed.Load()}}
+	for _, c := range clients {
+		rep.Calls[c.name], rep.Succeeded[c.name] = c.calls.Load(), c.succeeded.Load()
+	}
+	time.Sleep(time.Until(dep.start.Add(duration))) // keep serving /metrics to the end
+	if err := json.NewEncoder(os.Stdout).Encode(rep); err != nil {
+		return err
+	}
+	if err := metrics.Close(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("metrics server: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/headroom-go/headroom/httpx"
+	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/resilience"
+)
+
+// client is one of the workload's HTTP clients and what its calls did.
+type client struct {
+	name    string
+	http    *http.Client
+	workers int
+	pause   time.Duration // between a worker's calls
+
+	calls, succeeded, failed atomic.Int64
+}
+
+// newClients builds the two clients. Between them they hold every limiter
+// shape, the quota guard, a breaker that opens on five failures in a row
+// and a retry budget small enough to run out during the outage.
+func newClients(mp metric.MeterProvider) ([]*client, error) {
+	policy := func(name string) (*resilience.Policy, error) {
+		br, err := resilience.NewBreaker(resilience.BreakerOptions{Name: name, ConsecutiveFailures: 5,
+			BreakDuration: time.Second, MeterProvider: mp})
+		if err != nil {
+			return nil, err
+		}
+		budget, err := resilience.NewBudget(resilience.BudgetOptions{TTL: 10 * time.Second, MinRetriesPerSecond: 1, Ratio: 0.1})
+		if err != nil {
+			return nil, err
+		}
+		p := resilience.HTTP(resilience.WithName(name), resilience.WithBreaker(br), resilience.WithBudget(budget),
+			resilience.WithMeterProvider(mp), resilience.WithRetries(4),
+			resilience.WithBackoff(resilience.Backoff{Initial: 50 * time.Millisecond, Multiplier: 2, Max: time.Second}),
+			resilience.WithThrottledBackoff(resilience.Backoff{Initial: 100 * time.Millisecond, Multiplier: 2, Max: 2 * time.Second}),
+			resilience.WithMaximumDelay(2*time.Second))
+		return p, p.Err()
+	}
+	api, err := policy("api")
+	if err != nil {
+		return nil, err
+	}
+	batch, err := policy("batch")
+	if err != nil {
+		return nil, err
+	}
+	apiClient, err := httpx.NewClient(httpx.WithMeterProvider(mp), httpx.WithResilience(api),
+		httpx.WithRateLimit(limit.Options{Name: "api-rate", PermitsPerSecond: 40, Burst: 10}),
+		httpx.WithRateLimit(limit.Options{Name: "api-pool", Concurrency: 4, QueueLimit: 4}))
+	if err != nil {
+		return nil, err
+	}
+	batchClient, err := httpx.NewClient(httpx.WithMeterProvider(mp), httpx.WithResilience(batch),
+		httpx.WithRateLimit(limit.Options{Name: "batch-window", PerWindow: &limit.WindowOptions{Permits: 300, Window: limit.Duration(10 * time.Second)}},
+			httpx.Cost(func(*http.Request) int { return 2 })),
+		httpx.WithRateLimit(limit.Options{Name: "batch-adaptive", Adaptive: &limit.AdaptiveOptions{Initial: 8, Maximum: 16}}),
+		httpx.WithAdaptiveRate(limit.AdaptiveRateOptions{InitialUnitsPerMinute: 1800}, httpx.LimiterName("batch-rate")))
+	if err != nil {
+		return nil, err
+	}
+	return []*client{
+		{name: "api", http: apiClient, workers: 12, pause: 20 * time.Millisecond},
+		{name: "batch", http: batchClient, workers: 6, pause: 50 * time.Millisecond},
+	}, nil
+}
+
+// run has the client's workers call url until ctx ends.
+func (c *client) run(ctx context.Context, url string) {
+	var wg sync.WaitGroup
+	for range c.workers {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				c.call(ctx, url)
+				select {
+				case <-ctx.Done():
+				case <-time.After(c.pause):
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// call makes one call, counted once it has a result; a call cut short by
+// the end of the workload is counted too, as the runner counts it.
+func (c *client) call(ctx context.Context, url string) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		panic(err)
+	}
+	c.calls.Add(1)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		c.failed.Add(1)
+		return
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode < 400 {
+		c.succeeded.Add(1)
+	} else {
+		c.failed.Add(1)
+	}
+}
