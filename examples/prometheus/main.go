@@ -16,6 +16,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"net"
 	"net/http"
@@ -37,7 +38,7 @@ func main() {
 	if *duration < 10*time.Second {
 		log.Fatal("prometheus: -duration must be at least 10s")
 	}
-	if err := run(*addr, *duration); err != nil {
+	if err := run(*addr, *duration, os.Stdout); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -50,7 +51,9 @@ type report struct {
 	Status    map[int]int64    `json:"status"`    // the server's answers by status
 }
 
-func run(addr string, duration time.Duration) error {
+// run serves /metrics on addr, runs the workload for duration less three
+// seconds, and writes its report to out when duration is over.
+func run(addr string, duration time.Duration, out io.Writer) error {
 	registry := prometheus.NewRegistry()
 	exporter, err := otelprom.New(otelprom.WithRegisterer(registry))
 	if err != nil {
@@ -89,7 +92,7 @@ func run(addr string, duration time.Duration) error {
 		rep.Calls[c.name], rep.Succeeded[c.name] = c.calls.Load(), c.succeeded.Load()
 	}
 	time.Sleep(time.Until(dep.start.Add(duration))) // keep serving /metrics to the end
-	if err := json.NewEncoder(os.Stdout).Encode(rep); err != nil {
+	if err := json.NewEncoder(out).Encode(rep); err != nil {
 		return err
 	}
 	if err := metrics.Close(); err != nil && !errors.Is(err, http.ErrServerClosed) {

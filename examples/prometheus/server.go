@@ -12,7 +12,7 @@ import (
 // a second, refused with 429 and Retry-After and never published, and a
 // published one of 300 requests per 10-second window, announced in
 // X-RateLimit-* headers, which drops to 120 at three fifths of the run. A
-// three-second outage at three tenths of the run answers 503, then 500.
+// three-second outage near three tenths of the run answers 503, then 500.
 type server struct {
 	start  time.Time
 	outage [2]time.Duration // from, to
@@ -28,8 +28,12 @@ type server struct {
 
 const publishedWindow = 10 * time.Second
 
+// newServer starts the outage at the published window's reset nearest
+// three tenths of the run, so that the clients' guards, holding until a
+// reset, let requests meet it.
 func newServer(d time.Duration) *server {
-	return &server{start: time.Now(), outage: [2]time.Duration{d * 3 / 10, d*3/10 + 3*time.Second}, drop: d * 6 / 10}
+	out := (d*3/10 + publishedWindow/2).Truncate(publishedWindow)
+	return &server{start: time.Now(), outage: [2]time.Duration{out, out + 3*time.Second}, drop: d * 6 / 10}
 }
 
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {

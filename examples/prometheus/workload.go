@@ -35,7 +35,7 @@ func newClients(mp metric.MeterProvider) ([]*client, error) {
 		if err != nil {
 			return nil, err
 		}
-		budget, err := resilience.NewBudget(resilience.BudgetOptions{TTL: 10 * time.Second, MinRetriesPerSecond: 1, Ratio: 0.1})
+		budget, err := resilience.NewBudget(resilience.BudgetOptions{TTL: 10 * time.Second, Ratio: 0.05})
 		if err != nil {
 			return nil, err
 		}

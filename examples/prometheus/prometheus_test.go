@@ -1,0 +1,252 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"go.yaml.in/yaml/v2"
+)
+
+// TestDashboardAgainstPrometheus runs the example while a real Prometheus
+// scrapes it every second, then evaluates every query of the Grafana
+// dashboard and every alert expression through Prometheus's HTTP API over
+// the run: each must return data, and the counts must agree with what the
+// example counted itself. promtool must accept the alert rules.
+func TestDashboardAgainstPrometheus(t *testing.T) {
+	bin, err := exec.LookPath("prometheus")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("prometheus is not installed; .ci/prometheus.sh installs it")
+		}
+		t.Skip("prometheus is not installed (apt-get install prometheus, or run .ci/prometheus.sh)")
+	}
+	if testing.Short() {
+		t.Skip("runs for 30 seconds")
+	}
+	rules := filepath.Join("..", "..", "docs", "dashboards", "alerts.yml")
+	if out, err := exec.Command("promtool", "check", "rules", rules).CombinedOutput(); err != nil {
+		t.Fatalf("promtool check rules: %v\n%s", err, out)
+	}
+
+	exampleAddr, promAddr := freeAddr(t), freeAddr(t)
+	startPrometheus(t, bin, exampleAddr, promAddr)
+	start := time.Now()
+	var out bytes.Buffer
+	if err := run(exampleAddr, 25*time.Second, &out); err != nil {
+		t.Fatal(err)
+	}
+	end := time.Now()
+	var rep report
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("report %q: %v", out.String(), err)
+	}
+	t.Logf("example: %s", out.String())
+	api := promAPI{t: t, base: "http://" + promAddr}
+
+	for _, q := range dashboardQueries(t) {
+		if !api.hasData(q, start, end) {
+			t.Errorf("dashboard query returned no data: %s", q)
+		}
+	}
+	for name, q := range alertExprs(t, rules) {
+		if !api.hasData(q, start, end) {
+			t.Errorf("alert %s never fired over the run: %s", name, q)
+		}
+	}
+	checkCounts(t, api, rep, end.Add(-time.Second))
+}
+
+// checkCounts compares what Prometheus last scraped, after the workload
+// stopped, with the example's report.
+func checkCounts(t *testing.T, api promAPI, rep report, at time.Time) {
+	for runner, n := range rep.Calls {
+		if got := api.scalar(fmt.Sprintf(`sum(headroom_runner_calls_total{headroom_runner=%q})`, runner), at); got != float64(n) {
+			t.Errorf("%s: runner calls %v, the example made %d", runner, got, n)
+		}
+		q := fmt.Sprintf(`sum(headroom_runner_calls_total{headroom_runner=%q, headroom_stop="succeeded"})`, runner)
+		if got := api.scalar(q, at); got != float64(rep.Succeeded[runner]) {
+			t.Errorf("%s: calls succeeded %v, the example saw %d", runner, got, rep.Succeeded[runner])
+		}
+	}
+	// A request cut short as the workload stopped may be counted by one side
+	// only: allow one per worker.
+	const inFlight = 18
+	if got := api.scalar(`sum(http_client_request_duration_seconds_count)`, at); math.Abs(got-float64(rep.Received)) > inFlight {
+		t.Errorf("requests timed %v, the server received %d", got, rep.Received)
+	}
+	for code, n := range rep.Status {
+		q := fmt.Sprintf(`sum(http_client_request_duration_seconds_count{http_response_status_code="%d"}) or vector(0)`, code)
+		if got := api.scalar(q, at); math.Abs(got-float64(n)) > inFlight {
+			t.Errorf("status %d: %v timed, the server answered %d", code, got, n)
+		}
+	}
+	for code, n := range rep.Status {
+		if n == 0 {
+			t.Errorf("the workload never drew a %d from the server", code)
+		}
+	}
+}
+
+func freeAddr(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// startPrometheus runs Prometheus on promAddr, scraping target every
+// second, until the test ends.
+func startPrometheus(t *testing.T, bin, target, promAddr string) {
+	dir := t.TempDir()
+	cfg := fmt.Sprintf("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: example\n    static_configs:\n      - targets: [%q]\n", target)
+	if err := os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, bin, "--config.file="+filepath.Join(dir, "prometheus.yml"),
+		"--storage.tsdb.path="+filepath.Join(dir, "data"), "--web.listen-address="+promAddr, "--log.level=warn")
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("prometheus:\n%s", logs.String())
+		}
+	})
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if resp, err := http.Get("http://" + promAddr + "/-/ready"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+	}
+	t.Fatalf("prometheus not ready after 30s:\n%s", logs.String())
+}
+
+// dashboardQueries are the dashboard's query expressions with every
+// variable set to all values.
+func dashboardQueries(t *testing.T) []string {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "docs", "dashboards", "headroom.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Panels []struct {
+			Targets []struct{ Expr string } `json:"targets"`
+		} `json:"panels"`
+	}
+	if err := json.Unmarshal(raw, &d); err != nil {
+		t.Fatal(err)
+	}
+	r := strings.NewReplacer("$__rate_interval", "5s", "$limiter", ".*", "$host", ".*", "$runner", ".*")
+	var qs []string
+	for _, p := range d.Panels {
+		for _, tg := range p.Targets {
+			qs = append(qs, r.Replace(tg.Expr))
+		}
+	}
+	if len(qs) == 0 {
+		t.Fatal("the dashboard has no queries")
+	}
+	return qs
+}
+
+func alertExprs(t *testing.T, path string) map[string]string {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Groups []struct {
+			Rules []struct{ Alert, Expr string } `yaml:"rules"`
+		} `yaml:"groups"`
+	}
+	if err := yaml.Unmarshal(raw, &f); err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]string{}
+	for _, g := range f.Groups {
+		for _, r := range g.Rules {
+			m[r.Alert] = r.Expr
+		}
+	}
+	return m
+}
+
+type promAPI struct {
+	t    *testing.T
+	base string
+}
+
+type promResult struct {
+	Status string
+	Error  string
+	Data   struct {
+		Result []struct {
+			Value  [2]any   `json:"value"`
+			Values [][2]any `json:"values"`
+		} `json:"result"`
+	} `json:"data"`
+}
+
+func (a promAPI) get(path string, v url.Values) promResult {
+	resp, err := http.Get(a.base + path + "?" + v.Encode())
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var r promResult
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		a.t.Fatal(err)
+	}
+	if r.Status != "success" {
+		a.t.Errorf("%s %s: %s", path, v.Get("query"), r.Error)
+	}
+	return r
+}
+
+// hasData reports whether q has a finite value at some step of the run.
+func (a promAPI) hasData(q string, start, end time.Time) bool {
+	r := a.get("/api/v1/query_range", url.Values{"query": {q}, "start": {unix(start)}, "end": {unix(end)}, "step": {"1"}})
+	for _, s := range r.Data.Result {
+		for _, v := range s.Values {
+			if f, err := strconv.ParseFloat(v[1].(string), 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// scalar is q's single value at at, or NaN.
+func (a promAPI) scalar(q string, at time.Time) float64 {
+	r := a.get("/api/v1/query", url.Values{"query": {q}, "time": {unix(at)}})
+	if len(r.Data.Result) != 1 {
+		a.t.Errorf("%s: %d series, want 1", q, len(r.Data.Result))
+		return math.NaN()
+	}
+	f, _ := strconv.ParseFloat(r.Data.Result[0].Value[1].(string), 64)
+	return f
+}
+
+func unix(t time.Time) string { return strconv.FormatFloat(float64(t.UnixNano())/1e9, 'f', 3, 64) }
