@@ -136,6 +136,7 @@ func (o *Options) Validate() error {
 	if o.Burst != 0 && o.PermitsPerSecond == 0 {
 		add("Burst", o.Burst, "0: Burst belongs to the PermitsPerSecond shape")
 	}
+	errs = append(errs, o.tokenBucketProblems()...)
 	if o.strayWindow() {
 		add("PerWindow.Segments", o.PerWindow.Segments, "0: Segments belongs to the PerWindow shape")
 	} else if w := o.PerWindow; w != nil {
