@@ -39,11 +39,12 @@ type GuardOptions struct {
 }
 
 func (o GuardOptions) defaults() GuardOptions {
+	rc := adaptive.DefaultRateConfig()
 	if o.QueueLimit == 0 {
-		o.QueueLimit = adaptive.DefaultQueueLimit
+		o.QueueLimit = rc.QueueLimit
 	}
 	if o.MaxWait == 0 {
-		o.MaxWait = adaptive.DefaultMaxWait
+		o.MaxWait = rc.MaxWait
 	}
 	if o.CapWindow == 0 {
 		o.CapWindow = time.Minute
@@ -56,7 +57,7 @@ func (o GuardOptions) defaults() GuardOptions {
 // from 80% of the quota) and Retry-After, and each instance's quota.Guard
 // parses them from the real header values (Observe) and holds an attempt
 // while the remaining allowance less its cost is inside the reserve
-// (AdmitN), in a FIFO queue.
+// (TryAcquireAt), in a FIFO queue.
 func QuotaGuard(o GuardOptions) Mode {
 	o = o.defaults()
 	return Mode{Name: "quota guard", Headers: true,
@@ -98,7 +99,7 @@ func Combined(name string, c adaptive.RateConfig, o GuardOptions) Mode {
 // guard's default reserve of 2%), read by a quota.Guard that only parses
 // the headers and never holds an attempt.
 func CubicQuota() Mode {
-	return Combined("CUBIC + quota", withController(adaptive.Cubic{}), GuardOptions{Cap: adaptive.DefaultPublishedLimitFraction})
+	return Combined("CUBIC + quota", withController(adaptive.Cubic{}), GuardOptions{Cap: adaptive.DefaultRateConfig().PublishedLimitFraction})
 }
 
 func newGuardLimiter(o GuardOptions) (*guardLimiter, error) {
@@ -123,7 +124,8 @@ func (l *guardLimiter) admit(now time.Duration, req *request) time.Duration {
 	if l.noHold {
 		return 0
 	}
-	return l.g.AdmitN(guardKey, epoch.Add(now), int64(req.cost))
+	_, d := l.g.TryAcquireAt(guardKey, int64(req.cost), epoch.Add(now))
+	return d
 }
 
 func (l *guardLimiter) acquire(now time.Duration, req *request) admit {
