@@ -121,7 +121,7 @@ func (l *AdaptiveRateLimiter) AcquireN(ctx context.Context, cost int) (Lease, er
 	now := l.now()
 	l.mu.Lock()
 	l.seen = max(l.seen, now)
-	if l.core.Acquire(now, cost) {
+	if ok, _ := l.core.TryAcquire(now, cost); ok {
 		l.mu.Unlock()
 		l.m.Acquired()
 		return Lease{owner: &l.self, granted: now, spec: leaseSpec{cost: int32(cost)}}, nil
