@@ -13,7 +13,6 @@ import (
 
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit"
-	"github.com/headroom-go/headroom/limit/quota"
 	"github.com/headroom-go/headroom/resilience"
 )
 
@@ -89,9 +88,9 @@ func ThrottleClassifier(f func(*http.Response) (throttled bool, retryAfter time.
 }
 
 // HostKey sets what "host" means for the per-host limiters; the default is
-// the request URL's host (quota.HostKey) in lower case, with its port unless
-// that is the scheme's default: http://API.test:80/ and http://api.test/
-// share a limiter. The default quota guard keys hosts the same way.
+// the request URL's host (Request.Host when the URL has none) in lower
+// case, with its port unless that is the scheme's default:
+// http://API.test:80/ and http://api.test/ share a limiter. The default quota guard keys hosts the same way.
 func HostKey(f func(*http.Request) string) LimiterOption { return func(c *limiterConfig) { c.key = f } }
 
 // RefuseAtOnce makes the layer's limiters refuse a request at once, with a
@@ -324,15 +323,18 @@ func closeLimiter(l limit.Limiter) {
 	}
 }
 
-// hostKey is the default host key: quota.HostKey in lower case, without
-// the scheme's default port (":80" for http, ":443" for https), so that one
-// host has one limiter however its URLs spell it. A host already in that
-// form, the usual case, comes back as it is, without allocating.
+// hostKey is the default host key: the request URL's host (Request.Host
+// when the URL has none) in lower case, without the scheme's default port
+// (":80" for http, ":443" for https), so that one host has one limiter
+// however its URLs spell it. A host already in that form, the usual case,
+// comes back as it is, without allocating.
 func hostKey(r *http.Request) string {
-	host := quota.HostKey(r)
-	scheme := ""
+	host, scheme := r.Host, ""
 	if r.URL != nil {
 		scheme = r.URL.Scheme
+		if r.URL.Host != "" {
+			host = r.URL.Host
+		}
 	}
 	return normalHost(host, scheme)
 }

@@ -34,7 +34,7 @@ type guardLayer struct {
 func (l *guardLayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	key := l.g.Key(req)
 	rate, cost := l.pacing(req)
-	slot, err := l.g.EnterN(req.Context(), key, cost)
+	slot, err := l.g.Acquire(req.Context(), key, cost)
 	if err != nil {
 		closeRequestBody(req)
 		return nil, err

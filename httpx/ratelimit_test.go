@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -560,6 +561,20 @@ func TestHostKeyIgnoresCaseAndDefaultPort(t *testing.T) {
 	} {
 		if got := hostKey(httptestRequest(t, c.url)); got != c.want {
 			t.Errorf("hostKey(%s) = %q, want %q", c.url, got, c.want)
+		}
+	}
+	// A request whose URL names no host (a server's inbound request) is
+	// keyed by its Host, with no scheme to tell the default port from.
+	for _, c := range []struct {
+		req  *http.Request
+		want string
+	}{
+		{&http.Request{Host: "API.test:80"}, "api.test"},
+		{&http.Request{URL: &url.URL{Path: "/x"}, Host: "api.test:443"}, "api.test"},
+		{&http.Request{URL: &url.URL{Host: "b.test:8080"}, Host: "api.test"}, "b.test:8080"},
+	} {
+		if got := hostKey(c.req); got != c.want {
+			t.Errorf("hostKey(%+v) = %q, want %q", c.req, got, c.want)
 		}
 	}
 }
