@@ -42,7 +42,7 @@ var Headroom = ClientMaker{Name: "headroom", New: func(base http.RoundTripper) (
 	t, err := httpx.NewTransport(
 		httpx.WithTransport(base),
 		httpx.WithResilience(resilience.HTTP()),
-		httpx.WithAdaptiveRate(limit.AdaptiveRateOptions{Controller: "cubic"}, httpx.Cost(requestCost)),
+		httpx.WithAdaptiveRate(limit.AdaptiveRateOptions{Controller: "cubic"}, httpx.WithCost(requestCost)),
 	)
 	if err != nil {
 		return nil, err

@@ -36,60 +36,27 @@ type AdaptiveOptions struct {
 	DecreaseFactor float64 `json:"decreaseFactor,omitempty"`
 }
 
-// bounds are the minimum and maximum in force, defaults filled in. The
-// default minimum never exceeds a maximum that was set: Maximum 3 alone is a
-// limit that stays between 3 and 3, not a conflict with a default the user
-// never wrote.
-func (a *AdaptiveOptions) bounds() (lo, hi int) {
-	lo, hi = a.Minimum, a.Maximum
-	if hi == 0 {
-		hi = adaptive.DefaultMaximum
-	}
-	if lo == 0 {
-		lo = min(adaptive.DefaultMinimum, hi)
-	}
-	return lo, hi
-}
-
 func (a *AdaptiveOptions) config() adaptive.ConcurrencyConfig {
-	lo, hi := a.bounds()
 	return adaptive.ConcurrencyConfig{
-		Minimum: lo, Maximum: hi, Initial: a.Initial,
+		Minimum: a.Minimum, Maximum: a.Maximum, Initial: a.Initial,
 		Multiple: a.Multiple, DecreaseFactor: a.DecreaseFactor,
 	}
 }
 
+// validate lists every problem with a, each an *headroom.ConfigError whose
+// Field starts with "Adaptive.": the engine's (ConcurrencyConfig.Problems)
+// and the lease's bound on a cost.
 func (a *AdaptiveOptions) validate() []error {
 	var errs []error
 	add := func(field string, value any, want string) {
 		errs = append(errs, &headroom.ConfigError{Package: "limit", Field: "Adaptive." + field, Value: value, Want: want})
 	}
-	if a.Minimum < 0 {
-		add("Minimum", a.Minimum, "0 (4) or more")
-	}
-	if a.Maximum < 0 {
-		add("Maximum", a.Maximum, "0 (200) or more")
-	}
 	if a.Maximum > math.MaxInt32 {
 		add("Maximum", a.Maximum, "at most "+strconv.Itoa(math.MaxInt32))
 	}
-	if a.Initial < 0 {
-		add("Initial", a.Initial, "0 (20) or more")
-	}
-	if a.Multiple < 0 || a.Multiple != a.Multiple || (a.Multiple > 0 && a.Multiple <= 1) || math.IsInf(a.Multiple, 0) {
-		add("Multiple", a.Multiple, "0 (2.0) or a finite number above 1")
-	}
-	if a.DecreaseFactor < 0 || a.DecreaseFactor >= 1 || a.DecreaseFactor != a.DecreaseFactor {
-		add("DecreaseFactor", a.DecreaseFactor, "0 (0.9) or a number between 0 and 1")
-	}
-	if a.Minimum >= 0 && a.Maximum >= 0 {
-		lo, hi := a.bounds()
-		if lo > hi {
-			add("Minimum", a.Minimum, "at most Maximum ("+strconv.Itoa(hi)+")")
-		}
-		if a.Initial > 0 && (a.Initial < lo || a.Initial > hi) {
-			add("Initial", a.Initial, "between Minimum ("+strconv.Itoa(lo)+") and Maximum ("+strconv.Itoa(hi)+")")
-		}
+	c := a.config()
+	for _, p := range c.Problems() {
+		add(p.Field, p.Value, p.Want)
 	}
 	return errs
 }
@@ -137,7 +104,7 @@ type AdaptiveLimiter struct {
 	metrics  *metrics.Limiter
 
 	mu     sync.Mutex
-	engine adaptive.Concurrency
+	engine *adaptive.Concurrency
 	queue  waitQueue
 }
 
@@ -154,7 +121,8 @@ func newAdaptiveLimiter(o Options) *AdaptiveLimiter {
 		metrics: metrics.NewLimiter(o.MeterProvider, name, telemetry.KindAdaptive, o.Attributes...),
 		queue:   waitQueue{limit: o.QueueLimit},
 	}
-	l.engine.Init(o.Adaptive.config())
+	// Validate has listed every problem NewConcurrency finds.
+	l.engine, _ = adaptive.NewConcurrency(o.Adaptive.config())
 	l.capacity = l.engine.Config().Maximum
 	l.metrics.SetLimit(float64(l.engine.Limit()))
 	l.self.leaseOwner = l

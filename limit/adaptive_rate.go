@@ -23,15 +23,18 @@ type AdaptiveRateLimiter struct {
 	self ownerRef // what its leases point back to
 	mu   sync.Mutex
 	core *adaptive.Rate
-	// queueLimit is Options.QueueLimit: the units that may wait.
-	queueLimit int64
-	epoch      time.Time
-	name       string
-	m          *metrics.Limiter
-	waiters    map[uint64]*rateWaiter
-	timer      *time.Timer
-	counter    adaptive.InstanceCounter
-	nextPoll   atomic.Int64 // on the epoch axis
+	// queueLimit is Options.QueueLimit and queued the units waiting: the
+	// queue counts units, as every shape's does, where the engine's counts
+	// requests (every request holds a unit, so the engine's bound, set to
+	// the same number, never binds first).
+	queueLimit, queued int64
+	epoch              time.Time
+	name               string
+	m                  *metrics.Limiter
+	waiters            map[uint64]*rateWaiter
+	timer              *time.Timer
+	counter            adaptive.InstanceCounter
+	nextPoll           atomic.Int64 // on the epoch axis
 	// seen is the latest time read under mu: a quiet success (one that
 	// can only be measured) is reported at it, which saves a clock read
 	// on the fast path.
@@ -74,8 +77,6 @@ func newAdaptiveRateLimiter(o Options) (*AdaptiveRateLimiter, error) {
 		name = "adaptive_rate"
 	}
 	c := o.AdaptiveRate.config()
-	// Every request holds at least one unit, so a queue of QueueLimit units
-	// never holds more than QueueLimit requests; wait checks the units.
 	c.QueueLimit = o.QueueLimit
 	core, err := adaptive.NewRate(c, 0)
 	if err != nil {
@@ -128,7 +129,7 @@ func (l *AdaptiveRateLimiter) AcquireN(ctx context.Context, cost int) (Lease, er
 	now := l.now()
 	l.mu.Lock()
 	l.seen = max(l.seen, now)
-	if l.core.Acquire(now, cost) {
+	if ok, _ := l.core.TryAcquire(now, cost); ok {
 		l.mu.Unlock()
 		l.m.AcquiredN(cost)
 		return newLease(&l.self, now, cost), nil
@@ -146,7 +147,7 @@ func (l *AdaptiveRateLimiter) wait(ctx context.Context, now time.Duration, cost 
 	if d, ok := ctx.Deadline(); ok {
 		deadline = d.Sub(l.epoch)
 	}
-	if l.queueLimit > 0 && l.core.QueuedUnits()+int64(cost) > l.queueLimit {
+	if l.queueLimit > 0 && l.queued+int64(cost) > l.queueLimit {
 		next, _ := l.core.Next(now)
 		l.mu.Unlock()
 		return Lease{}, l.refuse(cost, ReasonQueueFull, max(next-now, 0))
@@ -161,6 +162,7 @@ func (l *AdaptiveRateLimiter) wait(ctx context.Context, now time.Duration, cost 
 		l.waiters = make(map[uint64]*rateWaiter)
 	}
 	l.waiters[id] = w
+	l.queued += int64(cost)
 	l.m.QueueAdd(int64(cost))
 	l.serviceLocked(now)
 	l.mu.Unlock()
@@ -171,6 +173,7 @@ func (l *AdaptiveRateLimiter) wait(ctx context.Context, now time.Duration, cost 
 		l.mu.Lock()
 		if l.core.Cancel(now, id) {
 			delete(l.waiters, id)
+			l.queued -= int64(cost)
 			l.m.QueueAdd(-int64(cost))
 			l.serviceLocked(l.now()) // the waiters behind may go now
 			l.mu.Unlock()
@@ -206,6 +209,7 @@ func (l *AdaptiveRateLimiter) serviceLocked(now time.Duration) {
 			rw.granted, rw.at = w.Granted, now
 			close(rw.ready)
 		}
+		l.queued -= int64(w.Cost)
 		l.m.QueueAdd(-int64(w.Cost))
 	}
 	at, ok := l.core.Next(now)

@@ -91,23 +91,24 @@ type CubicOptions struct {
 // config turns the options into the engine's configuration, defaults
 // applied.
 func (a *AdaptiveRateOptions) config() adaptive.RateConfig {
-	c := adaptive.DefaultRateConfig()
+	def := adaptive.DefaultRateConfig()
+	c := def
 	c.MaxUnitsPerMinute = a.MaxUnitsPerMinute
 	if c.MaxUnitsPerMinute == 0 {
-		c.MaxUnitsPerMinute = max(adaptive.DefaultMaxUnitsPerMinute, a.MinUnitsPerMinute, a.InitialUnitsPerMinute)
+		c.MaxUnitsPerMinute = max(def.MaxUnitsPerMinute, a.MinUnitsPerMinute, a.InitialUnitsPerMinute)
 	}
 	// A default follows the bounds set beside it only when they are valid:
 	// a bad maximum is one problem, not three.
 	c.MinUnitsPerMinute = a.MinUnitsPerMinute
 	if c.MinUnitsPerMinute == 0 {
-		c.MinUnitsPerMinute = adaptive.DefaultMinUnitsPerMinute
+		c.MinUnitsPerMinute = def.MinUnitsPerMinute
 		if c.MaxUnitsPerMinute > 0 {
 			c.MinUnitsPerMinute = min(c.MinUnitsPerMinute, c.MaxUnitsPerMinute)
 		}
 	}
 	c.InitialUnitsPerMinute = a.InitialUnitsPerMinute
 	if c.InitialUnitsPerMinute == 0 {
-		c.InitialUnitsPerMinute = adaptive.DefaultInitialUnitsPerMinute
+		c.InitialUnitsPerMinute = def.InitialUnitsPerMinute
 		if lo, hi := c.MinUnitsPerMinute, c.MaxUnitsPerMinute; lo > 0 && lo <= hi {
 			c.InitialUnitsPerMinute = min(max(c.InitialUnitsPerMinute, lo), hi)
 		}

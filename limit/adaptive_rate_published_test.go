@@ -21,7 +21,7 @@ func TestAdaptiveRatePublishedLimit(t *testing.T) {
 		t.Fatalf("one instance: rate %v, max %v", l.Rate(), l.MaxRate())
 	}
 	l.SetPublishedLimit(0, 0)
-	if l.Rate() != 980 || l.MaxRate() != adaptive.DefaultMaxUnitsPerMinute || l.PublishedLimit() != 0 {
+	if l.Rate() != 980 || l.MaxRate() != adaptive.DefaultRateConfig().MaxUnitsPerMinute || l.PublishedLimit() != 0 {
 		t.Fatalf("no quota: rate %v, max %v", l.Rate(), l.MaxRate())
 	}
 	l.SetPublishedLimit(100, 0) // no window: no rate

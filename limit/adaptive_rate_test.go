@@ -325,7 +325,7 @@ func TestAdaptiveRateOptionsValidate(t *testing.T) {
 	}
 	a := lim.(*AdaptiveRateLimiter)
 	defer a.Close()
-	if a.Name() != "x" || a.Rate() != adaptive.DefaultInitialUnitsPerMinute {
+	if a.Name() != "x" || a.Rate() != adaptive.DefaultRateConfig().InitialUnitsPerMinute {
 		t.Fatalf("New: %s %v", a.Name(), a.Rate())
 	}
 }

@@ -123,6 +123,7 @@ func (o *Options) Validate() error {
 	if o.Burst != 0 && o.PermitsPerSecond == 0 {
 		add("Burst", o.Burst, "0: Burst belongs to the PermitsPerSecond shape")
 	}
+	errs = append(errs, o.tokenBucketProblems()...)
 	if w := o.PerWindow; w != nil {
 		if w.Permits <= 0 {
 			add("PerWindow.Permits", w.Permits, "1 or more")

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit/window"
 	"github.com/headroom-go/headroom/telemetry"
@@ -38,9 +39,11 @@ type perSecond struct {
 	self ownerRef // what its leases point back to
 }
 
-// newPerSecond builds the PerSecond shape of a validated o. Burst 0 means 1.
+// newPerSecond builds the PerSecond shape of a validated o.
 func newPerSecond(o Options) Limiter {
-	burst := max(o.Burst, 1)
+	// Validate has listed every problem NewTokenBucket finds
+	// (tokenBucketProblems).
+	bucket, _ := window.NewTokenBucket(o.PermitsPerSecond, o.perSecondBurst())
 	name := o.Name
 	if name == "" {
 		name = "per_second"
@@ -50,7 +53,7 @@ func newPerSecond(o Options) Limiter {
 		epoch:   time.Now(),
 		metrics: metrics.NewLimiter(o.MeterProvider, name, telemetry.KindPerSecond, o.Attributes...),
 		queue:   waitQueue{limit: o.QueueLimit},
-		bucket:  window.NewTokenBucket(o.PermitsPerSecond, burst),
+		bucket:  bucket,
 	}
 	l.self.leaseOwner = l
 	l.metrics.SetLimit(o.PermitsPerSecond * 60) // telemetry.LimitName: permits per minute
@@ -60,6 +63,30 @@ func newPerSecond(o Options) Limiter {
 	l.metrics.SetQueueLimit(o.QueueLimit)
 	sample(l.metrics, l, (*perSecond).figures)
 	return l
+}
+
+// perSecondBurst is the bucket's burst: Burst, or 1 for 0.
+func (o *Options) perSecondBurst() int { return max(o.Burst, 1) }
+
+// tokenBucketProblems lists what the token bucket refuses of a rate and
+// burst within Validate's own bounds: a bucket that would take more than
+// about 36 years to refill, which it cannot count (window.NewTokenBucket).
+func (o *Options) tokenBucketProblems() []error {
+	if !(o.PermitsPerSecond > 0 && o.PermitsPerSecond <= maxPermitsPerSecond) || o.Burst < 0 || o.Burst > maxBurst {
+		return nil // another shape, or a problem Validate reports itself
+	}
+	_, err := window.NewTokenBucket(o.PermitsPerSecond, o.perSecondBurst())
+	var errs []error
+	for _, e := range unjoinErrors(err) {
+		if ce, ok := e.(*headroom.ConfigError); ok {
+			field := "PermitsPerSecond"
+			if ce.Field == "burst" {
+				field = "Burst"
+			}
+			errs = append(errs, &headroom.ConfigError{Package: "limit", Field: field, Value: ce.Value, Want: ce.Want})
+		}
+	}
+	return errs
 }
 
 func (l *perSecond) Name() string { return l.name }
@@ -78,7 +105,7 @@ func (l *perSecond) figures(f metrics.Figures) {
 // copy fewer is worth a few nanoseconds here.
 func (l *perSecond) Acquire(ctx context.Context) (Lease, error) {
 	now := time.Since(l.epoch)
-	ok, retryAfter := l.bucket.TryTake(now, 1)
+	ok, retryAfter := l.bucket.TryAcquire(now, 1)
 	if ok {
 		l.metrics.Acquired()
 		return newLease(&l.self, now, 1), nil
@@ -103,15 +130,15 @@ func (l *perSecond) Acquire(ctx context.Context) (Lease, error) {
 // queue it waits its turn; see wait.
 func (l *perSecond) AcquireN(ctx context.Context, cost int) (Lease, error) {
 	now := time.Since(l.epoch)
-	ok, retryAfter := l.bucket.TryTake(now, cost)
-	if ok && cost > 0 { // TryTake grants a negative cost; AcquireN does not
+	ok, retryAfter := l.bucket.TryAcquire(now, cost)
+	if ok && cost >= 0 { // TryAcquire grants a negative cost; AcquireN does not
 		l.metrics.AcquiredN(cost)
 		return newLease(&l.self, now, cost), nil
 	}
 	return l.refused(ctx, now, cost, retryAfter)
 }
 
-// refused is AcquireN after TryTake(now, cost) refused with retryAfter.
+// refused is AcquireN after TryAcquire(now, cost) refused with retryAfter.
 func (l *perSecond) refused(ctx context.Context, now time.Duration, cost int, retryAfter time.Duration) (Lease, error) {
 	if cost == 0 {
 		l.metrics.AcquiredN(cost)

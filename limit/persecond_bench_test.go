@@ -41,13 +41,16 @@ func BenchmarkPerSecondRefused(b *testing.B) {
 	}
 }
 
-// BenchmarkTokenBucketTryTake is the core alone, on a fixed time.
-func BenchmarkTokenBucketTryTake(b *testing.B) {
-	tb := window.NewTokenBucket(1e9, 1e9)
+// BenchmarkTokenBucketTryAcquire is the core alone, on a fixed time.
+func BenchmarkTokenBucketTryAcquire(b *testing.B) {
+	tb, err := window.NewTokenBucket(1e9, 1e9)
+	if err != nil {
+		b.Fatal(err)
+	}
 	var now time.Duration
 	for b.Loop() {
 		now++
-		tb.TryTake(now, 1)
+		tb.TryAcquire(now, 1)
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/headroom-go/headroom"
 )
 
 // mustPerSecond builds a PerSecond limiter or fails the test.
@@ -357,4 +359,34 @@ func TestPerSecondManyWaitersCancellingAtRandomLeakNothing(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A bucket that would take more than about 36 years to refill is refused
+// when built, naming the setting at fault. Before, the engine shortened the
+// interval to fit and so granted faster than asked: 0.5 a second with a
+// burst of 1e9 refilled at 0.87 a second.
+func TestPerSecondRefusesABucketTooSlowToRefill(t *testing.T) {
+	for _, c := range []struct {
+		rate  float64
+		burst int
+		field string
+	}{
+		{0.5, 1e9, "Burst"},
+		{1e-12, 1, "PermitsPerSecond"},
+	} {
+		_, err := PerSecond(c.rate, c.burst)
+		var ce *headroom.ConfigError
+		if !errors.As(err, &ce) || !errors.Is(err, headroom.ErrConfig) || ce.Package != "limit" || ce.Field != c.field {
+			t.Errorf("PerSecond(%v): %v; want a limit ConfigError on %s", c.rate, err, c.field)
+		}
+	}
+	_, err := ParseOptions([]byte(`{"permitsPerSecond": 0.5, "burst": 1000000000}`))
+	var ce *headroom.ConfigError
+	if !errors.As(err, &ce) || ce.Field != "burst" {
+		t.Errorf("ParseOptions: %v; want a ConfigError on burst", err)
+	}
+	// The longest bucket that can be counted still builds.
+	if _, err := PerSecond(0.5, 5e8); err != nil {
+		t.Errorf("PerSecond(0.5, 5e8): %v", err)
+	}
 }

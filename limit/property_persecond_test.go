@@ -85,7 +85,10 @@ func TestPerSecondPropertyCore(t *testing.T) {
 		burst int
 	}{{1000, 5}, {3000.0 / 7, 5}, {50, 10}} {
 		const goroutines, ops = 8, 20000
-		b := window.NewTokenBucket(c.rate, c.burst)
+		b, err := window.NewTokenBucket(c.rate, c.burst)
+		if err != nil {
+			t.Fatal(err)
+		}
 		var clock atomic.Int64
 		step := int64(b.Interval() / 1000) // demand far above the rate
 		results := make([][]admission, goroutines)
@@ -97,7 +100,7 @@ func TestPerSecondPropertyCore(t *testing.T) {
 					now := time.Duration(clock.Add(rng.Int64N(step + 1)))
 					cost := 1 + rng.IntN(3)
 					if g%2 == 0 {
-						if ok, _ := b.TryTake(now, cost); ok {
+						if ok, _ := b.TryAcquire(now, cost); ok {
 							results[g] = append(results[g], admission{now, cost})
 						}
 						continue

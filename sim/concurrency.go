@@ -15,8 +15,12 @@ import (
 // the rate.
 func concurrencyMode(c adaptive.ConcurrencyConfig) Mode {
 	return Mode{Name: "adaptive concurrency", newLimiter: func(env limiterEnv) (limiter, error) {
-		return &concurrencyLimiter{core: adaptive.NewConcurrency(c),
-			queue: holdQueue{limit: adaptive.DefaultQueueLimit, maxWait: adaptive.DefaultMaxWait}}, nil
+		core, err := adaptive.NewConcurrency(c)
+		if err != nil {
+			return nil, err
+		}
+		rc := adaptive.DefaultRateConfig()
+		return &concurrencyLimiter{core: core, queue: holdQueue{limit: rc.QueueLimit, maxWait: rc.MaxWait}}, nil
 	}}
 }
 

@@ -47,8 +47,8 @@
 //
 // Every mode drives an engine core — adaptive.Rate, adaptive.Concurrency,
 // quota.Guard — through the methods that take the time as an argument
-// (Acquire, Enqueue, Dequeue, OnSuccess, OnThrottled, SetPublishedLimit;
-// TryAcquire, Release; AdmitN, Observe, State), passing the virtual clock
+// (TryAcquire, Enqueue, Dequeue, OnSuccess, OnThrottled, SetPublishedLimit;
+// TryAcquire, Release; TryAcquireAt, Observe, State), passing the virtual clock
 // (as a time.Time from a fixed epoch for the guard). The simulator adds
 // only what a shell would: for the guard and the concurrency limit, whose
 // cores do not queue, a FIFO queue bounded as the adaptive rate limiter's

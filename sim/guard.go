@@ -39,11 +39,12 @@ type guardOptions struct {
 }
 
 func (o guardOptions) defaults() guardOptions {
+	rc := adaptive.DefaultRateConfig()
 	if o.QueueLimit == 0 {
-		o.QueueLimit = adaptive.DefaultQueueLimit
+		o.QueueLimit = rc.QueueLimit
 	}
 	if o.MaxWait == 0 {
-		o.MaxWait = adaptive.DefaultMaxWait
+		o.MaxWait = rc.MaxWait
 	}
 	if o.CapWindow == 0 {
 		o.CapWindow = time.Minute
@@ -56,7 +57,7 @@ func (o guardOptions) defaults() guardOptions {
 // from 80% of the quota) and Retry-After, and each instance's quota.Guard
 // parses them from the real header values (Observe) and holds an attempt
 // while the remaining allowance less its cost is inside the reserve
-// (AdmitN), in a FIFO queue.
+// (TryAcquireAt), in a FIFO queue.
 func quotaGuardMode(o guardOptions) Mode {
 	o = o.defaults()
 	return Mode{Name: "quota guard", headers: true,
@@ -99,7 +100,7 @@ func combinedMode(name string, c adaptive.RateConfig, o guardOptions) Mode {
 // a quota.Guard behind it that also holds the attempts the published quota
 // has no room for.
 func cubicQuotaMode() Mode {
-	return combinedMode("CUBIC + quota", withController(adaptive.Cubic{}), guardOptions{Cap: adaptive.DefaultPublishedLimitFraction})
+	return combinedMode("CUBIC + quota", withController(adaptive.Cubic{}), guardOptions{Cap: adaptive.DefaultRateConfig().PublishedLimitFraction})
 }
 
 func newGuardLimiter(o guardOptions) (*guardLimiter, error) {
@@ -124,7 +125,8 @@ func (l *guardLimiter) admit(now time.Duration, req *request) time.Duration {
 	if l.noHold {
 		return 0
 	}
-	return l.g.AdmitN(guardKey, epoch.Add(now), int64(req.cost))
+	_, d := l.g.TryAcquireAt(guardKey, int64(req.cost), epoch.Add(now))
+	return d
 }
 
 func (l *guardLimiter) acquire(now time.Duration, req *request) admit {

@@ -74,7 +74,7 @@ type rateLimiter struct {
 }
 
 func (l *rateLimiter) acquire(now time.Duration, req *request) admit {
-	if l.core.Acquire(now, req.cost) {
+	if ok, _ := l.core.TryAcquire(now, req.cost); ok {
 		l.record(now, traceAcquire, req.cost, 0, 0)
 		return granted
 	}

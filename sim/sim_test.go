@@ -143,11 +143,11 @@ func replayRates(t *testing.T, trace []traceEvent, cfg adaptive.RateConfig, crea
 		kinds[e.Kind]++
 		switch e.Kind {
 		case traceAcquire:
-			if !c.Acquire(e.At, e.N) {
+			if ok, _ := c.TryAcquire(e.At, e.N); !ok {
 				t.Fatalf("call %d: %+v: the direct core did not admit", i, e)
 			}
 		case traceEnqueue:
-			if c.Acquire(e.At, e.N) {
+			if ok, _ := c.TryAcquire(e.At, e.N); ok {
 				t.Fatalf("call %d: %+v: the direct core admitted", i, e)
 			}
 			c.Enqueue(e.At, e.N, adaptive.NoDeadline)

@@ -62,9 +62,9 @@ func newClients(mp metric.MeterProvider) ([]*client, error) {
 	}
 	batchClient, err := httpx.NewClient(httpx.WithMeterProvider(mp), httpx.WithResilience(batch),
 		httpx.WithRateLimit(limit.Options{Name: "batch-window", PerWindow: &limit.WindowOptions{Permits: 300, Window: limit.Duration(10 * time.Second)}},
-			httpx.Cost(func(*http.Request) int { return 2 })),
+			httpx.WithCost(func(*http.Request) int { return 2 })),
 		httpx.WithRateLimit(limit.Options{Name: "batch-adaptive", Adaptive: &limit.AdaptiveOptions{Initial: 8, Maximum: 16}}),
-		httpx.WithAdaptiveRate(limit.AdaptiveRateOptions{InitialUnitsPerMinute: 1800}, httpx.LimiterName("batch-rate")))
+		httpx.WithAdaptiveRate(limit.AdaptiveRateOptions{InitialUnitsPerMinute: 1800}, httpx.WithLimiterName("batch-rate")))
 	if err != nil {
 		return nil, err
 	}

@@ -43,16 +43,16 @@ type Options struct {
 	// then asked again.
 	MaxRetryAfter limit.Duration `json:"maxRetryAfter,omitempty"`
 
-	// MaxWait is the longest Wait holds a caller; a longer wait is refused
-	// at once with ReasonMaxWait. Default: MaxRetryAfter, so Wait only ever
-	// refuses for the context's deadline.
+	// MaxWait is the longest Acquire holds a caller for the quota; a longer
+	// wait is refused at once with ReasonMaxWait. Default: MaxRetryAfter, so
+	// Acquire only ever refuses for the context's deadline.
 	MaxWait limit.Duration `json:"maxWait,omitempty"`
 
-	// RefuseAtOnce makes Enter refuse an attempt the key has no room for
-	// (Check, Acquire) rather than hold it until there is (Wait,
-	// AcquireWait). Holding is the default: a caller with a deadline waits
-	// its turn up to that deadline, or is refused at once when the wait
-	// would outlast it, as an HTTP client's callers expect.
+	// RefuseAtOnce makes Acquire refuse an attempt the key has no room for
+	// (no in-flight slot, or no allowance) rather than hold it until there
+	// is. Holding is the default: a caller with a deadline waits its turn up
+	// to that deadline, or is refused at once when the wait would outlast
+	// it, as an HTTP client's callers expect.
 	RefuseAtOnce bool `json:"refuseAtOnce,omitempty"`
 
 	// TTL is how long a key's published state is trusted without a fresh
@@ -80,7 +80,8 @@ type Options struct {
 	// shapes already offer Concurrency. Seed 003 §4 suggests 5 when on.
 	MaxInFlight int `json:"maxInFlight,omitempty"`
 
-	// Key maps a request to its key; nil means HostKey. Use it for a token,
+	// Key maps a request to its key; nil means the request's host (the
+	// URL's, with its port when given, else Request.Host). Use it for a token,
 	// an endpoint (GitHub's search and core quotas differ on one host), or
 	// a route.
 	Key func(*http.Request) string `json:"-"`
@@ -88,7 +89,11 @@ type Options struct {
 	// Share, when set, lets keys share one state through the hint a
 	// response carries (Quota.Key: the Discord bucket, the GitHub resource):
 	// it returns the key of the shared state for a key and a hint, or "" to
-	// keep the key's own. ShareByHint is one such function.
+	// keep the key's own. func(key, hint string) string { return "hint:" +
+	// hint } makes every key that a response names with the same hint share
+	// one state: use it with a Key that names routes (for Discord, a route
+	// with its major parameter), never with the host alone, since on one
+	// host GitHub's core and search quotas are different resources.
 	Share func(key, hint string) string `json:"-"`
 }
 
@@ -111,25 +116,19 @@ type BackoffOptions struct {
 	Jitter float64 `json:"jitter,omitempty"`
 }
 
-// HostKey is the default key: the request's host (with port, when given).
-func HostKey(r *http.Request) string {
+// requestHost is the default key: the request's host (with port, when
+// given).
+func requestHost(r *http.Request) string {
 	if r.URL != nil && r.URL.Host != "" {
 		return r.URL.Host
 	}
 	return r.Host
 }
 
-// ShareByHint makes every key that a response names with the same hint share
-// one state, keyed "hint:" + hint. Use it with a Key function that names
-// routes (for Discord, a route with its major parameter), never with
-// HostKey: on one host GitHub's core and search quotas are different
-// resources.
-func ShareByHint(key, hint string) string { return "hint:" + hint }
-
 // config is Options with the defaults applied.
 type config struct {
 	name          string
-	reserve       Reserve
+	reserve       reserve
 	maxRetryAfter time.Duration
 	maxWait       time.Duration
 	queue         bool
@@ -188,7 +187,7 @@ func (o *Options) Validate() error {
 func (o *Options) config() config {
 	c := config{
 		name:          o.Name,
-		reserve:       Reserve{Fraction: 0.02},
+		reserve:       reserve{Fraction: 0.02},
 		maxRetryAfter: time.Duration(o.MaxRetryAfter),
 		maxWait:       time.Duration(o.MaxWait),
 		queue:         !o.RefuseAtOnce,
@@ -236,7 +235,7 @@ func (o *Options) config() config {
 		c.boJitter = 0.2
 	}
 	if c.key == nil {
-		c.key = HostKey
+		c.key = requestHost
 	}
 	return c
 }

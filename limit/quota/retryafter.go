@@ -22,7 +22,7 @@ import (
 // Every wait is capped. go-retryablehttp honours any Retry-After and its
 // users have logged sleeps of 484289h (issues #247, #295); urllib3 caps at
 // 6 h, the OpenAI SDK at 8 s. ParseRetryAfter caps at DefaultMaxRetryAfter;
-// Guard.RetryAfter at the Guard's MaxRetryAfter.
+// a Guard at its MaxRetryAfter.
 
 const (
 	hRetryAfter     = "Retry-After"
