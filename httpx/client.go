@@ -216,6 +216,7 @@ func guardLayerSpec(name string, o quota.Options) layer {
 			if o.Key == nil {
 				o.Key = hostKey // as the limiter layers key hosts
 			}
+			o.MeterProvider = b.meterProvider(o.MeterProvider)
 			g, err := quota.New(o)
 			if err != nil {
 				return nil, err

@@ -170,8 +170,11 @@ const (
 
 	// QuotaRefusalsName counts attempts the guard refused, unit
 	// "{refusal}", with AttrReason: ReasonReserve (the remaining allowance
-	// is inside the reserve) or ReasonBlocked (a Retry-After or a reset
-	// holds the key).
+	// is inside the reserve), ReasonBlocked (a Retry-After or a backoff
+	// holds the key), ReasonProbe (past a reset, a probe is out) or
+	// ReasonInFlight (no in-flight slot is free). A refusal is an attempt
+	// the guard turned away: at once, or when its wait would outlast the
+	// deadline or MaxWait, or when the deadline ended it.
 	QuotaRefusalsName = "headroom.quota.refusals"
 
 	// QuotaKeysMax is the most keys the guard's gauges report at once.
@@ -283,7 +286,9 @@ const (
 	ReasonMaxWait   = "max_wait"   // the wait would exceed the maximum wait
 	ReasonDeadline  = "deadline"   // the wait would outlast the context's deadline
 	ReasonReserve   = "reserve"    // quota guard: the remaining allowance is inside the reserve
-	ReasonBlocked   = "blocked"    // quota guard: a Retry-After or a reset holds the key
+	ReasonBlocked   = "blocked"    // quota guard: a Retry-After or a backoff holds the key
+	ReasonProbe     = "probe"      // quota guard: past a reset, one probe at a time until figures return
+	ReasonInFlight  = "in_flight"  // quota guard: every in-flight slot for the key is taken
 )
 
 // Values of AttrVerdict.

@@ -5,10 +5,13 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
+	"weak"
 
+	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit"
 )
 
@@ -30,6 +33,7 @@ type Guard struct {
 	c         config
 	m         sync.Map // string → *entry
 	lastSweep atomic.Int64
+	tel       *metrics.Guard
 }
 
 // New returns a Guard, or Validate's error.
@@ -37,7 +41,12 @@ func New(o Options) (*Guard, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	return &Guard{c: o.config()}, nil
+	g := &Guard{c: o.config()}
+	g.tel = metrics.NewGuard(o.MeterProvider, g.c.name, keyStates(weak.Make(g)))
+	// The meter provider holds the gauges' callback until it is
+	// unregistered: unregister it when the guard is dropped.
+	runtime.AddCleanup(g, (*metrics.Guard).Close, g.tel)
+	return g, nil
 }
 
 // Key is the key of a request under Options.Key (the host by default).
@@ -385,17 +394,21 @@ func (g *Guard) sweep(n int64) {
 func (g *Guard) Acquire(ctx context.Context, key string, cost int64) (Slot, error) {
 	var s Slot
 	var err error
+	slotted := false
 	if g.c.queue {
 		if s, err = g.waitSlot(ctx, key); err == nil {
+			slotted = true
 			s.sent, err = g.waitN(ctx, key, cost)
 		}
 	} else if s, err = g.takeSlot(key); err == nil {
+		slotted = true
 		s.sent = time.Now()
 		if ok, d := g.TryAcquireAt(key, cost, s.sent); !ok {
 			err = g.refuse(d, limit.ReasonNoPermit)
 		}
 	}
 	if err != nil {
+		g.refused(key, slotted, err)
 		s.Release() // the zero Slot when none was taken
 		return Slot{}, err
 	}

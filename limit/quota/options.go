@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
+
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit"
 )
@@ -68,6 +70,10 @@ type Options struct {
 	// second frees the probe and one more. Seed 003 §3.2 asks for "a default
 	// window duration" here.
 	AssumedReset limit.Duration `json:"assumedReset,omitempty"`
+
+	// MeterProvider receives the guard's metrics (telemetry's
+	// headroom.quota.*); nil means the global one.
+	MeterProvider metric.MeterProvider `json:"-"`
 
 	// Backoff is the per-key exponential backoff after a 429 or 503 that
 	// carries neither Retry-After nor an exhausted quota with a reset

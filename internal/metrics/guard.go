@@ -1,0 +1,113 @@
+package metrics
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/headroom-go/headroom/telemetry"
+)
+
+// otherKey stands for the keys past telemetry.QuotaKeysMax on the refusals
+// counter, so that a guard keyed by something unbounded cannot grow the
+// series without bound.
+const otherKey = "_other"
+
+// KeyState is what a quota guard knows of one key, as its gauges report it.
+type KeyState struct {
+	Key              string
+	Known            bool // Limit and Remaining are fresh published figures
+	Limit, Remaining int64
+	Reset, Blocked   time.Duration // until the reset, until the block ends; 0 when none
+}
+
+// Guard holds a quota guard's instruments: the refusals counter and, read
+// when the meter collects, the gauges of each key. A nil *Guard records
+// nothing.
+type Guard struct {
+	refusals                         metric.Int64Counter
+	limit, remaining, reset, blocked metric.Float64ObservableGauge
+	base                             []attribute.KeyValue
+	reg                              metric.Registration
+
+	mu   sync.Mutex
+	keys map[string]struct{} // keys counted by refusals, at most QuotaKeysMax
+}
+
+// NewGuard registers the instruments of the guard called name with mp (nil:
+// the global meter provider). read reports the guard's keys, at most
+// QuotaKeysMax of them, each time the meter collects; it must not reference
+// the guard that owns the Guard, or that guard is never collected. It
+// never fails: on error it reports through otel.Handle and returns nil.
+func NewGuard(mp metric.MeterProvider, name string, read func(report func(KeyState))) *Guard {
+	in := newInstruments(mp)
+	g := &Guard{
+		refusals:  in.counter(telemetry.QuotaRefusalsName, "{refusal}", "Attempts the quota guard refused, by reason."),
+		limit:     in.observableFloatGauge(telemetry.QuotaLimitName, "{unit}", "The limit the dependency published."),
+		remaining: in.observableFloatGauge(telemetry.QuotaRemainingName, "{unit}", "The remaining allowance the dependency published, less attempts since."),
+		reset:     in.observableFloatGauge(telemetry.QuotaResetName, "s", "Time until the published window resets."),
+		blocked:   in.observableFloatGauge(telemetry.QuotaBlockedName, "s", "Time until the guard lets attempts through again."),
+		base:      []attribute.KeyValue{attribute.String(telemetry.AttrLimiter, name)},
+		keys:      map[string]struct{}{},
+	}
+	err := in.err
+	if err == nil {
+		g.reg, err = in.meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+			n := 0
+			read(func(s KeyState) {
+				if n++; n <= telemetry.QuotaKeysMax {
+					g.observe(o, s)
+				}
+			})
+			return nil
+		}, g.limit, g.remaining, g.reset, g.blocked)
+	}
+	if err != nil {
+		otel.Handle(fmt.Errorf("headroom/telemetry: quota guard %q: %w", name, err))
+		return nil
+	}
+	return g
+}
+
+func (g *Guard) observe(o metric.Observer, s KeyState) {
+	opt := metric.WithAttributes(append(g.base[:len(g.base):len(g.base)], attribute.String(telemetry.AttrQuotaKey, s.Key))...)
+	if s.Known {
+		o.ObserveFloat64(g.limit, float64(s.Limit), opt)
+		o.ObserveFloat64(g.remaining, float64(s.Remaining), opt)
+	}
+	o.ObserveFloat64(g.reset, max(s.Reset, 0).Seconds(), opt)
+	o.ObserveFloat64(g.blocked, max(s.Blocked, 0).Seconds(), opt)
+}
+
+// Refused counts a refusal for key with its reason.
+func (g *Guard) Refused(key, reason string) {
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	if _, ok := g.keys[key]; !ok {
+		if len(g.keys) < telemetry.QuotaKeysMax {
+			g.keys[key] = struct{}{}
+		} else {
+			key = otherKey
+		}
+	}
+	g.mu.Unlock()
+	g.refusals.Add(context.Background(), 1, metric.WithAttributes(append(g.base[:len(g.base):len(g.base)],
+		attribute.String(telemetry.AttrQuotaKey, key), attribute.String(telemetry.AttrReason, reason))...))
+}
+
+// Close unregisters the gauges' callback.
+func (g *Guard) Close() {
+	if g == nil || g.reg == nil {
+		return
+	}
+	if err := g.reg.Unregister(); err != nil {
+		otel.Handle(fmt.Errorf("headroom/telemetry: unregister: %w", err))
+	}
+}
