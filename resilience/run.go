@@ -56,7 +56,7 @@ func run[T any](ctx context.Context, p *Policy, fn func(context.Context) (T, err
 	}
 	if e := ctx.Err(); e != nil {
 		stop = callerStop(e)
-		p.tel.Stop(ctx, int(stop))
+		p.tel.Stop(ctx, int(stop), false, 0, false)
 		return v, e, stop
 	}
 	o := &p.o
@@ -70,13 +70,15 @@ func run[T any](ctx context.Context, p *Policy, fn func(context.Context) (T, err
 	// stamp (their slices are seconds long); otherwise after the attempt.
 	// Only a slow-call threshold and Try's durations need both readings.
 	slow := br != nil && br.opts.SlowCallThreshold > 0
-	needStart := o.Timeout > 0 || o.AttemptTimeout > 0 || rec != nil || slow
-	needEnd := rec != nil || slow ||
+	timed := p.tel.Timed(ctx) // the call and attempt durations
+	needStart := o.Timeout > 0 || o.AttemptTimeout > 0 || rec != nil || slow || timed
+	needEnd := rec != nil || slow || timed ||
 		(!needStart && ((br != nil && br.needsTime()) || (bu != nil && bu.deposit > 0)))
 	var now time.Time
 	if needStart {
 		now = time.Now()
 	}
+	start := now
 	var deadline time.Time // the overall deadline, when hasDeadline
 	hasDeadline := false
 	if o.Timeout > 0 {
@@ -89,7 +91,8 @@ func run[T any](ctx context.Context, p *Policy, fn func(context.Context) (T, err
 
 	var curves *[2]curve // Transient, Throttled; allocated on the first retry
 	deposited := false
-	for n := 0; ; n++ {
+	n := 0
+	for ; ; n++ {
 		probe := false
 		if br != nil {
 			var e error
@@ -179,7 +182,7 @@ func run[T any](ctx context.Context, p *Policy, fn func(context.Context) (T, err
 			bu.Deposit(stamp)
 			deposited = true
 		}
-		p.tel.Attempt(ctx, int(verdict.Kind), verdict.SelfImposed)
+		p.tel.Attempt(ctx, int(verdict.Kind), verdict.SelfImposed, n+1, took, timed)
 		if rec != nil {
 			*rec = append(*rec, Attempt{Verdict: verdict, Err: err, Duration: took})
 		}
@@ -233,7 +236,11 @@ func run[T any](ctx context.Context, p *Policy, fn func(context.Context) (T, err
 		}
 		now = time.Now()
 	}
-	p.tel.Stop(ctx, int(stop))
+	var took time.Duration
+	if timed {
+		took = time.Since(start)
+	}
+	p.tel.Stop(ctx, int(stop), n > 0, took, timed)
 	return v, err, stop
 }
 

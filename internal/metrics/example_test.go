@@ -92,10 +92,11 @@ func ExampleNewRunner() {
 	// once by the dependency and then succeeded. Verdicts and stop reasons
 	// are indexes of RunnerVerdicts and RunnerStops.
 	r := metrics.NewRunner(mp, "inventory")
-	r.Attempt(ctx, 2, false) // throttled
+	// Durations are left out (timed false), as when no reader wants them.
+	r.Attempt(ctx, 2, false, 1, 0, false) // throttled
 	r.Retry(ctx, 2, false, 4*time.Second)
-	r.Attempt(ctx, 0, false) // success
-	r.Stop(ctx, 0)           // succeeded
+	r.Attempt(ctx, 0, false, 2, 0, false) // success
+	r.Stop(ctx, 0, true, 0, false)        // succeeded after a retry
 
 	var rm metricdata.ResourceMetrics
 	if err := reader.Collect(ctx, &rm); err != nil {

@@ -21,9 +21,19 @@ var RunnerVerdicts = [...]string{telemetry.VerdictSuccess, telemetry.VerdictTran
 var RunnerStops = [...]string{telemetry.StopSucceeded, telemetry.StopAttemptsExhausted, telemetry.StopPermanent, telemetry.StopDeadline,
 	telemetry.StopCancelled, telemetry.StopBreakerOpen, telemetry.StopBudgetExhausted, telemetry.StopInvalid}
 
-// delayBuckets are the bucket boundaries of telemetry.DelayDurationName, in seconds:
-// from an immediate retry to the longest throttled backoff.
+// delayBuckets are the bucket boundaries of telemetry.DelayDurationName, in
+// seconds: from an immediate retry to the longest throttled backoff.
 var delayBuckets = []float64{0, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 30, 60, 120, 300}
+
+// durationBuckets are the bucket boundaries of the call and attempt
+// durations, in seconds: the semantic conventions' HTTP buckets, extended
+// to the longest run a default policy allows.
+var durationBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 30, 60, 120}
+
+// maxAttemptLabel is the highest value of telemetry.AttrAttempt: later
+// attempts carry it too, so that a policy with many retries cannot grow the
+// series without bound.
+const maxAttemptLabel = 8
 
 // Runner holds one resilience policy's instruments. They are synchronous
 // instruments recorded with attribute options computed once in NewRunner,
@@ -31,40 +41,58 @@ var delayBuckets = []float64{0, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 30, 
 // methods are safe for concurrent use.
 type Runner struct {
 	attempts, retries, calls, denials metric.Int64Counter
-	delay                             metric.Float64Histogram
+	delay, callDur, attemptDur        metric.Float64Histogram
 
 	// [verdict][self-imposed]; only a throttled verdict carries
-	// telemetry.AttrSelfImposed, so [v][0] and [v][1] are the same for the others.
+	// AttrSelfImposed, so [v][0] and [v][1] are the same for the others.
 	attemptOpts [len(RunnerVerdicts)][2][]metric.AddOption
 	retryOpts   [len(RunnerVerdicts)][2][]metric.AddOption
 	delayOpts   [len(RunnerVerdicts)][2][]metric.RecordOption
-	stopOpts    [len(RunnerStops)][]metric.AddOption
+	// [verdict][self-imposed][attempt number - 1]
+	attemptDurOpts [len(RunnerVerdicts)][2][maxAttemptLabel][]metric.RecordOption
+	// [stop][retried]
+	stopOpts    [len(RunnerStops)][2][]metric.AddOption
+	stopDurOpts [len(RunnerStops)][2][]metric.RecordOption
 	base        []metric.AddOption
 }
 
 // NewRunner registers the instruments of the policy called name with mp;
 // nil mp means the global meter provider (otel.GetMeterProvider). Every
-// instrument carries telemetry.AttrRunner = name and the extra attributes (such as
-// telemetry.AttrHost in httpx).
+// instrument carries AttrRunner = name and the extra attributes (such as
+// AttrHost in httpx).
 //
 // NewRunner never fails: when an instrument cannot be created, it reports
 // the error through otel.Handle and returns nil, which records nothing.
 func NewRunner(mp metric.MeterProvider, name string, extra ...attribute.KeyValue) *Runner {
 	in := newInstruments(mp)
 	r := &Runner{
-		attempts: in.counter(telemetry.AttemptsName, "{attempt}", "Attempts made by the resilience runner, by verdict."),
-		retries:  in.counter(telemetry.RetriesName, "{retry}", "Retries scheduled, by the verdict of the attempt retried."),
-		delay:    in.histogram(telemetry.DelayDurationName, "Delays slept between attempts.", delayBuckets),
-		calls:    in.counter(telemetry.CallsName, "{call}", "Runs of the resilience runner, by stop reason."),
-		denials:  in.counter(telemetry.BudgetDenialsName, "{retry}", "Retries the retry budget refused."),
+		attempts:   in.counter(telemetry.AttemptsName, "{attempt}", "Attempts made by the resilience runner, by verdict."),
+		retries:    in.counter(telemetry.RetriesName, "{retry}", "Retries scheduled, by the verdict of the attempt retried."),
+		delay:      in.histogram(telemetry.DelayDurationName, "Delays slept between attempts.", delayBuckets),
+		calls:      in.counter(telemetry.CallsName, "{call}", "Runs of the resilience runner, by stop reason and whether they retried."),
+		denials:    in.counter(telemetry.BudgetDenialsName, "{retry}", "Retries the retry budget refused."),
+		callDur:    in.histogram(telemetry.CallDurationName, "Runs of the resilience runner, from start to result.", durationBuckets),
+		attemptDur: in.histogram(telemetry.AttemptDurationName, "Attempts of the resilience runner, by verdict and number.", durationBuckets),
 	}
 	if in.err != nil {
 		otel.Handle(fmt.Errorf("headroom/telemetry: runner %q: %w", name, in.err))
 		return nil
 	}
-
 	kvs := append([]attribute.KeyValue{attribute.String(telemetry.AttrRunner, name)}, extra...)
 	r.base = []metric.AddOption{metric.WithAttributeSet(attrSet(kvs))}
+	r.verdictOptions(kvs)
+	for i, s := range RunnerStops {
+		for retried := range 2 {
+			opt := metric.WithAttributeSet(attrSet(kvs, attribute.String(telemetry.AttrStop, s), attribute.Bool(telemetry.AttrRetried, retried == 1)))
+			r.stopOpts[i][retried] = []metric.AddOption{opt}
+			r.stopDurOpts[i][retried] = []metric.RecordOption{opt}
+		}
+	}
+	return r
+}
+
+// verdictOptions fills the option tables indexed by verdict.
+func (r *Runner) verdictOptions(kvs []attribute.KeyValue) {
 	for v, verdict := range RunnerVerdicts {
 		for self := range 2 {
 			more := []attribute.KeyValue{attribute.String(telemetry.AttrVerdict, verdict)}
@@ -75,15 +103,15 @@ func NewRunner(mp metric.MeterProvider, name string, extra ...attribute.KeyValue
 			r.attemptOpts[v][self] = []metric.AddOption{opt}
 			r.retryOpts[v][self] = []metric.AddOption{opt}
 			r.delayOpts[v][self] = []metric.RecordOption{opt}
+			for n := range maxAttemptLabel {
+				r.attemptDurOpts[v][self][n] = []metric.RecordOption{metric.WithAttributeSet(
+					attrSet(kvs, append(more, attribute.Int(telemetry.AttrAttempt, n+1))...))}
+			}
 		}
 	}
-	for i, s := range RunnerStops {
-		r.stopOpts[i] = []metric.AddOption{metric.WithAttributeSet(attrSet(kvs, attribute.String(telemetry.AttrStop, s)))}
-	}
-	return r
 }
 
-// b2i indexes the self-imposed dimension of the option tables.
+// b2i indexes the boolean dimensions of the option tables.
 func b2i(b bool) int {
 	if b {
 		return 1
@@ -91,12 +119,24 @@ func b2i(b bool) int {
 	return 0
 }
 
-// Attempt counts one attempt with its verdict (an index of RunnerVerdicts).
-func (r *Runner) Attempt(ctx context.Context, verdict int, selfImposed bool) {
+// Timed reports whether the durations are recorded: the runner reads the
+// clock for them only then.
+func (r *Runner) Timed(ctx context.Context) bool {
+	return r != nil && (r.callDur.Enabled(ctx) || r.attemptDur.Enabled(ctx))
+}
+
+// Attempt counts one attempt with its verdict (an index of RunnerVerdicts)
+// and, when timed, records its duration with its number (from 1).
+func (r *Runner) Attempt(ctx context.Context, verdict int, selfImposed bool, number int, took time.Duration, timed bool) {
 	if r == nil || uint(verdict) >= uint(len(RunnerVerdicts)) {
 		return
 	}
-	r.attempts.Add(ctx, 1, r.attemptOpts[verdict][b2i(selfImposed)]...)
+	s := b2i(selfImposed)
+	r.attempts.Add(ctx, 1, r.attemptOpts[verdict][s]...)
+	if timed {
+		n := min(max(number, 1), maxAttemptLabel) - 1
+		r.attemptDur.Record(ctx, max(took, 0).Seconds(), r.attemptDurOpts[verdict][s][n]...)
+	}
 }
 
 // Retry counts a retry scheduled after an attempt with the given verdict
@@ -111,12 +151,17 @@ func (r *Runner) Retry(ctx context.Context, verdict int, selfImposed bool, delay
 }
 
 // Stop counts a finished run with its stop reason (an index of
-// RunnerStops).
-func (r *Runner) Stop(ctx context.Context, reason int) {
+// RunnerStops) and whether it retried, and, when timed, records its
+// duration.
+func (r *Runner) Stop(ctx context.Context, reason int, retried bool, took time.Duration, timed bool) {
 	if r == nil || uint(reason) >= uint(len(RunnerStops)) {
 		return
 	}
-	r.calls.Add(ctx, 1, r.stopOpts[reason]...)
+	t := b2i(retried)
+	r.calls.Add(ctx, 1, r.stopOpts[reason][t]...)
+	if timed {
+		r.callDur.Record(ctx, max(took, 0).Seconds(), r.stopDurOpts[reason][t]...)
+	}
 }
 
 // BudgetDenied counts a retry the retry budget refused.

@@ -23,7 +23,7 @@ func runnerSums(t *testing.T, r *sdkmetric.ManualReader) (map[string]int64, map[
 	sums, counts := map[string]int64{}, map[string]uint64{}
 	key := func(name string, s attribute.Set) string {
 		k := name
-		for _, a := range []string{telemetry.AttrRunner, telemetry.AttrVerdict, telemetry.AttrSelfImposed, telemetry.AttrStop} {
+		for _, a := range []string{telemetry.AttrRunner, telemetry.AttrVerdict, telemetry.AttrSelfImposed, telemetry.AttrStop, telemetry.AttrRetried, telemetry.AttrAttempt, telemetry.AttrBreakerState} {
 			if v, ok := s.Value(attribute.Key(a)); ok {
 				k += " " + v.Emit()
 			}
@@ -58,35 +58,44 @@ func TestRunnerRecords(t *testing.T) {
 	ctx := context.Background()
 
 	r := NewRunner(mp, "api")
-	r.Attempt(ctx, 2, true)
+	r.Attempt(ctx, 2, true, 1, time.Millisecond, true)
 	r.Retry(ctx, 2, true, 250*time.Millisecond)
-	r.Attempt(ctx, 1, false)
+	r.Attempt(ctx, 1, false, 2, time.Second, true)
 	r.Retry(ctx, 1, false, time.Second)
-	r.Attempt(ctx, 0, false)
-	r.Stop(ctx, 0)
+	r.Attempt(ctx, 0, false, 12, time.Second, true) // numbers past 8 share 8
+	r.Stop(ctx, 0, true, 2*time.Second, true)
+	r.Attempt(ctx, 0, false, 1, 0, false) // untimed: counted only
+	r.Stop(ctx, 0, false, 0, false)
 	r.BudgetDenied(ctx)
-	r.Attempt(ctx, 99, false) // out of range: ignored
-	r.Stop(ctx, -1)
+	r.Attempt(ctx, 99, false, 1, 0, true) // out of range: ignored
+	r.Stop(ctx, -1, false, 0, true)
 	b := NewBreaker(mp, "api")
 	b.State(ctx, telemetry.BreakerOpen)
+	b.Entered(ctx, telemetry.BreakerOpen)
 
 	sums, counts := runnerSums(t, reader)
 	wantSums := map[string]int64{
 		telemetry.AttemptsName + " api throttled true": 1,
 		telemetry.AttemptsName + " api transient":      1,
-		telemetry.AttemptsName + " api success":        1,
+		telemetry.AttemptsName + " api success":        2,
 		telemetry.RetriesName + " api throttled true":  1,
 		telemetry.RetriesName + " api transient":       1,
-		telemetry.CallsName + " api succeeded":         1,
+		telemetry.CallsName + " api succeeded true":    1,
+		telemetry.CallsName + " api succeeded false":   1,
 		telemetry.BudgetDenialsName + " api":           1,
 		telemetry.BreakerStateName + " api":            telemetry.BreakerOpen,
+		telemetry.BreakerTransitionsName + " api open": 1,
 	}
 	if d := cmp.Diff(wantSums, sums); d != "" {
 		t.Errorf("sums (-want +got):\n%s", d)
 	}
 	wantCounts := map[string]uint64{
-		telemetry.DelayDurationName + " api throttled true": 1,
-		telemetry.DelayDurationName + " api transient":      1,
+		telemetry.DelayDurationName + " api throttled true":     1,
+		telemetry.DelayDurationName + " api transient":          1,
+		telemetry.AttemptDurationName + " api throttled true 1": 1,
+		telemetry.AttemptDurationName + " api transient 2":      1,
+		telemetry.AttemptDurationName + " api success 8":        1,
+		telemetry.CallDurationName + " api succeeded true":      1,
 	}
 	if d := cmp.Diff(wantCounts, counts); d != "" {
 		t.Errorf("histograms (-want +got):\n%s", d)
@@ -96,9 +105,9 @@ func TestRunnerRecords(t *testing.T) {
 func TestRunnerNil(t *testing.T) {
 	var r *Runner
 	ctx := context.Background()
-	r.Attempt(ctx, 0, false)
+	r.Attempt(ctx, 0, false, 1, 0, true)
 	r.Retry(ctx, 0, false, 0)
-	r.Stop(ctx, 0)
+	r.Stop(ctx, 0, false, 0, true)
 	r.BudgetDenied(ctx)
 	var b *Breaker
 	b.State(ctx, 0)
@@ -110,11 +119,11 @@ func TestRunnerAllocatesNothing(t *testing.T) {
 	defer func() { _ = mp.Shutdown(context.Background()) }()
 	ctx := context.Background()
 	for name, r := range map[string]*Runner{"sdk": NewRunner(mp, "api"), "global": NewRunner(nil, "api")} {
-		r.Attempt(ctx, 0, false)
-		r.Stop(ctx, 0)
+		r.Attempt(ctx, 0, false, 1, time.Millisecond, true)
+		r.Stop(ctx, 0, false, time.Millisecond, true)
 		if n := testing.AllocsPerRun(100, func() {
-			r.Attempt(ctx, 0, false)
-			r.Stop(ctx, 0)
+			r.Attempt(ctx, 0, false, 1, time.Millisecond, true)
+			r.Stop(ctx, 0, false, time.Millisecond, true)
 		}); n != 0 {
 			t.Errorf("%s: %v allocations per success", name, n)
 		}
@@ -130,8 +139,8 @@ func BenchmarkRunnerSuccess(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				r.Attempt(ctx, 0, false)
-				r.Stop(ctx, 0)
+				r.Attempt(ctx, 0, false, 1, time.Millisecond, r.Timed(ctx))
+				r.Stop(ctx, 0, false, time.Millisecond, r.Timed(ctx))
 			}
 		})
 	}
