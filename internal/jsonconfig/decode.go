@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/headroom-go/headroom"
 )
 
 // Problem is one thing wrong with a document.
@@ -26,8 +28,8 @@ const Root = "configuration"
 
 // Error reads "path = value: want …", without "path = " when Path is "".
 // A Problem is an error so that a type reading itself can say what it
-// wants: when its UnmarshalJSON returns one, wrapped or not, Decode reports
-// that Want at the value's path.
+// wants: when its UnmarshalJSON returns one, or a *headroom.ConfigError,
+// wrapped or not, Decode reports that Want at the value's path.
 func (p *Problem) Error() string {
 	if p.Path == "" {
 		return fmt.Sprintf("%s: want %s", p.Value, p.Want)
@@ -238,6 +240,9 @@ func leaf(path string, data json.RawMessage, v reflect.Value) []Problem {
 		return nil
 	}
 	if p, ok := errors.AsType[*Problem](err); ok {
+		return []Problem{typeProblem(path, data, p.Want)}
+	}
+	if p, ok := errors.AsType[*headroom.ConfigError](err); ok {
 		return []Problem{typeProblem(path, data, p.Want)}
 	}
 	return []Problem{typeProblem(path, data, want(v.Type()))}
