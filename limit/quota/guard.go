@@ -88,8 +88,8 @@ func (g *Guard) TryAcquireAt(key string, cost int64, now time.Time) (ok bool, re
 }
 
 // admit is TryAcquireAt as the wait alone, 0 when the attempt goes; with
-// wake set it also returns, when the attempt must
-// wait, a channel closed when a response changes what the key admits.
+// wake set it also returns, when the attempt must wait, a channel closed
+// when a response changes what the key admits.
 func (g *Guard) admit(key string, now time.Time, cost int64, wake bool) (time.Duration, <-chan struct{}) {
 	n := now.UnixNano()
 	e := g.lookup(key)
@@ -187,8 +187,8 @@ type Response struct {
 // Observe takes what a response for key published: its quota headers, its
 // Retry-After, its status. now is when it was read.
 //
-//   - The bucket binding under the reserve (see pick) updates
-//     the key's remaining, limit and reset.
+//   - The bucket binding under the reserve (see pick) updates the key's
+//     remaining, limit and reset.
 //   - A Retry-After, on any status, blocks the key until now + Retry-After
 //     (capped), and replaces a later reset: Retry-After wins over reset
 //     (draft-ietf-httpapi-ratelimit-headers).
