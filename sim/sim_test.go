@@ -61,7 +61,8 @@ func TestDemandIsTheSameForEveryMode(t *testing.T) {
 	}
 }
 
-// TestRule1SameTraceSameRates proves DESIGN rule 1: the simulator drives the
+// TestRule1SameTraceSameRates proves the first rule of the architecture: the
+// simulator drives the
 // library's adaptive.Rate core itself. Every call the simulator made on
 // each instance's core is replayed, with the same times and arguments, on a
 // fresh core built from the same configuration, and the rates after each

@@ -27,8 +27,8 @@ type Options struct {
 	// down: what is kept back is for what the guard cannot see — another
 	// process on the same quota, a request the server counts twice. A unit
 	// kept back whatever the limit would leave a fifth of a quota of 5 a
-	// second unspent, on every window. Seed 003's examples (5 requests,
-	// 10 %) are for a client that does not count its own requests; this
+	// second unspent, on every window. Reserves of 5 requests or 10 %, as
+	// often suggested, are for a client that does not count its own requests; this
 	// guard decrements its copy of the remaining allowance as each attempt
 	// goes out, so its own concurrency is already covered and the reserve
 	// only has to absorb others' traffic. 2 % keeps 98 % of a quota usable
@@ -66,8 +66,7 @@ type Options struct {
 	// server publishes no reset (Shopify's used/size, IETF without t); after
 	// it one probe goes out and its response tells the truth. Default 1 s:
 	// Shopify's bucket leaks 2 requests a second on its Standard plan, so a
-	// second frees the probe and one more. Seed 003 §3.2 asks for "a default
-	// window duration" here.
+	// second frees the probe and one more.
 	AssumedReset limit.Duration `json:"assumedReset,omitempty"`
 
 	// Backoff is the per-key exponential backoff after a 429 or 503 that
@@ -80,9 +79,9 @@ type Options struct {
 	// MaxRetryAfter caps every wait further.
 	Backoff headroom.Backoff `json:"backoff,omitzero"`
 
-	// MaxInFlight caps the requests in flight per key. 0,
-	// the default, sets no cap: the issue makes it optional, and the limit
-	// shapes already offer Concurrency. Seed 003 §4 suggests 5 when on.
+	// MaxInFlight caps the requests in flight per key. 0, the default, sets
+	// no cap: the limit shapes already offer Concurrency; 5 is a sensible
+	// cap when one is wanted.
 	MaxInFlight int `json:"maxInFlight,omitempty"`
 
 	// Key maps a request to its key; nil means the request's host (the
