@@ -345,7 +345,7 @@ func NewTransport(opts ...Option) (*Transport, error) {
 // NewTransport, which keeps the *Transport in hand.
 //
 //	client, err := httpx.NewClient(
-//		httpx.WithResilience(resilience.HTTP()),
+//		httpx.WithResilience(policy), // policy, err := resilience.HTTP()
 //		httpx.WithRateLimit(limit.Options{Adaptive: &limit.AdaptiveOptions{Maximum: 200}, Name: "api"}),
 //	)
 func NewClient(opts ...Option) (*http.Client, error) {

@@ -2,8 +2,12 @@
 // resilience, rate limits per host, the adaptive rate limiter and the quota
 // guard, an ordering check, and clients built from JSON.
 //
+//	policy, err := resilience.HTTP() // one per dependency; keep it
+//	if err != nil {
+//		return err
+//	}
 //	client, err := httpx.NewClient(
-//		httpx.WithResilience(resilience.HTTP()), // outer: makes the attempts
+//		httpx.WithResilience(policy), // outer: makes the attempts
 //		httpx.WithRateLimit(limit.Options{Adaptive: &limit.AdaptiveOptions{Maximum: 200}, Name: "api"}),
 //	)
 //

@@ -121,7 +121,7 @@ func TestEndToEndPublishedQuota(t *testing.T) {
 	srv := newQuotaServer(limitN, window, true)
 	ts, base := loopback(t, srv)
 	client, err := NewClient(WithTransport(base),
-		WithResilience(resilience.HTTP(resilience.WithRetries(10))))
+		WithResilience(policyOnly(resilience.HTTP(resilience.WithRetries(10)))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestEndToEndAdaptiveRate(t *testing.T) {
 	srv := newQuotaServer(limitN, window, false)
 	ts, base := loopback(t, srv)
 	client, err := NewClient(WithTransport(base), WithoutQuotaGuard(),
-		WithResilience(resilience.HTTP(resilience.WithRetries(10))),
+		WithResilience(policyOnly(resilience.HTTP(resilience.WithRetries(10)))),
 		WithAdaptiveRate(limit.AdaptiveRateOptions{
 			InitialUnitsPerMinute: 6000, // twice the quota
 			MinUnitsPerMinute:     600,

@@ -11,6 +11,19 @@ import (
 	"github.com/headroom-go/headroom/telemetry"
 )
 
+// PerSecond returns a token bucket that grants permits a second and holds
+// burst permits: at most burst go at once, and at most burst−1+permits in
+// any second. The bucket starts full. A burst of 1 is the smooth limit a
+// reader of "100 a second" expects: PerSecond(100, 1) lets no more than 100
+// through in any second; PerSecond(100, 100) lets 100 go at once and up to
+// 199 in the first second. A burst of 0 means 1.
+func PerSecond(permits float64, burst int, opts ...Option) (Limiter, error) {
+	if permits == 0 {
+		return nil, &headroom.ConfigError{Package: "limit", Field: "PermitsPerSecond", Value: 0.0, Want: "a rate above 0"}
+	}
+	return build(Options{PermitsPerSecond: permits, Burst: burst}, opts)
+}
+
 // perSecond is the PerSecond shape: a window.TokenBucket behind a clock, a
 // FIFO queue of waiters and telemetry.
 //

@@ -19,6 +19,15 @@ const maxSegments = 1024
 // defaultSegments is how many steps a window slides in unless told.
 const defaultSegments = 8
 
+// PerWindow returns a sliding window that grants at most permits in any
+// interval of length window. The window slides in 8 segments (set
+// Options.PerWindow.Segments and call New for finer ones), so the budget
+// cannot be spent at the end of one window and again at the start of the
+// next.
+func PerWindow(permits int, window time.Duration, opts ...Option) (Limiter, error) {
+	return build(Options{PerWindow: &WindowOptions{Permits: permits, Window: Duration(window)}}, opts)
+}
+
 // perWindow is the blocking shell around window.SlidingWindow.
 //
 // Without a queue, AcquireN is one clock read and one TryAcquire. With one, a

@@ -23,11 +23,11 @@ func TestBreakerCountsTransitions(t *testing.T) {
 		t.Fatal(err)
 	}
 	t0 := time.Unix(1000, 0)
-	br.Record(t0, false, Transient, 0) // open
-	if probe, err := br.Allow(t0.Add(time.Second)); !probe || err != nil {
+	br.record(t0, false, Transient, 0) // open
+	if probe, err := br.allow(t0.Add(time.Second)); !probe || err != nil {
 		t.Fatalf("after the break: probe %v, %v; want a probe", probe, err)
 	}
-	br.Record(t0.Add(time.Second), true, Success, 0) // half-open, then closed
+	br.record(t0.Add(time.Second), true, Success, 0) // half-open, then closed
 
 	var rm metricdata.ResourceMetrics
 	if err := r.Collect(context.Background(), &rm); err != nil {

@@ -5,13 +5,15 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/headroom-go/headroom"
 )
 
 // A held attempt context outlives fn until released: an HTTP body can be
 // read after the runner returns.
 func TestHoldAttemptContext(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p, err := New(Options{AttemptTimeout: time.Minute})
+		p, err := New(Options{AttemptTimeout: headroom.Duration(time.Minute)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -36,7 +38,7 @@ func TestHoldAttemptContext(t *testing.T) {
 
 // Without a hold the attempt's context ends when fn returns.
 func TestAttemptContextEndsWithoutHold(t *testing.T) {
-	p, err := New(Options{AttemptTimeout: time.Minute})
+	p, err := New(Options{AttemptTimeout: headroom.Duration(time.Minute)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,9 +24,12 @@ func TestRunRecordsDurationsAndRetries(t *testing.T) {
 		r := sdkmetric.NewManualReader()
 		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r))
 		defer mp.Shutdown(context.Background())
-		p := Default(WithName("api"), WithMeterProvider(mp), WithBreaker(nil), WithBudget(nil))
+		p, err := Default(WithName("api"), WithMeterProvider(mp), WithBreaker(nil), WithBudget(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
 		calls := 0
-		_, err := Run(t.Context(), p, func(ctx context.Context) (int, error) {
+		_, err = Run(t.Context(), p, func(ctx context.Context) (int, error) {
 			calls++
 			time.Sleep(100 * time.Millisecond)
 			if calls == 1 {

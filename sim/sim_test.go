@@ -61,9 +61,9 @@ func TestDemandIsTheSameForEveryMode(t *testing.T) {
 	}
 }
 
-// TestRule1SameTraceSameRates proves DESIGN rule 1: the simulator drives the
-// library's adaptive.Rate core itself. Every call the simulator made on
-// each instance's core is replayed, with the same times and arguments, on a
+// TestRule1SameTraceSameRates proves the first rule of the architecture:
+// the simulator drives the library's adaptive.Rate core itself. Every call
+// the simulator made on each instance's core is replayed, with the same times and arguments, on a
 // fresh core built from the same configuration, and the rates after each
 // call must be identical, bit for bit — so there is no model of the limiter
 // in the simulator to drift from the code.

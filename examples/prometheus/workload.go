@@ -10,6 +10,7 @@ import (
 
 	"go.opentelemetry.io/otel/metric"
 
+	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/httpx"
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/resilience"
@@ -35,16 +36,15 @@ func newClients(mp metric.MeterProvider) ([]*client, error) {
 		if err != nil {
 			return nil, err
 		}
-		budget, err := resilience.NewBudget(resilience.BudgetOptions{TTL: 10 * time.Second, Ratio: 0.05})
+		budget, err := resilience.NewBudget(resilience.BudgetOptions{TTL: 10 * time.Second, MinRetriesPerSecond: new(0), Ratio: new(0.05)})
 		if err != nil {
 			return nil, err
 		}
-		p := resilience.HTTP(resilience.WithName(name), resilience.WithBreaker(br), resilience.WithBudget(budget),
+		return resilience.HTTP(resilience.WithName(name), resilience.WithBreaker(br), resilience.WithBudget(budget),
 			resilience.WithMeterProvider(mp), resilience.WithRetries(4),
-			resilience.WithBackoff(resilience.Backoff{Initial: 50 * time.Millisecond, Multiplier: 2, Max: time.Second}),
-			resilience.WithThrottledBackoff(resilience.Backoff{Initial: 100 * time.Millisecond, Multiplier: 2, Max: 2 * time.Second}),
+			resilience.WithBackoff(headroom.Backoff{Initial: headroom.Duration(50 * time.Millisecond), Multiplier: 2, Max: headroom.Duration(time.Second)}),
+			resilience.WithThrottledBackoff(headroom.Backoff{Initial: headroom.Duration(100 * time.Millisecond), Multiplier: 2, Max: headroom.Duration(2 * time.Second)}),
 			resilience.WithMaximumDelay(2*time.Second))
-		return p, p.Err()
 	}
 	api, err := policy("api")
 	if err != nil {

@@ -26,7 +26,7 @@ func runModel(t *testing.T, cfg adaptivetest.Config, c *Concurrency) adaptivetes
 	return r
 }
 
-// The evaluation of issue 4 on the engine core: a dependency with c workers
+// The evaluation of the adaptive concurrency limit on the engine core: a dependency with c workers
 // and a FIFO queue (package adaptivetest, which the bench module drives too),
 // exponential service times of mean 100 ms, driven at 1.5× its capacity by
 // an open-loop Poisson load. The limit settles within ±20 % of c, admitted

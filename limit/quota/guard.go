@@ -97,8 +97,8 @@ func (g *Guard) TryAcquireAt(key string, cost int64, now time.Time) (ok bool, re
 }
 
 // admit is TryAcquireAt as the wait alone, 0 when the attempt goes; with
-// wake set it also returns, when the attempt must
-// wait, a channel closed when a response changes what the key admits.
+// wake set it also returns, when the attempt must wait, a channel closed
+// when a response changes what the key admits.
 func (g *Guard) admit(key string, now time.Time, cost int64, wake bool) (time.Duration, <-chan struct{}) {
 	n := now.UnixNano()
 	e := g.lookup(key)
@@ -196,8 +196,8 @@ type Response struct {
 // Observe takes what a response for key published: its quota headers, its
 // Retry-After, its status. now is when it was read.
 //
-//   - The bucket binding under the reserve (see pick) updates
-//     the key's remaining, limit and reset.
+//   - The bucket binding under the reserve (see pick) updates the key's
+//     remaining, limit and reset.
 //   - A Retry-After, on any status, blocks the key until now + Retry-After
 //     (capped), and replaces a later reset: Retry-After wins over reset
 //     (draft-ietf-httpapi-ratelimit-headers).
@@ -234,37 +234,13 @@ func (g *Guard) Observe(key string, r Response, now time.Time) {
 	success := status >= 200 && status < 400
 	informative := len(qs) > 0 || hasRA || throttled
 	n := now.UnixNano()
-	if !informative {
-		v, ok := g.m.Load(key)
-		if !ok {
-			return // nothing to reset
-		}
-		v.(*entry).contact()
-		if !success {
-			return
-		}
-	}
-	e := g.own(key)
-	if informative {
-		e.touched.Store(n)
-		e.contact()
-	}
 	var q *Quota
 	if len(qs) > 0 {
 		q = &qs[pick(qs, g.c.reserve)]
-		if g.c.share != nil && q.Key != "" {
-			if sk := g.c.share(key, q.Key); sk != "" && sk != key {
-				s := g.own(sk)
-				e.shared.Store(s)
-			}
-		}
 	}
-	if s := e.shared.Load(); s != nil {
-		e = s
-		if informative {
-			e.touched.Store(n)
-			e.contact()
-		}
+	e := g.entryFor(key, q, informative, success, n)
+	if e == nil {
+		return
 	}
 
 	e.mu.Lock()
@@ -276,21 +252,7 @@ func (g *Guard) Observe(key string, r Response, now time.Time) {
 		e.update(q, n, sent, out, success)
 	}
 	if hasRA {
-		until := n + int64(ra)
-		e.blocked = max(e.blocked, until)
-		switch {
-		case !e.known:
-		case e.reset == 0 || e.assumed:
-			// No published reset: after the wait, one probe (see admit).
-			e.reset, e.assumed = until, true
-		case e.reset > until:
-			e.reset = until
-		}
-		if throttled && e.gradual {
-			// A throttle's wait is the server saying it has no room until
-			// then: a gradual key refills from its end.
-			e.remaining, e.fillAt = min(e.remaining, 0), max(e.fillAt, until)
-		}
+		e.retryAfter(n+int64(ra), throttled)
 	}
 	switch {
 	case throttled && !hasRA && !(e.known && e.reset > n && e.remaining <= g.c.reserve.of(e.limit)):
@@ -312,6 +274,60 @@ func (g *Guard) Observe(key string, r Response, now time.Time) {
 	e.changed()
 	e.mu.Unlock()
 	g.sweep(n)
+}
+
+// entryFor is the entry a response for key updates: key's own, or the one
+// it shares through Options.ShareKey once q names a shared bucket. It is nil
+// when the response teaches nothing and the guard holds nothing for key.
+// An entry a response informs is marked touched and contacted at n.
+func (g *Guard) entryFor(key string, q *Quota, informative, success bool, n int64) *entry {
+	if !informative {
+		v, ok := g.m.Load(key)
+		if !ok {
+			return nil // nothing to reset
+		}
+		v.(*entry).contact()
+		if !success {
+			return nil
+		}
+	}
+	e := g.own(key)
+	if informative {
+		e.touched.Store(n)
+		e.contact()
+	}
+	if q != nil && g.c.share != nil && q.Key != "" {
+		if sk := g.c.share(key, q.Key); sk != "" && sk != key {
+			e.shared.Store(g.own(sk))
+		}
+	}
+	if s := e.shared.Load(); s != nil {
+		e = s
+		if informative {
+			e.touched.Store(n)
+			e.contact()
+		}
+	}
+	return e
+}
+
+// retryAfter blocks e until until, a Retry-After's end, which replaces a
+// later reset: Retry-After wins over reset. It is called with e.mu held.
+func (e *entry) retryAfter(until int64, throttled bool) {
+	e.blocked = max(e.blocked, until)
+	switch {
+	case !e.known:
+	case e.reset == 0 || e.assumed:
+		// No published reset: after the wait, one probe (see admit).
+		e.reset, e.assumed = until, true
+	case e.reset > until:
+		e.reset = until
+	}
+	if throttled && e.gradual {
+		// A throttle's wait is the server saying it has no room until
+		// then: a gradual key refills from its end.
+		e.remaining, e.fillAt = min(e.remaining, 0), max(e.fillAt, until)
+	}
 }
 
 // State returns a snapshot of key at now, false when the guard holds nothing

@@ -211,7 +211,7 @@ func TestBackoffWithoutHints(t *testing.T) {
 }
 
 func TestBackoffCappedAtMax(t *testing.T) {
-	g := newGuard(t, Options{Backoff: BackoffOptions{Initial: limit.Duration(time.Second), Max: limit.Duration(4 * time.Second), Jitter: 0.0001}})
+	g := newGuard(t, Options{Backoff: headroom.Backoff{Initial: limit.Duration(time.Second), Max: limit.Duration(4 * time.Second), Jitter: new(0.0)}})
 	var d time.Duration
 	now := t0
 	for range 10 {
@@ -577,7 +577,7 @@ func TestValidate(t *testing.T) {
 		MaxWait:         -1,
 		TTL:             -1,
 		AssumedReset:    -1,
-		Backoff:         BackoffOptions{Initial: limit.Duration(time.Minute), Max: limit.Duration(time.Second), Multiplier: 0.5, Jitter: 2},
+		Backoff:         headroom.Backoff{Initial: limit.Duration(time.Minute), Max: limit.Duration(time.Second), Multiplier: 0.5, Jitter: new(2.0)},
 		MaxInFlight:     -3,
 	}
 	err := o.Validate()
@@ -592,7 +592,7 @@ func TestValidate(t *testing.T) {
 		}
 		fields = append(fields, oe.Field)
 	}
-	want := []string{"ReserveUnits", "ReserveFraction", "MaxRetryAfter", "MaxWait", "TTL", "AssumedReset", "Backoff.Max", "Backoff.Multiplier", "Backoff.Jitter", "MaxInFlight"}
+	want := []string{"ReserveUnits", "ReserveFraction", "MaxRetryAfter", "MaxWait", "TTL", "AssumedReset", "Backoff.Multiplier", "Backoff.Jitter", "Backoff.Max", "MaxInFlight"}
 	if diff := cmp.Diff(want, fields); diff != "" {
 		t.Fatalf("fields (-want +got):\n%s", diff)
 	}

@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/headroom-go/headroom"
+	"github.com/headroom-go/headroom/internal/backoffcurve"
 	"github.com/headroom-go/headroom/limit"
 )
 
@@ -28,8 +29,8 @@ type Options struct {
 	// down: what is kept back is for what the guard cannot see — another
 	// process on the same quota, a request the server counts twice. A unit
 	// kept back whatever the limit would leave a fifth of a quota of 5 a
-	// second unspent, on every window. Seed 003's examples (5 requests,
-	// 10 %) are for a client that does not count its own requests; this
+	// second unspent, on every window. Reserves of 5 requests or 10 %, as
+	// often suggested, are for a client that does not count its own requests; this
 	// guard decrements its copy of the remaining allowance as each attempt
 	// goes out, so its own concurrency is already covered and the reserve
 	// only has to absorb others' traffic. 2 % keeps 98 % of a quota usable
@@ -67,8 +68,7 @@ type Options struct {
 	// server publishes no reset (Shopify's used/size, IETF without t); after
 	// it one probe goes out and its response tells the truth. Default 1 s:
 	// Shopify's bucket leaks 2 requests a second on its Standard plan, so a
-	// second frees the probe and one more. Seed 003 §3.2 asks for "a default
-	// window duration" here.
+	// second frees the probe and one more.
 	AssumedReset limit.Duration `json:"assumedReset,omitempty"`
 
 	// MeterProvider receives the guard's metrics (telemetry's
@@ -78,12 +78,16 @@ type Options struct {
 	// Backoff is the per-key exponential backoff after a 429 or 503 that
 	// carries neither Retry-After nor an exhausted quota with a reset
 	// (the backoff GitHub and Microsoft Graph ask of clients throttled
-	// without a hint).
-	Backoff BackoffOptions `json:"backoff,omitzero"`
+	// without a hint), one curve per key, reset by a success. Its zero
+	// fields mean Initial 1 s
+	// (minimum_backoff_seconds), Multiplier 2 (backoff_multiplier), Jitter
+	// 0.2 (backoff_jitter_percentage), Max 300 s (maximum_backoff_seconds);
+	// MaxRetryAfter caps every wait further.
+	Backoff headroom.Backoff `json:"backoff,omitzero"`
 
-	// MaxInFlight caps the requests in flight per key. 0,
-	// the default, sets no cap: the issue makes it optional, and the limit
-	// shapes already offer Concurrency. Seed 003 §4 suggests 5 when on.
+	// MaxInFlight caps the requests in flight per key. 0, the default, sets
+	// no cap: the limit shapes already offer Concurrency; 5 is a sensible
+	// cap when one is wanted.
 	MaxInFlight int `json:"maxInFlight,omitempty"`
 
 	// Key maps a request to its key; nil means the request's host (the
@@ -103,25 +107,6 @@ type Options struct {
 	Share func(key, hint string) string `json:"-"`
 }
 
-// BackoffOptions shape the backoff without hints. It is
-// github.com/cenkalti/backoff/v4's ExponentialBackOff, one per key, reset by
-// a success.
-type BackoffOptions struct {
-	// Initial is the first wait. Default 1 s (minimum_backoff_seconds).
-	Initial limit.Duration `json:"initial,omitempty"`
-	// Max is the longest wait before jitter. Default 300 s
-	// (maximum_backoff_seconds); MaxRetryAfter caps it further.
-	Max limit.Duration `json:"max,omitempty"`
-	// Multiplier grows the wait on each throttle in a row. Default 2
-	// (backoff_multiplier).
-	Multiplier float64 `json:"multiplier,omitempty"`
-	// Jitter is the randomization factor: each wait is drawn from
-	// [1−Jitter, 1+Jitter] × the current interval, so clients throttled
-	// together do not return together. Default 0.2
-	// (backoff_jitter_percentage).
-	Jitter float64 `json:"jitter,omitempty"`
-}
-
 // requestHost is the default key: the request's host (with port, when
 // given).
 func requestHost(r *http.Request) string {
@@ -129,6 +114,13 @@ func requestHost(r *http.Request) string {
 		return r.URL.Host
 	}
 	return r.Host
+}
+
+// defaultBackoff is what the zero fields of Options.Backoff mean.
+func defaultBackoff() headroom.Backoff {
+	return headroom.Backoff{
+		Initial: headroom.Duration(time.Second), Multiplier: 2, Jitter: new(0.2), Max: headroom.Duration(300 * time.Second),
+	}
 }
 
 // config is Options with the defaults applied.
@@ -140,10 +132,7 @@ type config struct {
 	queue         bool
 	ttl           time.Duration
 	assumedReset  time.Duration
-	boInitial     time.Duration
-	boMax         time.Duration
-	boMultiplier  float64
-	boJitter      float64
+	backoff       headroom.Backoff
 	maxInFlight   int
 	key           func(*http.Request) string
 	share         func(key, hint string) string
@@ -167,23 +156,14 @@ func (o *Options) Validate() error {
 		field string
 		v     limit.Duration
 	}{
-		{"MaxRetryAfter", o.MaxRetryAfter}, {"MaxWait", o.MaxWait}, {"TTL", o.TTL},
-		{"AssumedReset", o.AssumedReset}, {"Backoff.Initial", o.Backoff.Initial}, {"Backoff.Max", o.Backoff.Max},
+		{"MaxRetryAfter", o.MaxRetryAfter}, {"MaxWait", o.MaxWait}, {"TTL", o.TTL}, {"AssumedReset", o.AssumedReset},
 	}
 	for _, d := range durs {
 		if d.v < 0 {
 			add(d.field, d.v, "0 (the default) or a duration above 0, such as \"1m\"")
 		}
 	}
-	if o.Backoff.Initial > 0 && o.Backoff.Max > 0 && o.Backoff.Max < o.Backoff.Initial {
-		add("Backoff.Max", o.Backoff.Max, "at least Backoff.Initial ("+o.Backoff.Initial.String()+")")
-	}
-	if m := o.Backoff.Multiplier; math.IsNaN(m) || m != 0 && m < 1 || math.IsInf(m, 0) {
-		add("Backoff.Multiplier", m, "0 (the default, 2) or a finite factor of 1 or more")
-	}
-	if j := o.Backoff.Jitter; math.IsNaN(j) || j < 0 || j > 1 {
-		add("Backoff.Jitter", j, "0 (the default, 0.2) or a fraction up to 1")
-	}
+	errs = append(errs, backoffcurve.Problems("quota", "Backoff", o.Backoff)...)
 	if o.MaxInFlight < 0 {
 		add("MaxInFlight", o.MaxInFlight, "0 (no cap) or more")
 	}
@@ -199,10 +179,7 @@ func (o *Options) config() config {
 		queue:         !o.RefuseAtOnce,
 		ttl:           time.Duration(o.TTL),
 		assumedReset:  time.Duration(o.AssumedReset),
-		boInitial:     time.Duration(o.Backoff.Initial),
-		boMax:         time.Duration(o.Backoff.Max),
-		boMultiplier:  o.Backoff.Multiplier,
-		boJitter:      o.Backoff.Jitter,
+		backoff:       o.Backoff.WithDefaults(defaultBackoff()),
 		maxInFlight:   o.MaxInFlight,
 		key:           o.Key,
 		share:         o.Share,
@@ -227,18 +204,6 @@ func (o *Options) config() config {
 	}
 	if c.assumedReset == 0 {
 		c.assumedReset = time.Second
-	}
-	if c.boInitial == 0 {
-		c.boInitial = time.Second
-	}
-	if c.boMax == 0 {
-		c.boMax = max(300*time.Second, c.boInitial)
-	}
-	if c.boMultiplier == 0 {
-		c.boMultiplier = 2
-	}
-	if c.boJitter == 0 {
-		c.boJitter = 0.2
 	}
 	if c.key == nil {
 		c.key = requestHost
