@@ -1,80 +1,65 @@
-// Package telemetry holds headroom's OpenTelemetry instruments: their names,
-// units and attributes, in one place (names.go), and the recorders the rest
-// of the module reports through. A limiter records through a *Limiter made
-// by NewLimiter; the resilience runner through a *Runner made by NewRunner,
-// and its circuit breaker through a *Breaker made by NewBreaker. Nothing
-// outside this package names an instrument.
+// Package telemetry names headroom's OpenTelemetry metrics: the instrument
+// names, their units, the attribute keys and values, and ScopeName, the
+// meter every instrument is created on. It holds names only; the limiters,
+// the quota guard, the resilience runner and the HTTP layers record
+// through them, on the meter provider each is given (nil means the global
+// one, otel.GetMeterProvider).
 //
-// Every instrument is created on the meter named ScopeName of the meter
-// provider the caller passes; a nil provider means the global one,
-// otel.GetMeterProvider.
+// Names follow the OpenTelemetry naming rules: dotted, lower case, no unit
+// in the name, one UCUM unit per metric. The OpenTelemetry Prometheus
+// exporter renames them: dots become underscores, counters gain _total, a
+// unit of s adds _seconds and {permit}/min adds _per_min.
 //
-// # Instruments
+// # Metrics
 //
-// Limiters. Every one carries headroom.limiter (the limiter's name) and
-// headroom.limiter.kind (per_second, per_window, concurrency, adaptive,
-// adaptive_rate); the limiters httpx makes per host also carry headroom.host.
+// Limiters, each with AttrLimiter and AttrLimiterKind (and in httpx
+// AttrHost and AttrLayer):
 //
-//	Name                            Instrument  Unit        Attributes and meaning
-//	headroom.limiter.leases         counter     {lease}     headroom.outcome = acquired | denied;
-//	                                                        denied also headroom.reason = no_permit |
-//	                                                        queue_full | max_wait | deadline
-//	headroom.limiter.wait.duration  histogram   s           how long a caller waited in the queue;
-//	                                                        recorded only for callers that queued
-//	headroom.limiter.limit          gauge       {permit}    the concurrency limit (concurrency,
-//	                                                        adaptive) or the rate in permits per
-//	                                                        minute (per_second, per_window,
-//	                                                        adaptive_rate); once the limiter sets it
-//	headroom.limiter.queue.length   gauge       {permit}    permits held by waiting callers
-//	headroom.limiter.throttles      counter     {throttle}  throttles reported on leases
-//	headroom.limiter.cuts           counter     {cut}       cuts of an adaptive limit
-//	headroom.limiter.pauses         counter     {pause}     pauses after a Retry-After
+//	headroom.limiter.leases            counter    {lease}       by AttrOutcome, AttrReason
+//	headroom.limiter.permits           counter    {permit}      the leases' permits, same attributes
+//	headroom.limiter.wait.duration     histogram  s             time a granted caller queued
+//	headroom.limiter.limit             gauge      {permit}      concurrency limit
+//	headroom.limiter.rate              gauge      {permit}/min  rate limit
+//	headroom.limiter.in_use            gauge      {permit}      permits in use
+//	headroom.limiter.available         gauge      {permit}      permits free now
+//	headroom.limiter.queue.length      gauge      {permit}      permits waiting
+//	headroom.limiter.queue.limit       gauge      {permit}      permits the queue may hold
+//	headroom.limiter.throttles         counter    {throttle}    throttles reported on leases
+//	headroom.limiter.cuts              counter    {cut}         cuts of an adaptive limit
+//	headroom.limiter.pauses            counter    {pause}       pauses after a Retry-After
+//	headroom.limiter.instances         gauge      {instance}    adaptive rate: processes sharing it
+//	headroom.limiter.budget_rate       gauge      {permit}/min  adaptive rate: the whole budget's rate
+//	headroom.limiter.ceiling           gauge      {permit}/min  adaptive rate: the highest rate allowed
+//	headroom.limiter.published_rate    gauge      {permit}/min  adaptive rate: the published quota
+//	headroom.limiter.send_rate         gauge      {permit}/min  adaptive rate: measured send rate
+//	headroom.limiter.paused            gauge      {pause}       adaptive rate: 1 while paused
+//	headroom.limiter.latency.baseline  gauge      s             adaptive: the baseline latency
+//	headroom.limiter.latency.round     gauge      s             adaptive: the latest round's figure
 //
-// The leases of all five series (acquired and each reason) are reported
-// from the first collection, so rates start at zero; throttles, cuts and
-// pauses are reported from the first collection by the adaptive kinds and
-// by the others once they are non-zero. The wait histogram's buckets run
-// from 1 ms to 120 s.
+// The quota guard, with AttrQuotaKey:
 //
-// The resilience runner. Every instrument carries headroom.runner (the
-// policy's name).
+//	headroom.quota.limit               gauge      {unit}        the published limit
+//	headroom.quota.remaining           gauge      {unit}        the remaining allowance
+//	headroom.quota.reset               gauge      s             time to the reset
+//	headroom.quota.blocked             gauge      s             time until attempts go again
+//	headroom.quota.refusals            counter    {refusal}     refusals by AttrReason
 //
-//	Name                            Instrument  Unit        Attributes and meaning
-//	headroom.runner.calls           counter     {call}      runs, by headroom.stop = succeeded |
-//	                                                        attempts_exhausted | permanent | deadline |
-//	                                                        cancelled | breaker_open |
-//	                                                        budget_exhausted | invalid
-//	headroom.runner.attempts        counter     {attempt}   headroom.verdict = success | transient |
-//	                                                        throttled | permanent; throttled also
-//	                                                        headroom.self_imposed (a limiter refused)
-//	headroom.runner.retries         counter     {retry}     retries scheduled, by headroom.verdict
-//	headroom.runner.delay.duration  histogram   s           delays slept between attempts
-//	headroom.runner.breaker.state   gauge       1           0 closed, 1 half-open, 2 open
-//	headroom.runner.budget.denials  counter     {retry}     retries the retry budget refused
+// The resilience runner, with AttrRunner:
 //
-// # Cost
+//	headroom.runner.calls              counter    {call}        runs by AttrStop, AttrRetried
+//	headroom.runner.call.duration      histogram  s             a run, start to result
+//	headroom.runner.attempts           counter    {attempt}     by AttrVerdict, AttrSelfImposed
+//	headroom.runner.attempt.duration   histogram  s             an attempt, with AttrAttempt
+//	headroom.runner.retries            counter    {retry}       retries scheduled
+//	headroom.runner.delay.duration     histogram  s             delays between attempts
+//	headroom.runner.budget.denials     counter    {retry}       retries the budget refused
+//	headroom.runner.breaker.state      gauge      {state}       0 closed, 1 half-open, 2 open
+//	headroom.runner.breaker.transitions counter   {transition}  by AttrBreakerState entered
 //
-// A Limiter's fast-path methods cost one atomic operation and touch nothing
-// of OpenTelemetry: counts and gauges live in atomics, and one callback per
-// Limiter, registered with the meter, reads them when the meter collects.
-// The hot counters are striped, so parallel callers do not contend on one
-// cache line. Only Waited, on the slow path of a caller that queued,
-// records on a synchronous histogram, without allocating.
+// And httpx's attempts as the semantic convention's
+// http.client.request.duration (histogram, s), with AttrHTTPMethod,
+// AttrHTTPStatusCode, AttrServerAddress, AttrServerPort and AttrErrorType.
 //
-// # Lifetime
-//
-// The registered callback keeps a Limiter reachable from the meter
-// provider until Close unregisters it. An owner that may be dropped without
-// being closed should arrange for Close itself:
-//
-//	runtime.AddCleanup(owner, func(m *telemetry.Limiter) { m.Close() }, m)
-//
-// or, the same, m.CloseWhenUnreachable(owner). The Limiter must not
-// reference its owner.
-//
-// # Failures
-//
-// Telemetry never fails a limiter: when an instrument cannot be created,
-// NewLimiter reports the error through otel.Handle and returns a Limiter that
-// records nothing. A nil *Limiter records nothing either.
+// docs/telemetry.md describes each in full, with the PromQL for the common
+// questions; docs/dashboards holds a Grafana dashboard and alert rules.
 package telemetry

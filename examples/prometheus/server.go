@@ -8,11 +8,11 @@ import (
 	"time"
 )
 
-// server is the dependency. It has two quotas: a hidden one of 50 requests
+// server is the dependency. It has two quotas: a hidden one of 25 requests
 // a second, refused with 429 and Retry-After and never published, and a
-// published one of 300 requests per 10-second window, announced in
-// X-RateLimit-* headers, which drops to 120 at three fifths of the run. A
-// three-second outage near three tenths of the run answers 503, then 500.
+// published one of 200 requests per 10-second window, announced in
+// X-RateLimit-* headers, which drops to 80 at three fifths of the run. A
+// three-second outage near three tenths of the run answers 500, then 503.
 type server struct {
 	start  time.Time
 	outage [2]time.Duration // from, to
@@ -40,20 +40,20 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.received.Add(1)
 	since := time.Since(s.start)
 	if since >= s.outage[0] && since < s.outage[1] {
-		// First 503s, a throttle the runner retries without charging the
-		// breaker, then 500s, failures the breaker counts.
+		// First 500s, failures the breaker counts, then 503s, a throttle
+		// the runner retries without charging the breaker.
 		if since < (s.outage[0]+s.outage[1])/2 {
-			s.unavailable.Add(1)
-			w.WriteHeader(http.StatusServiceUnavailable)
-		} else {
 			s.failed.Add(1)
 			w.WriteHeader(http.StatusInternalServerError)
+		} else {
+			s.unavailable.Add(1)
+			w.WriteHeader(http.StatusServiceUnavailable)
 		}
 		return
 	}
-	limit := 300
+	limit := 200
 	if since >= s.drop {
-		limit = 120
+		limit = 80
 	}
 	hidden, remaining, reset := s.take(since, limit)
 	h := w.Header()
@@ -91,5 +91,5 @@ func (s *server) take(since time.Duration, limit int) (hidden bool, remaining, r
 	s.inSecond++
 	s.inWin++
 	resetAt := time.Duration(s.window+1) * publishedWindow
-	return s.inSecond > 50, limit - s.inWin, int((resetAt - since + time.Second - 1) / time.Second)
+	return s.inSecond > 25, limit - s.inWin, int((resetAt - since + time.Second - 1) / time.Second)
 }

@@ -27,11 +27,11 @@ type client struct {
 }
 
 // newClients builds the two clients. Between them they hold every limiter
-// shape, the quota guard, a breaker that opens on five failures in a row
+// shape, the quota guard, a breaker that opens on three failures in a row
 // and a retry budget small enough to run out during the outage.
 func newClients(mp metric.MeterProvider) ([]*client, error) {
 	policy := func(name string) (*resilience.Policy, error) {
-		br, err := resilience.NewBreaker(resilience.BreakerOptions{Name: name, ConsecutiveFailures: 5,
+		br, err := resilience.NewBreaker(resilience.BreakerOptions{Name: name, ConsecutiveFailures: 3,
 			BreakDuration: time.Second, MeterProvider: mp})
 		if err != nil {
 			return nil, err
@@ -56,14 +56,14 @@ func newClients(mp metric.MeterProvider) ([]*client, error) {
 	}
 	apiClient, err := httpx.NewClient(httpx.WithMeterProvider(mp), httpx.WithResilience(api),
 		httpx.WithRateLimit(limit.Options{Name: "api-rate", PermitsPerSecond: 40, Burst: 10}),
-		httpx.WithRateLimit(limit.Options{Name: "api-pool", Concurrency: 4, QueueLimit: 4}))
+		httpx.WithRateLimit(limit.Options{Name: "api-pool", Concurrency: 4, QueueLimit: 4}),
+		httpx.WithRateLimit(limit.Options{Name: "api-adaptive", Adaptive: &limit.AdaptiveOptions{Initial: 8, Maximum: 16}}))
 	if err != nil {
 		return nil, err
 	}
 	batchClient, err := httpx.NewClient(httpx.WithMeterProvider(mp), httpx.WithResilience(batch),
 		httpx.WithRateLimit(limit.Options{Name: "batch-window", PerWindow: &limit.WindowOptions{Permits: 300, Window: limit.Duration(10 * time.Second)}},
 			httpx.WithCost(func(*http.Request) int { return 2 })),
-		httpx.WithRateLimit(limit.Options{Name: "batch-adaptive", Adaptive: &limit.AdaptiveOptions{Initial: 8, Maximum: 16}}),
 		httpx.WithAdaptiveRate(limit.AdaptiveRateOptions{InitialUnitsPerMinute: 1800}, httpx.WithLimiterName("batch-rate")))
 	if err != nil {
 		return nil, err
