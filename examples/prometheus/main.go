@@ -4,7 +4,7 @@
 // whole duration. It then prints what it counted, as one JSON object, and
 // exits 0.
 //
-//	go run ./examples/prometheus -addr 127.0.0.1:9464 -duration 30s
+//	cd examples/prometheus && go run . -addr 127.0.0.1:9464 -duration 30s
 //
 // The workload stops three seconds before the end, so that a Prometheus
 // scraping every second reads the final counts before the command exits.
