@@ -175,3 +175,43 @@ func TestShapesReportSaturation(t *testing.T) {
 		}
 	})
 }
+
+// The adaptive rate limiter reports its instance share, ceiling, published
+// quota, send rate and pause.
+func TestAdaptiveRateReportsItsFigures(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r, mp := newReader(t)
+		lim, err := AdaptiveRate(AdaptiveRateOptions{Instances: 2, InitialUnitsPerMinute: 600, MaxUnitsPerMinute: 6000},
+			WithName("r"), WithMeterProvider(mp))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lim.SetPublishedLimit(1200, time.Minute) // 1200 a minute for both instances
+		lease, err := lim.Acquire(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		lease.Throttle(2 * time.Second)
+		lease.Release()
+		m := metricValues(t, r)
+		get := func(name string) float64 { return m["headroom.limiter."+name+"{r,adaptive_rate}"] }
+		if got := get("instances"); got != 2 {
+			t.Errorf("instances %v, want 2", got)
+		}
+		if got, want := get("budget_rate"), 2*get("rate"); got != want || got == 0 {
+			t.Errorf("budget rate %v, want twice the share %v", got, want)
+		}
+		if got := get("published_rate"); got != 1200 {
+			t.Errorf("published rate %v, want 1200", got)
+		}
+		if got := get("ceiling"); got != lim.MaxRate() {
+			t.Errorf("ceiling %v, want MaxRate %v", got, lim.MaxRate())
+		}
+		if got := get("paused"); got != 1 {
+			t.Errorf("paused %v after a Retry-After, want 1", got)
+		}
+		if _, ok := m["headroom.limiter.send_rate{r,adaptive_rate}"]; !ok {
+			t.Errorf("no send rate reported")
+		}
+	})
+}

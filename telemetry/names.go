@@ -185,7 +185,8 @@ const (
 // http.client.request.duration: the duration of each HTTP attempt httpx
 // sends, in seconds, with AttrHTTPMethod, AttrHTTPStatusCode (when a
 // response came), AttrServerAddress, AttrServerPort and AttrErrorType
-// (when it failed), and AttrLimiter-free: it counts what reached the wire.
+// (when it failed). It counts what reached the transport, so it is the
+// dependency's view: attempts our limiters refused are not in it.
 const HTTPClientRequestDurationName = "http.client.request.duration"
 
 // Semantic-convention attribute keys on HTTPClientRequestDurationName.

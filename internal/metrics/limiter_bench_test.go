@@ -51,6 +51,14 @@ func BenchmarkAcquiredSDK(b *testing.B) {
 	}
 }
 
+// BenchmarkAcquiredNSDK is a lease of three permits: two atomic adds.
+func BenchmarkAcquiredNSDK(b *testing.B) {
+	m := sdkLimiter(b)
+	for b.Loop() {
+		m.AcquiredN(3)
+	}
+}
+
 func BenchmarkAcquiredNilParallel(b *testing.B) {
 	m := nilLimiter
 	b.RunParallel(func(pb *testing.PB) {
