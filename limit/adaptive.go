@@ -205,7 +205,7 @@ func (l *AdaptiveLimiter) AcquireN(ctx context.Context, cost int) (Lease, error)
 	if l.queue.empty() && l.engine.TryAcquire(cost) {
 		l.mu.Unlock()
 		l.metrics.Acquired()
-		return Lease{owner: &l.self, granted: now, spec: leaseSpec{cost: int32(cost)}}, nil
+		return newLease(&l.self, now, cost), nil
 	}
 	l.engine.Blocked()
 	if l.queue.limit == 0 || !l.queue.fits(cost) {
@@ -217,9 +217,9 @@ func (l *AdaptiveLimiter) AcquireN(ctx context.Context, cost int) (Lease, error)
 		l.metrics.Denied(reason)
 		return Lease{}, &RateLimitedError{Limiter: l.name, Reason: reason}
 	}
-	if err := ctx.Err(); err != nil {
+	if ctx.Err() != nil {
 		l.mu.Unlock()
-		return Lease{}, err
+		return Lease{}, waitEnded(ctx, l.name, l.metrics)
 	}
 	w := l.queue.push(cost)
 	l.mu.Unlock()
@@ -239,7 +239,7 @@ func (l *AdaptiveLimiter) AcquireN(ctx context.Context, cost int) (Lease, error)
 	if granted && woken == wokenReady {
 		l.metrics.Waited(at - now)
 		l.metrics.Acquired()
-		return Lease{owner: &l.self, granted: at, spec: leaseSpec{cost: int32(cost)}}, nil
+		return newLease(&l.self, at, cost), nil
 	}
 	if granted {
 		// The grant and the cancellation raced: the caller gets ctx.Err()

@@ -124,16 +124,16 @@ func (l *AdaptiveRateLimiter) AcquireN(ctx context.Context, cost int) (Lease, er
 	if l.core.Acquire(now, cost) {
 		l.mu.Unlock()
 		l.m.Acquired()
-		return Lease{owner: &l.self, granted: now, spec: leaseSpec{cost: int32(cost)}}, nil
+		return newLease(&l.self, now, cost), nil
 	}
 	return l.wait(ctx, now, cost) // unlocks
 }
 
 // wait is AcquireN's slow path; it is called with l.mu held.
 func (l *AdaptiveRateLimiter) wait(ctx context.Context, now time.Duration, cost int) (Lease, error) {
-	if err := ctx.Err(); err != nil {
+	if ctx.Err() != nil {
 		l.mu.Unlock()
-		return Lease{}, err
+		return Lease{}, waitEnded(ctx, l.name, l.m)
 	}
 	deadline := adaptive.NoDeadline
 	if d, ok := ctx.Deadline(); ok {
@@ -174,7 +174,7 @@ func (l *AdaptiveRateLimiter) wait(ctx context.Context, now time.Duration, cost 
 	}
 	l.m.Waited(w.at - now)
 	l.m.Acquired()
-	return Lease{owner: &l.self, granted: w.at, spec: leaseSpec{cost: int32(cost)}}, nil
+	return newLease(&l.self, w.at, cost), nil
 }
 
 // serviceLocked lets every waiter that can leave at now go, and sets the

@@ -68,7 +68,7 @@ func (l *bulkhead) Acquire(ctx context.Context) (Lease, error) {
 	// then returns the lease once instead of copying it through two frames.
 	if l.waiting.Load() == 0 && l.engine.TryAcquire(1) {
 		l.metrics.Acquired()
-		return Lease{owner: &l.self, spec: leaseSpec{cost: 1}}, nil
+		return newLease(&l.self, 0, 1), nil
 	}
 	return l.acquireSlow(ctx, 1)
 }
@@ -89,7 +89,7 @@ func (l *bulkhead) AcquireN(ctx context.Context, cost int) (Lease, error) {
 	// its frame stays small; everything else is out of line.
 	if uint(cost-1) < uint(l.capacity) && l.waiting.Load() == 0 && l.engine.TryAcquire(cost) {
 		l.metrics.Acquired()
-		return Lease{owner: &l.self, spec: leaseSpec{cost: int32(cost)}}, nil
+		return newLease(&l.self, 0, cost), nil
 	}
 	return l.acquireSlow(ctx, cost)
 }
@@ -108,8 +108,8 @@ func (l *bulkhead) acquireSlow(ctx context.Context, cost int) (Lease, error) {
 }
 
 func (l *bulkhead) acquireQueued(ctx context.Context, cost int) (Lease, error) {
-	if err := ctx.Err(); err != nil {
-		return Lease{}, err
+	if ctx.Err() != nil {
+		return Lease{}, waitEnded(ctx, l.name, l.metrics)
 	}
 	l.waiting.Add(1)
 	l.mu.Lock()
@@ -117,7 +117,7 @@ func (l *bulkhead) acquireQueued(ctx context.Context, cost int) (Lease, error) {
 		l.waiting.Add(-1)
 		l.mu.Unlock()
 		l.metrics.Acquired()
-		return Lease{owner: &l.self, spec: leaseSpec{cost: int32(cost)}}, nil
+		return newLease(&l.self, 0, cost), nil
 	}
 	if !l.queue.fits(cost) {
 		l.waiting.Add(-1)
@@ -135,7 +135,7 @@ func (l *bulkhead) acquireQueued(ctx context.Context, cost int) (Lease, error) {
 		l.metrics.QueueAdd(-int64(cost))
 		l.metrics.Waited(time.Since(l.epoch) - start)
 		l.metrics.Acquired()
-		return Lease{owner: &l.self, spec: leaseSpec{cost: int32(cost)}}, nil
+		return newLease(&l.self, 0, cost), nil
 	}
 	l.mu.Lock()
 	granted := w.granted

@@ -1,6 +1,7 @@
 package limit
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -18,10 +19,6 @@ type RateLimitedError struct {
 	// Reason says why: ReasonNoPermit, ReasonQueueFull, ReasonMaxWait or
 	// ReasonDeadline.
 	Reason string
-	// Err is the context's error when its deadline ended the caller's wait
-	// in the queue, so that errors.Is(err, context.DeadlineExceeded) holds
-	// as well; nil otherwise.
-	Err error
 }
 
 // The reasons a limiter refuses.
@@ -40,17 +37,16 @@ func (e *RateLimitedError) Error() string {
 	if e.RetryAfter > 0 {
 		s += "; retry after " + e.RetryAfter.String()
 	}
-	if e.Err != nil {
-		s += ": " + e.Err.Error()
-	}
 	return s
 }
 
-// Is makes errors.Is(err, ErrRateLimited) hold.
-func (e *RateLimitedError) Is(target error) bool { return target == ErrRateLimited }
-
-// Unwrap is Err.
-func (e *RateLimitedError) Unwrap() error { return e.Err }
+// Is makes errors.Is(err, ErrRateLimited) hold for every refusal, and
+// errors.Is(err, context.DeadlineExceeded) for one with ReasonDeadline:
+// a deadline the limiter foresees, one that ends the wait in the queue and
+// one that had passed before the call are one refusal.
+func (e *RateLimitedError) Is(target error) bool {
+	return target == ErrRateLimited || target == context.DeadlineExceeded && e.Reason == ReasonDeadline
+}
 
 // ErrCost is what a *CostError matches.
 var ErrCost = errors.New("cost can never be granted")

@@ -2,6 +2,8 @@ package limit
 
 import (
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -36,20 +38,40 @@ func (o Outcome) String() string {
 	return "outcome(" + strconv.Itoa(int(o)) + ")"
 }
 
-// leaseOwner is the limiter a Lease came from. release is called at most once
-// per Lease, with the lease as the caller left it (cost, grant time, outcome).
-// It takes the lease by value: a pointer passed through an interface method
-// escapes, and would move every caller's Lease to the heap.
+// leaseOwner is a limiter of this package that frees something on release.
+// release is called at most once per lease, with the copy the caller
+// released (cost, grant time, outcome). It takes the lease by value: a
+// pointer passed through an interface method escapes, and would move every
+// caller's Lease to the heap.
 type leaseOwner interface {
 	release(l Lease)
 }
 
-// ownerRef boxes a limiter's leaseOwner behind one pointer. With it a Lease
-// is four words in four fields, which the compiler keeps in registers; with
-// the interface inline it would be copied through memory on every Acquire.
-// Each limiter that frees something on release holds one, pointing at
-// itself.
+// ownerRef boxes a limiter's leaseOwner behind one pointer, so that a lease
+// record holds one word for it. Each limiter holds one, pointing at itself.
 type ownerRef struct{ leaseOwner }
+
+// A Releaser frees what a lease made by NewLease holds: a Limiter written
+// outside this package hands out such leases. Release calls ReleaseLease
+// once per lease, however many copies of it are released, with the copy that
+// was released (its Cost, Outcome and RetryAfter).
+type Releaser interface {
+	ReleaseLease(l Lease)
+}
+
+// leaseRecord is what every copy of one lease shares, so that only the
+// first Release of any copy frees its permits. Records are reused: gen
+// counts the leases a record has served, and a lease matches its record only
+// while gen is still the value it was granted with. A copy released late
+// finds a later gen and frees nothing, even when the record now serves
+// another lease.
+type leaseRecord struct {
+	gen      atomic.Uint64
+	owner    *ownerRef
+	releaser Releaser
+}
+
+var leaseRecords = sync.Pool{New: func() any { return new(leaseRecord) }}
 
 // leaseSpec is the part of a Lease that the caller's report changes.
 type leaseSpec struct {
@@ -59,25 +81,56 @@ type leaseSpec struct {
 
 // A Lease is the permit a Limiter granted. It is a small value: keep it in a
 // variable and call Release when the call it guarded has ended, however it
-// ended. A second Release frees nothing, and the zero Lease is safe to
-// release.
+// ended. Copies of a lease are one lease: the first Release of any copy
+// frees its permits and later ones free nothing. The zero Lease holds
+// nothing and is safe to release.
 //
 // The lease is the measurement: before Release, report what
 // the call taught the limiter with Throttle, Drop or Ignore; a lease released
 // without a report counts as a Success.
 type Lease struct {
-	owner      *ownerRef
+	record     *leaseRecord
+	gen        uint64
 	granted    time.Duration // on the owner's monotonic axis
 	retryAfter time.Duration
 	spec       leaseSpec
 }
 
+// newLease is a lease of cost permits from owner, granted at granted.
+func newLease(owner *ownerRef, granted time.Duration, cost int) Lease {
+	r := leaseRecords.Get().(*leaseRecord)
+	r.owner = owner
+	return Lease{record: r, gen: r.gen.Load(), granted: granted, spec: leaseSpec{cost: int32(cost)}}
+}
+
+// NewLease returns a lease of cost permits owned by r, granted at granted on
+// r's monotonic clock, for a Limiter written outside this package. A cost
+// outside [0, 2^31) is the Limiter's to refuse before it calls NewLease.
+func NewLease(r Releaser, cost int, granted time.Duration) Lease {
+	rec := leaseRecords.Get().(*leaseRecord)
+	rec.releaser = r
+	return Lease{record: rec, gen: rec.gen.Load(), granted: granted, spec: leaseSpec{cost: int32(cost)}}
+}
+
 // Release frees what the lease holds and reports its outcome to the limiter
-// that granted it. Later calls do nothing.
+// that granted it. Only the first Release of the lease or any copy of it
+// does anything.
 func (l *Lease) Release() {
-	if o := l.owner; o != nil {
-		l.owner = nil
-		o.release(*l)
+	r := l.record
+	if r == nil {
+		return
+	}
+	l.record = nil
+	if !r.gen.CompareAndSwap(l.gen, l.gen+1) {
+		return
+	}
+	owner, releaser := r.owner, r.releaser
+	r.owner, r.releaser = nil, nil
+	leaseRecords.Put(r)
+	if owner != nil {
+		owner.release(*l)
+	} else {
+		releaser.ReleaseLease(*l)
 	}
 }
 
@@ -106,5 +159,6 @@ func (l *Lease) Cost() int { return int(l.spec.cost) }
 // limiter's monotonic clock; leases of one limiter compare by it.
 func (l *Lease) Granted() time.Duration { return l.granted }
 
-// Held reports whether the lease still holds its permits.
-func (l *Lease) Held() bool { return l.owner != nil }
+// Held reports whether the lease is still held: granted, and released by
+// neither it nor any copy of it. A grant of cost 0 holds nothing.
+func (l *Lease) Held() bool { return l.record != nil && l.record.gen.Load() == l.gen }

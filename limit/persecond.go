@@ -34,6 +34,8 @@ type perSecond struct {
 	queue waitQueue
 
 	bucket *window.TokenBucket // its own allocation, hot word padded
+
+	self ownerRef // what its leases point back to
 }
 
 // newPerSecond builds the PerSecond shape of a validated o. Burst 0 means one
@@ -55,6 +57,7 @@ func newPerSecond(o Options) Limiter {
 		queue:   waitQueue{limit: o.QueueLimit},
 		bucket:  window.NewTokenBucket(o.PermitsPerSecond, burst),
 	}
+	l.self.leaseOwner = l
 	l.metrics.SetLimit(o.PermitsPerSecond * 60) // telemetry.LimitName: permits per minute
 	// The meter provider holds the instruments until closed; close them
 	// when the limiter is dropped.
@@ -64,6 +67,9 @@ func newPerSecond(o Options) Limiter {
 
 func (l *perSecond) Name() string { return l.name }
 
+// release frees nothing: a token bucket's permits are spent when granted.
+func (l *perSecond) release(Lease) {}
+
 // Acquire asks for one permit; see AcquireN. It repeats AcquireN's fast
 // path rather than calling it: a Lease is returned through memory, and one
 // copy fewer is worth a few nanoseconds here.
@@ -72,7 +78,7 @@ func (l *perSecond) Acquire(ctx context.Context) (Lease, error) {
 	ok, retryAfter := l.bucket.TryTake(now, 1)
 	if ok {
 		l.metrics.Acquired()
-		return Lease{granted: now, spec: leaseSpec{cost: 1}}, nil
+		return newLease(&l.self, now, 1), nil
 	}
 	return l.refused(ctx, now, 1, retryAfter)
 }
@@ -81,10 +87,9 @@ func (l *perSecond) Acquire(ctx context.Context) (Lease, error) {
 // waiting, whatever the state of ctx. The lease's Granted is when its
 // permits became usable — the time of the call, or for a caller that waited
 // the time its reservation fell due (its goroutine resumes a little later).
-// The lease has no owner: its permits were spent when granted, so it holds
-// nothing (Held is false), and Release, which would free nothing and teach
-// the bucket nothing, costs a nil check. A cost of 0 is granted and takes
-// nothing. A cost below 0 or above the burst is refused with a *CostError.
+// Its permits were spent when granted: Release frees nothing and teaches
+// the bucket nothing, but the lease is held (Held) until released, as every
+// shape's is. A cost of 0 is granted and takes nothing. A cost below 0 or above the burst is refused with a *CostError.
 // Otherwise, with QueueLimit 0 it refuses at once with ReasonNoPermit and a
 // RetryAfter that is the caller's turn: callers refused together are told
 // to come back one after another, each when its permits would be due had it
@@ -96,15 +101,19 @@ func (l *perSecond) Acquire(ctx context.Context) (Lease, error) {
 func (l *perSecond) AcquireN(ctx context.Context, cost int) (Lease, error) {
 	now := time.Since(l.epoch)
 	ok, retryAfter := l.bucket.TryTake(now, cost)
-	if ok && cost >= 0 { // TryTake grants a negative cost; AcquireN does not
+	if ok && cost > 0 { // TryTake grants a negative cost; AcquireN does not
 		l.metrics.Acquired()
-		return Lease{granted: now, spec: leaseSpec{cost: int32(cost)}}, nil
+		return newLease(&l.self, now, cost), nil
 	}
 	return l.refused(ctx, now, cost, retryAfter)
 }
 
 // refused is AcquireN after TryTake(now, cost) refused with retryAfter.
 func (l *perSecond) refused(ctx context.Context, now time.Duration, cost int, retryAfter time.Duration) (Lease, error) {
+	if cost == 0 {
+		l.metrics.Acquired()
+		return Lease{granted: now}, nil
+	}
 	if cost < 0 || cost > l.bucket.Burst() {
 		return Lease{}, &CostError{Limiter: l.name, Cost: cost, Capacity: l.bucket.Burst()}
 	}
@@ -129,8 +138,8 @@ func (l *perSecond) refuse(reason string, retryAfter time.Duration) error {
 // due when it looks takes them, even if ctx has just ended: their time has
 // passed, so giving them back would give nothing.
 func (l *perSecond) wait(ctx context.Context, arrived time.Duration, cost int) (Lease, error) {
-	if err := ctx.Err(); err != nil {
-		return Lease{}, err
+	if ctx.Err() != nil {
+		return Lease{}, waitEnded(ctx, l.name, l.metrics)
 	}
 	l.mu.Lock()
 	// Read the clock under the lock, so that the bookings that wait see
@@ -150,7 +159,7 @@ func (l *perSecond) wait(ctx context.Context, arrived time.Duration, cost int) (
 	case ok && readyAt <= now:
 		l.mu.Unlock()
 		l.metrics.Acquired()
-		return Lease{granted: now, spec: leaseSpec{cost: int32(cost)}}, nil
+		return newLease(&l.self, now, cost), nil
 	case !ok:
 		l.mu.Unlock()
 		reason := ReasonDeadline
@@ -176,7 +185,7 @@ func (l *perSecond) wait(ctx context.Context, arrived time.Duration, cost int) (
 			l.queue.put(w)
 			l.metrics.Waited(now - arrived)
 			l.metrics.Acquired()
-			return Lease{granted: readyAt, spec: leaseSpec{cost: int32(cost)}}, nil
+			return newLease(&l.self, readyAt, cost), nil
 		}
 		if woke == wokenDone || ctx.Err() != nil {
 			if shift, ok := l.bucket.Cancel(now, readyAt, cost); ok {

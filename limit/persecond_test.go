@@ -95,7 +95,7 @@ func TestPerSecondCostZeroIsGrantedWhenEmpty(t *testing.T) {
 	}
 }
 
-func TestPerSecondLeaseCarriesGrantTimeAndHoldsNothing(t *testing.T) {
+func TestPerSecondLeaseCarriesGrantTimeAndIsHeldUntilReleased(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := mustPerSecond(t, 100, WithName("api"))
 		if l.Name() != "api" {
@@ -106,11 +106,14 @@ func TestPerSecondLeaseCarriesGrantTimeAndHoldsNothing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// The permits are spent when granted: nothing to hold or free.
-		if lease.Granted() != 1500*time.Millisecond || lease.Cost() != 2 || lease.Held() {
-			t.Fatalf("lease granted %v cost %d held %v; want 1.5s, 2, false", lease.Granted(), lease.Cost(), lease.Held())
+		// Held means "not yet released", for this shape as for every other.
+		if lease.Granted() != 1500*time.Millisecond || lease.Cost() != 2 || !lease.Held() {
+			t.Fatalf("lease granted %v cost %d held %v; want 1.5s, 2, true", lease.Granted(), lease.Cost(), lease.Held())
 		}
 		lease.Release()
+		if lease.Held() {
+			t.Fatal("Held after Release")
+		}
 		lease.Release()
 		if _, err := l.AcquireN(context.Background(), 98); err != nil {
 			t.Fatalf("releasing gave back or took permits: %v", err)

@@ -84,7 +84,7 @@ func (l *perWindow) Acquire(ctx context.Context) (Lease, error) {
 		ok, at, retryAfter := l.engine.TryTake(now, 1)
 		if ok {
 			l.metrics.Acquired()
-			return Lease{owner: &l.self, granted: at, spec: leaseSpec{cost: 1}}, nil
+			return newLease(&l.self, at, 1), nil
 		}
 		if !l.queueing {
 			return Lease{}, l.refuse(ReasonNoPermit, retryAfter)
@@ -118,7 +118,7 @@ func (l *perWindow) AcquireN(ctx context.Context, cost int) (Lease, error) {
 		ok, at, retryAfter := l.engine.TryTake(now, cost)
 		if ok {
 			l.metrics.Acquired()
-			return Lease{owner: &l.self, granted: at, spec: leaseSpec{cost: int32(cost)}}, nil
+			return newLease(&l.self, at, cost), nil
 		}
 		if !l.queueing {
 			return Lease{}, l.refuse(ReasonNoPermit, retryAfter)
@@ -128,8 +128,8 @@ func (l *perWindow) AcquireN(ctx context.Context, cost int) (Lease, error) {
 }
 
 func (l *perWindow) acquireQueued(ctx context.Context, now time.Duration, cost int) (Lease, error) {
-	if err := ctx.Err(); err != nil {
-		return Lease{}, err
+	if ctx.Err() != nil {
+		return Lease{}, waitEnded(ctx, l.name, l.metrics)
 	}
 	l.waiting.Add(1)
 	l.mu.Lock()
@@ -138,7 +138,7 @@ func (l *perWindow) acquireQueued(ctx context.Context, now time.Duration, cost i
 			l.waiting.Add(-1)
 			l.mu.Unlock()
 			l.metrics.Acquired()
-			return Lease{owner: &l.self, granted: at, spec: leaseSpec{cost: int32(cost)}}, nil
+			return newLease(&l.self, at, cost), nil
 		}
 	}
 	// The earliest this caller could be served: when the window has room
@@ -187,7 +187,7 @@ func (l *perWindow) acquireQueued(ctx context.Context, now time.Duration, cost i
 				l.metrics.QueueAdd(-int64(cost))
 				l.metrics.Waited(at - start)
 				l.metrics.Acquired()
-				return Lease{owner: &l.self, granted: at, spec: leaseSpec{cost: int32(cost)}}, nil
+				return newLease(&l.self, at, cost), nil
 			}
 			d = max(retryAfter, 1)
 		}

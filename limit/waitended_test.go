@@ -50,3 +50,54 @@ func TestWaitEndedByDeadlineIsARefusal(t *testing.T) {
 		})
 	}
 }
+
+// A deadline that cannot be met is one shape whichever way it is met: a
+// context already expired, a miss the limiter foresees, and a wait the
+// deadline ends all return a *RateLimitedError with ReasonDeadline that
+// matches both ErrRateLimited and context.DeadlineExceeded.
+func TestDeadlineIsOneShape(t *testing.T) {
+	shapes := map[string]func() (Limiter, error){
+		"per_second":  func() (Limiter, error) { return PerSecond(1, WithQueueLimit(10)) },
+		"per_window":  func() (Limiter, error) { return PerWindow(1, time.Minute, WithQueueLimit(10)) },
+		"concurrency": func() (Limiter, error) { return Concurrency(1, WithQueueLimit(10)) },
+		"adaptive": func() (Limiter, error) {
+			return New(Options{Adaptive: &AdaptiveOptions{Minimum: 1, Initial: 1, Maximum: 4}, QueueLimit: 10})
+		},
+		"adaptive_rate": func() (Limiter, error) {
+			return New(Options{AdaptiveRate: &AdaptiveRateOptions{MaxUnitsPerMinute: 60, InitialUnitsPerMinute: 60, MinUnitsPerMinute: 60}})
+		},
+	}
+	check := func(t *testing.T, how string, err error) {
+		t.Helper()
+		var rl *RateLimitedError
+		if !errors.As(err, &rl) || rl.Reason != ReasonDeadline ||
+			!errors.Is(err, ErrRateLimited) || !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("%s: %v; want a *RateLimitedError (deadline) matching ErrRateLimited and DeadlineExceeded", how, err)
+		}
+	}
+	for name, build := range shapes {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				l, err := build()
+				if err != nil {
+					t.Fatal(err)
+				}
+				held, err := l.Acquire(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer held.Release()
+
+				expired, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+				defer cancel()
+				_, err = l.Acquire(expired)
+				check(t, "context already expired", err)
+
+				short, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+				defer cancel()
+				_, err = l.Acquire(short)
+				check(t, "deadline foreseen or ending the wait", err)
+			})
+		})
+	}
+}

@@ -202,5 +202,5 @@ func waitEnded(ctx context.Context, limiter string, m *telemetry.Limiter) error 
 		return err
 	}
 	m.Denied(ReasonDeadline)
-	return &RateLimitedError{Limiter: limiter, Reason: ReasonDeadline, Err: err}
+	return &RateLimitedError{Limiter: limiter, Reason: ReasonDeadline}
 }

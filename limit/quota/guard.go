@@ -145,7 +145,7 @@ func (g *Guard) waitEnded(ctx context.Context) error {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	return &limit.RateLimitedError{Limiter: g.c.name, Reason: limit.ReasonDeadline, Err: err}
+	return &limit.RateLimitedError{Limiter: g.c.name, Reason: limit.ReasonDeadline}
 }
 
 // Wait holds the caller until key admits an attempt, and takes it. If the
@@ -168,8 +168,8 @@ func (g *Guard) WaitN(ctx context.Context, key string, cost int64) error {
 // waitN is WaitN; it returns when the attempt was admitted.
 func (g *Guard) waitN(ctx context.Context, key string, cost int64) (time.Time, error) {
 	for {
-		if err := ctx.Err(); err != nil {
-			return time.Time{}, err
+		if ctx.Err() != nil {
+			return time.Time{}, g.waitEnded(ctx)
 		}
 		now := time.Now()
 		d, wake := g.admit(key, now, cost, true)
