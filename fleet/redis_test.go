@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -79,3 +80,21 @@ func (h *countingHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// eventually waits until cond holds, for at most within, and returns how
+// long it took. Redis decides by its own clock, which no test can fake, so
+// what depends on its TTLs is waited for in real time, asking every
+// millisecond.
+func eventually(t testing.TB, within time.Duration, what string, cond func() bool) time.Duration {
+	t.Helper()
+	start := time.Now()
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		if time.Since(start) > within {
+			t.Fatalf("%s: not within %v", what, within)
+		}
+		<-tick.C
+	}
+	return time.Since(start)
+}
