@@ -47,7 +47,7 @@ type Instances struct {
 // then every ttl/3 until Close. A first heartbeat that fails is no error:
 // the count starts at 1 and the heartbeats go on.
 func NewInstances(c redis.UniversalClient, ttl time.Duration, o Options) (*Instances, error) {
-	var problems []error
+	problems := []error{clientProblem(c)}
 	if ttl < 3*time.Millisecond {
 		problems = append(problems, &headroom.ConfigError{Package: "fleet", Field: "ttl", Value: ttl, Want: "3ms or more"})
 	}

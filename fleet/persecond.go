@@ -23,7 +23,7 @@ import (
 // It returns every problem with the settings at once, each a
 // *headroom.ConfigError.
 func PerSecond(c redis.UniversalClient, permitsPerSecond float64, o Options) (limit.Limiter, error) {
-	if err := o.validate(rateProblem(permitsPerSecond)); err != nil {
+	if err := o.validate(clientProblem(c), rateProblem(permitsPerSecond)); err != nil {
 		return nil, err
 	}
 	o = o.withDefaults()

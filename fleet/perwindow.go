@@ -21,7 +21,7 @@ import (
 // It returns every problem with the settings at once, each a
 // *headroom.ConfigError.
 func PerWindow(c redis.UniversalClient, permits int, window time.Duration, o Options) (limit.Limiter, error) {
-	if err := o.validate(windowProblems(permits, window)...); err != nil {
+	if err := o.validate(append(windowProblems(permits, window), clientProblem(c))...); err != nil {
 		return nil, err
 	}
 	o = o.withDefaults()

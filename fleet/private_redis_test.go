@@ -75,7 +75,7 @@ func (p *privateRedis) stop() {
 
 // client returns a client of the server with the given timeouts.
 func (p *privateRedis) client(t testing.TB) *redis.Client {
-	c := redis.NewClient(&redis.Options{Addr: p.addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
+	c := redis.NewClient(&redis.Options{Addr: p.addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond, ContextTimeoutEnabled: true})
 	t.Cleanup(func() { c.Close() })
 	return c
 }

@@ -25,6 +25,7 @@ func testRedis(t testing.TB) (*redis.Client, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	o.ContextTimeoutEnabled = true
 	c := redis.NewClient(o)
 	prefix := testPrefix()
 	t.Cleanup(func() {

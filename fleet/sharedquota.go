@@ -61,7 +61,7 @@ const (
 // the limiters'). guard, when not nil, is this process's guard, which
 // Observe feeds as well.
 func NewSharedQuota(c redis.UniversalClient, guard *quota.Guard, o Options) (*SharedQuota, error) {
-	if err := o.validate(); err != nil {
+	if err := o.validate(clientProblem(c)); err != nil {
 		return nil, err
 	}
 	o = o.withDefaults()
