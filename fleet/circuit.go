@@ -11,11 +11,14 @@ import (
 // circuit keeps a dead Redis from costing every call a timeout. Closed, it
 // lets every call through. After circuitThreshold failures in a row it
 // opens: calls are decided by the failure policy at once, without Redis,
-// for an interval that grows on an exponential curve with jitter (100 ms,
-// doubling, at most 5 s). When the interval has passed one call goes to
+// for an interval that grows on an exponential curve with jitter (50 ms,
+// doubling, at most 250 ms). When the interval has passed one call goes to
 // Redis, the probe; its success closes the circuit and resets the curve,
 // its failure opens it for the next interval. So a dead server costs one
-// timeout per interval, and recovery needs nothing but a probe.
+// timeout per interval, and recovery needs nothing but a probe. The curve
+// is short because recovery has a cost of its own: a process failing open
+// admits on its share, unseen by Redis, until its probe brings it back, so
+// the fleet can overrun the limit for as long as its slowest probe takes.
 type circuit struct {
 	open  atomic.Bool
 	fails atomic.Int32 // failures in a row
@@ -32,10 +35,10 @@ const circuitThreshold = 3
 
 func newCircuit() *circuit {
 	bo := backoff.NewExponentialBackOff()
-	bo.InitialInterval = 100 * time.Millisecond
+	bo.InitialInterval = 50 * time.Millisecond
 	bo.Multiplier = 2
 	bo.RandomizationFactor = 0.2
-	bo.MaxInterval = 5 * time.Second
+	bo.MaxInterval = 250 * time.Millisecond
 	bo.MaxElapsedTime = 0 // the circuit never gives up
 	bo.Reset()
 	return &circuit{interval: bo}

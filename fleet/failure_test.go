@@ -67,7 +67,7 @@ func TestFailOpenEnforcesShare(t *testing.T) {
 }
 
 // After three failures in a row the circuit keeps calls from Redis; after
-// its interval (100 ms, ±20%) one probe goes, and once Redis answers the
+// its interval (50 ms, ±20%) one probe goes, and once Redis answers the
 // circuit closes and every call goes to Redis again.
 func TestCircuitOpensAndRecovers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -81,18 +81,18 @@ func TestCircuitOpensAndRecovers(t *testing.T) {
 		if n := b.calls.Load(); n != 3 {
 			t.Errorf("%d calls reached Redis, want 3: the circuit opens after them", n)
 		}
-		time.Sleep(79 * time.Millisecond)
+		time.Sleep(39 * time.Millisecond)
 		l.Acquire(ctx)
 		if n := b.calls.Load(); n != 3 {
 			t.Errorf("within the interval's least length: %d calls, want 3", n)
 		}
-		time.Sleep(41 * time.Millisecond) // past its longest, 120ms
+		time.Sleep(21 * time.Millisecond) // past its longest, 60ms
 		l.Acquire(ctx)
 		if n := b.calls.Load(); n != 4 {
 			t.Errorf("after the interval: %d calls, want 4 (one probe)", n)
 		}
 		b.down.Store(false)
-		time.Sleep(time.Second) // past the next interval, at most 240ms
+		time.Sleep(time.Second) // past the next interval, at most 120ms
 		if _, err := l.Acquire(ctx); err != nil {
 			t.Fatalf("the probe after recovery: %v", err)
 		}
