@@ -13,7 +13,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/headroom-go/headroom"
-	"github.com/headroom-go/headroom/telemetry"
 )
 
 // Instances counts the live processes of a fleet: each heartbeats its id
@@ -89,7 +88,7 @@ func (i *Instances) Close() error {
 	i.closeOnce.Do(func() {
 		close(i.stop)
 		<-i.done
-		err = i.call.do(context.Background(), telemetry.FleetOpHeartbeat, func(ctx context.Context) error {
+		err = i.call.do(context.Background(), opHeartbeat, func(ctx context.Context) error {
 			return i.call.client.ZRem(ctx, i.key, i.id).Err()
 		})
 	})
@@ -115,7 +114,7 @@ func (i *Instances) beat() {
 	staleUS := (i.ttl - i.ttl/3).Microseconds()
 	keepMS := (2 * i.ttl).Milliseconds()
 	var n int64
-	err := i.call.do(context.Background(), telemetry.FleetOpHeartbeat, func(ctx context.Context) error {
+	err := i.call.do(context.Background(), opHeartbeat, func(ctx context.Context) error {
 		var err error
 		n, err = heartbeatScript.Run(ctx, i.call.client, []string{i.key}, i.id, staleUS, keepMS).Int64()
 		return err

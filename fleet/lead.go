@@ -28,7 +28,7 @@ func (l *limiter) lead(ctx context.Context, w *waiter, wait time.Duration) (limi
 		}
 		l.mu.Lock()
 		need, want := w.cost, w.cost
-		if l.batch > 1 && w.next != nil {
+		if l.batch > 1 && l.q.behind(w) != nil {
 			want = max(need, l.batch) // demand is high: take a batch
 		}
 		l.mu.Unlock()
@@ -97,7 +97,7 @@ func (l *limiter) leave(w *waiter) {
 // cover the front one's cost. l.mu is held.
 func (l *limiter) serve() {
 	now := time.Duration(-1)
-	for f := l.q.front; f != nil && l.pocket >= f.cost; f = l.q.front {
+	for f := l.q.front(); f != nil && l.pocket >= f.cost; f = l.q.front() {
 		if now < 0 {
 			now = time.Since(l.epoch)
 		}
@@ -109,7 +109,7 @@ func (l *limiter) serve() {
 
 // refuseQueue refuses every queued waiter. l.mu is held.
 func (l *limiter) refuseQueue(reason string, retryAfter time.Duration) {
-	for f := l.q.front; f != nil; f = l.q.front {
+	for f := l.q.front(); f != nil; f = l.q.front() {
 		f.reason, f.retryAfter = reason, retryAfter
 		l.q.settle(f, refused)
 	}
@@ -120,9 +120,9 @@ func (l *limiter) refuseQueue(reason string, retryAfter time.Duration) {
 // l.mu is held.
 func (l *limiter) trim(retryAfter time.Duration) {
 	sum := 0
-	for f := l.q.front; f != nil; {
-		next := f.next
-		if sum += f.cost; sum > l.queueLimit && f != l.q.front {
+	for f := l.q.front(); f != nil; {
+		next := l.q.behind(f)
+		if sum += f.cost; sum > l.queueLimit && f != l.q.front() {
 			f.reason, f.retryAfter = limit.ReasonQueueFull, retryAfter
 			l.q.settle(f, refused)
 		}
@@ -133,7 +133,7 @@ func (l *limiter) trim(retryAfter time.Duration) {
 // failQueue hands every queued waiter to the failure policy.
 func (l *limiter) failQueue(err error) {
 	l.mu.Lock()
-	for f := l.q.front; f != nil; f = l.q.front {
+	for f := l.q.front(); f != nil; f = l.q.front() {
 		f.err = err
 		l.q.settle(f, failed)
 	}

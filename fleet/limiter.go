@@ -72,7 +72,7 @@ func (l *limiter) AcquireN(ctx context.Context, cost int) (limit.Lease, error) {
 		return limit.Lease{}, l.refuse(limit.ReasonQueueFull, max(wait, 0))
 	}
 	w := l.q.push(cost)
-	if w == l.q.front {
+	if w == l.q.front() {
 		w.state = leading
 	}
 	l.mu.Unlock()
@@ -100,7 +100,7 @@ func (l *limiter) direct(ctx context.Context, cost int) (limit.Lease, error) {
 	}
 	w := l.q.push(cost)
 	wait := time.Duration(0)
-	if w == l.q.front {
+	if w == l.q.front() {
 		w.state, wait = leading, g.retryAfter
 	}
 	l.mu.Unlock()

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"testing"
@@ -34,6 +35,9 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		fmt.Fprintln(os.Stderr, "fleet: skipping the tests that need Redis: "+noRedis)
+		// The examples talk to Redis too, and cannot skip themselves.
+		flag.Parse()
+		flag.Set("test.skip", "^Example")
 	}
 	goleak.VerifyTestMain(m)
 }

@@ -30,9 +30,19 @@ type metrics struct {
 // 100 µs, a loopback round trip, to a second, well past any timeout.
 var durationBuckets = []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1}
 
+// The values of telemetry.AttrFleetOperation: what a call to Redis did.
+const (
+	opTokenBucket   = "token_bucket"
+	opSlidingWindow = "sliding_window"
+	opHeartbeat     = "heartbeat"
+	opQuotaPublish  = "quota_publish"
+	opQuotaReserve  = "quota_reserve"
+	opQuotaRead     = "quota_read"
+)
+
 var fleetOps = []string{
-	telemetry.FleetOpTokenBucket, telemetry.FleetOpSlidingWindow, telemetry.FleetOpHeartbeat,
-	telemetry.FleetOpQuotaPublish, telemetry.FleetOpQuotaReserve, telemetry.FleetOpQuotaRead,
+	opTokenBucket, opSlidingWindow, opHeartbeat,
+	opQuotaPublish, opQuotaReserve, opQuotaRead,
 }
 
 // newMetrics opens the fleet instruments on mp (nil: the global provider)
@@ -72,8 +82,8 @@ func newMetrics(mp metric.MeterProvider, name string) *metrics {
 	for _, op := range fleetOps {
 		m.byOp[op] = metric.WithAttributeSet(attribute.NewSet(who, attribute.String(telemetry.AttrFleetOperation, op)))
 	}
-	m.open = metric.WithAttributeSet(attribute.NewSet(who, attribute.String(telemetry.AttrFleetPolicy, telemetry.FleetFailOpen)))
-	m.closed = metric.WithAttributeSet(attribute.NewSet(who, attribute.String(telemetry.AttrFleetPolicy, telemetry.FleetFailClosed)))
+	m.open = metric.WithAttributeSet(attribute.NewSet(who, attribute.String(telemetry.AttrFleetPolicy, "fail_open")))
+	m.closed = metric.WithAttributeSet(attribute.NewSet(who, attribute.String(telemetry.AttrFleetPolicy, "fail_closed")))
 	return m
 }
 

@@ -7,7 +7,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/headroom-go/headroom/limit"
-	"github.com/headroom-go/headroom/telemetry"
 )
 
 // PerSecond returns a token bucket of permitsPerSecond, with Options.Burst
@@ -32,7 +31,7 @@ func PerSecond(c redis.UniversalClient, permitsPerSecond float64, o Options) (li
 		burst = int(max(math.Ceil(permitsPerSecond), 1))
 	}
 	interval := float64(time.Second/time.Microsecond) / permitsPerSecond
-	l := newLimiter(c, o, burst, telemetry.FleetOpTokenBucket, gcraScript, o.key("bucket"), interval, burst)
+	l := newLimiter(c, o, burst, opTokenBucket, gcraScript, o.key("bucket"), interval, burst)
 	l.share.build = func(n int) (limit.Limiter, error) {
 		return limit.PerSecond(permitsPerSecond/float64(n), limit.WithBurst(max(burst/n, 1)),
 			limit.WithQueueLimit(o.QueueLimit), limit.WithName(o.Name), limit.WithMeterProvider(o.MeterProvider))

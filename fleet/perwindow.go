@@ -6,7 +6,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/headroom-go/headroom/limit"
-	"github.com/headroom-go/headroom/telemetry"
 )
 
 // PerWindow returns a sliding window of permits in any window, shared by
@@ -27,7 +26,7 @@ func PerWindow(c redis.UniversalClient, permits int, window time.Duration, o Opt
 	o = o.withDefaults()
 	windowUS := window.Microseconds()
 	segmentUS := max((windowUS+int64(o.Segments)-1)/int64(o.Segments), 1)
-	l := newLimiter(c, o, permits, telemetry.FleetOpSlidingWindow, windowScript, o.key("window"), windowUS, segmentUS, permits)
+	l := newLimiter(c, o, permits, opSlidingWindow, windowScript, o.key("window"), windowUS, segmentUS, permits)
 	l.share.build = func(n int) (limit.Limiter, error) {
 		return limit.PerWindow(max(permits/n, 1), window, limit.WithSegments(o.Segments),
 			limit.WithQueueLimit(o.QueueLimit), limit.WithName(o.Name), limit.WithMeterProvider(o.MeterProvider))

@@ -91,7 +91,6 @@ func TestPropertyAdmittedWithinLimitPlusBatchBound(t *testing.T) {
 			for _, d := range []time.Duration{0, b.interval, 10 * time.Millisecond, 100 * time.Millisecond, time.Second} {
 				allowed := b.burst + int(d/b.interval) + bound
 				got := maxInSpan(rec.adm, d)
-				t.Logf("seed %d, span %v: %d admitted, %d over the bucket's own bound, batching bound %d", seed, d, got, got-(b.burst+int(d/b.interval)), bound)
 				if got > allowed {
 					t.Errorf("seed %d: %d permits in a span of %v, over the bound %d (burst %d + %d + batching %d)",
 						seed, got, d, allowed, b.burst, int(d/b.interval), bound)

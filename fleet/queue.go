@@ -1,6 +1,9 @@
 package fleet
 
-import "time"
+import (
+	"container/list"
+	"time"
+)
 
 // queue is the FIFO of a shared limiter's callers that wait: for the head's
 // round trip to Redis, or for permits to free. Its owner's mutex guards it
@@ -11,15 +14,14 @@ import "time"
 // head leaves, promote makes the next one head. No caller overtakes a
 // waiter: a new caller finds permits in the pocket only when nobody waits.
 type queue struct {
-	front, back *waiter
-	queued      int // the queued waiters' costs, added up
+	l      list.List // of *waiter
+	queued int       // the queued waiters' costs, added up
 }
 
 // A waiter is one queued caller.
 type waiter struct {
-	prev, next *waiter
-	cost       int
-	linked     bool
+	elem *list.Element // its place in the queue; nil once it has left
+	cost int
 	// state is what the head (or a failure) decided for the waiter; the
 	// waiter reads it when ready is signalled.
 	state      waiterState
@@ -33,44 +35,48 @@ type waiter struct {
 type waiterState uint8
 
 const (
-	pending waiterState = iota // waiting
-	granted                    // its permits are taken for it
-	refused                    // turned away: reason, retryAfter
-	failed                     // Redis failed: the failure policy decides
-	leading                    // it is the head now
+	pending  waiterState = iota // waiting
+	granted                     // its permits are taken for it
+	refused                     // turned away: reason, retryAfter
+	failed                      // Redis failed: the failure policy decides
+	leading                     // it is the head now
 )
 
-func (q *queue) empty() bool { return q.front == nil }
+func (q *queue) empty() bool { return q.l.Len() == 0 }
+
+// front is the head, or nil.
+func (q *queue) front() *waiter { return waiterOf(q.l.Front()) }
+
+// behind is the waiter after w, or nil.
+func (q *queue) behind(w *waiter) *waiter {
+	if w.elem == nil {
+		return nil
+	}
+	return waiterOf(w.elem.Next())
+}
+
+func waiterOf(e *list.Element) *waiter {
+	if e == nil {
+		return nil
+	}
+	return e.Value.(*waiter)
+}
 
 // push appends a waiter of cost.
 func (q *queue) push(cost int) *waiter {
-	w := &waiter{cost: cost, linked: true, ready: make(chan struct{}, 1), prev: q.back}
-	if q.back != nil {
-		q.back.next = w
-	} else {
-		q.front = w
-	}
-	q.back = w
+	w := &waiter{cost: cost, ready: make(chan struct{}, 1)}
+	w.elem = q.l.PushBack(w)
 	q.queued += cost
 	return w
 }
 
 // remove takes w out of the queue; it does nothing if w has left.
 func (q *queue) remove(w *waiter) {
-	if !w.linked {
+	if w.elem == nil {
 		return
 	}
-	if w.prev != nil {
-		w.prev.next = w.next
-	} else {
-		q.front = w.next
-	}
-	if w.next != nil {
-		w.next.prev = w.prev
-	} else {
-		q.back = w.prev
-	}
-	w.prev, w.next, w.linked = nil, nil, false
+	q.l.Remove(w.elem)
+	w.elem = nil
 	q.queued -= w.cost
 }
 
@@ -83,7 +89,7 @@ func (q *queue) settle(w *waiter, s waiterState) {
 
 // promote makes the front waiter the head, if it is waiting.
 func (q *queue) promote() {
-	if w := q.front; w != nil && w.state == pending {
+	if w := q.front(); w != nil && w.state == pending {
 		w.state = leading
 		w.signal()
 	}

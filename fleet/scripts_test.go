@@ -7,15 +7,13 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-
-	"github.com/headroom-go/headroom/telemetry"
 )
 
 // scriptOn returns a bucket running script on key with the shape's args.
 func scriptOn(c redis.UniversalClient, script *redis.Script, key string, args ...any) *scriptBucket {
 	return &scriptBucket{
 		call:   &caller{client: c, timeout: time.Second},
-		script: script, keys: []string{key}, args: args, op: telemetry.FleetOpTokenBucket,
+		script: script, keys: []string{key}, args: args, op: opTokenBucket,
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/limit/quota"
-	"github.com/headroom-go/headroom/telemetry"
 )
 
 // SharedQuota is the fleet's shared view of the quotas a service publishes.
@@ -104,15 +103,15 @@ func (s *SharedQuota) Observe(ctx context.Context, key string, r quota.Response,
 	if !s.circuit.allow() {
 		return errCircuitOpen
 	}
-	err := s.call.do(ctx, telemetry.FleetOpQuotaPublish, func(ctx context.Context) error {
-		return quotaPublishScript.Run(ctx, s.call.client, []string{s.key(key)}, flag(hasQuota), q.Remaining, q.Limit,
+	err := s.call.do(ctx, opQuotaPublish, func(ctx context.Context) error {
+		return quotaPublishScript.Run(ctx, s.call.client, []string{s.key(key)}, boolArg(hasQuota), q.Remaining, q.Limit,
 			resetIn.Microseconds(), ra.Microseconds(), keep.Milliseconds()).Err()
 	})
 	s.noteCall(ctx, err)
 	return err
 }
 
-func flag(b bool) int {
+func boolArg(b bool) int {
 	if b {
 		return 1
 	}
@@ -167,7 +166,7 @@ func (s *SharedQuota) reserve(ctx context.Context, key string, cost int64) (time
 		return 0, s.fallBack(errCircuitOpen)
 	}
 	var r []int64
-	err := s.call.do(ctx, telemetry.FleetOpQuotaReserve, func(ctx context.Context) error {
+	err := s.call.do(ctx, opQuotaReserve, func(ctx context.Context) error {
 		var err error
 		r, err = quotaReserveScript.Run(ctx, s.call.client, []string{s.key(key)}, cost, quotaReserve,
 			quotaUnknownReset.Microseconds()).Int64Slice()
@@ -204,7 +203,7 @@ func (s *SharedQuota) fallBack(err error) error {
 // InFlight, Window and Probing are the guard's to tell, and are zero.
 func (s *SharedQuota) State(ctx context.Context, key string) (quota.State, error) {
 	var r []int64
-	err := s.call.do(ctx, telemetry.FleetOpQuotaRead, func(ctx context.Context) error {
+	err := s.call.do(ctx, opQuotaRead, func(ctx context.Context) error {
 		var err error
 		r, err = quotaReadScript.Run(ctx, s.call.client, []string{s.key(key)}).Int64Slice()
 		if err == nil && len(r) != 5 {

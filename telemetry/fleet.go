@@ -25,27 +25,12 @@ const (
 
 // Fleet attribute keys.
 const (
-	// AttrFleetOperation is what a call to Redis did: one of the
-	// FleetOp values.
+	// AttrFleetOperation is what a call to Redis did: "token_bucket",
+	// "sliding_window", "heartbeat", "quota_publish", "quota_reserve" or
+	// "quota_read".
 	AttrFleetOperation = "headroom.fleet.operation"
 
 	// AttrFleetPolicy is the failure policy that decided a request:
-	// FleetFailOpen or FleetFailClosed.
+	// "fail_open" or "fail_closed".
 	AttrFleetPolicy = "headroom.fleet.policy"
-)
-
-// Values of AttrFleetOperation.
-const (
-	FleetOpTokenBucket   = "token_bucket"
-	FleetOpSlidingWindow = "sliding_window"
-	FleetOpHeartbeat     = "heartbeat"
-	FleetOpQuotaPublish  = "quota_publish"
-	FleetOpQuotaReserve  = "quota_reserve"
-	FleetOpQuotaRead     = "quota_read"
-)
-
-// Values of AttrFleetPolicy.
-const (
-	FleetFailOpen   = "fail_open"
-	FleetFailClosed = "fail_closed"
 )
