@@ -35,11 +35,11 @@ type waiter struct {
 type waiterState uint8
 
 const (
-	pending  waiterState = iota // waiting
-	granted                     // its permits are taken for it
-	refused                     // turned away: reason, retryAfter
-	failed                      // Redis failed: the failure policy decides
-	leading                     // it is the head now
+	pending waiterState = iota // waiting
+	granted                    // its permits are taken for it
+	refused                    // turned away: reason, retryAfter
+	failed                     // Redis failed: the failure policy decides
+	leading                    // it is the head now
 )
 
 func (q *queue) empty() bool { return q.l.Len() == 0 }
