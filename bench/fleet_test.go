@@ -195,23 +195,25 @@ func measureAcquires(b *testing.B, g int, acquire func() bool) []time.Duration {
 
 func runtimeProcs() int { return runtime.GOMAXPROCS(0) }
 
-// BenchmarkRedisBatch is the trade-off of batching at 64 goroutines:
+// BenchmarkRedisBatch is the trade-off of batching at 4 and 64 goroutines:
 // commands per admitted acquire against the bound on over-admission, which
 // is Batch permits per process (docs/fleet.md).
 //
-// Run: cd bench && go test -run '^$' -bench RedisBatch -count 6 -benchtime 2s | tee batch.txt &&
+// Run: cd bench && go test -run '^$' -bench RedisBatch -count 6 -benchtime 1s | tee batch.txt &&
 // benchstat -col /batch batch.txt
 func BenchmarkRedisBatch(b *testing.B) {
-	for _, batch := range []int{0, 2, 4, 8, 16, 64} {
-		b.Run("batch="+strconv.Itoa(batch), func(b *testing.B) {
-			c, count, prefix := benchRedis(b)
-			acquire := fleetPeer(batch)(b, c, prefix)
-			ctx := context.Background()
-			acquire(ctx)
-			count.n.Store(0)
-			measureAcquires(b, 64, func() bool { return acquire(ctx) })
-			b.ReportMetric(float64(count.n.Load())/float64(b.N), "cmds/acquire")
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "acquires/s")
-		})
+	for _, g := range []int{4, 64} {
+		for _, batch := range []int{0, 2, 4, 8, 16, 64} {
+			b.Run("g="+strconv.Itoa(g)+"/batch="+strconv.Itoa(batch), func(b *testing.B) {
+				c, count, prefix := benchRedis(b)
+				acquire := fleetPeer(batch)(b, c, prefix)
+				ctx := context.Background()
+				acquire(ctx)
+				count.n.Store(0)
+				measureAcquires(b, g, func() bool { return acquire(ctx) })
+				b.ReportMetric(float64(count.n.Load())/float64(b.N), "cmds/acquire")
+				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "acquires/s")
+			})
+		}
 	}
 }

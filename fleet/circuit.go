@@ -62,6 +62,18 @@ func (c *circuit) allow() bool {
 	return true
 }
 
+// blocked reports whether calls must keep away from Redis now: the circuit
+// is open and no probe may go yet (or one is out). Unlike allow, it grants
+// no probe: callers that queue ask allow when they reach Redis.
+func (c *circuit) blocked() bool {
+	if !c.open.Load() {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.open.Load() && (c.probing || time.Now().Before(c.until))
+}
+
 // succeeded notes an answer from Redis: the circuit closes.
 func (c *circuit) succeeded() {
 	if !c.open.Load() && c.fails.Load() == 0 {

@@ -22,14 +22,16 @@
 // (*limit.RateLimitedError), and, with Options.QueueLimit, FIFO waiting in
 // the process up to the caller's deadline.
 //
-// # Batching
+// # Round trips under load
 //
-// With Options.Batch above 1, when several callers of one process want
-// permits at once, one round trip takes up to Batch permits for all of them
-// and the process hands them out; what is left serves the next callers.
-// Redis then sees a fraction of the calls. The price is stated: over any
-// span, the fleet admits at most Batch permits per process more than the
-// limit (docs/fleet.md).
+// A limiter has one round trip out at a time. Callers of one process that
+// come while it is out queue behind it, and the next round trip asks for
+// all their permits at once and hands them out in order: Redis sees a
+// fraction of the calls, and nothing is left over. With Options.Batch above
+// 1 such a round trip takes at least Batch permits and keeps what is left
+// for the next callers, so Redis sees fewer still. The price is stated:
+// over any span, the fleet admits at most Batch permits per process more
+// than the limit (docs/fleet.md).
 //
 // # When Redis fails
 //

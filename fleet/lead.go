@@ -27,9 +27,9 @@ func (l *limiter) lead(ctx context.Context, w *waiter, wait time.Duration) (limi
 			return l.fallBack(ctx, w.cost, errCircuitOpen)
 		}
 		l.mu.Lock()
-		need, want := w.cost, w.cost
+		need, want := w.cost, l.q.queued // the whole queue's demand
 		if l.batch > 1 && l.q.behind(w) != nil {
-			want = max(need, l.batch) // demand is high: take a batch
+			want = max(want, l.batch) // demand is high: take a batch
 		}
 		l.mu.Unlock()
 		g, err := l.take(ctx, need, want)

@@ -12,14 +12,15 @@ import (
 // limiter is a shared limiter: permits come from a bucket on Redis, and
 // this process's callers queue in FIFO order in front of it.
 //
-// Without batching (Batch ≤ 1) a caller that finds nobody queued asks
-// Redis for its own permits, concurrently with the others: one round trip
-// per acquire. With batching, callers queue whenever a round trip is out,
-// and the head asks for the whole queue's demand in one (up to Batch
-// permits, and no more than its own cost when it is alone): the permits it
-// gets are handed out in order, and what is left stays in the pocket for
-// the next callers. A refused head either refuses the queue (QueueLimit 0)
-// or sleeps until the exact RetryAfter Redis gave, the queue behind it.
+// One round trip is out at a time per limiter. A caller that finds nobody
+// queued is the head and asks Redis for its own permits: one round trip
+// per acquire. Callers that come while a round trip is out queue behind
+// it, and the next head asks for all their permits in one round trip —
+// exactly what they want, so nothing is left over — and hands them out in
+// order. With Batch above 1 a head with others behind it asks for at least
+// Batch, and what is left stays in the pocket for the next callers. A
+// refused head either refuses the queue (QueueLimit 0) or sleeps until the
+// exact RetryAfter Redis gave, the queue behind it.
 type limiter struct {
 	name       string
 	capacity   int // the largest cost the limit can ever grant
@@ -52,7 +53,7 @@ func (l *limiter) AcquireN(ctx context.Context, cost int) (limit.Lease, error) {
 	if cost == 0 {
 		return limit.Lease{}, nil
 	}
-	if !l.circuit.allow() {
+	if l.circuit.blocked() {
 		return l.fallBack(ctx, cost, errCircuitOpen)
 	}
 	l.mu.Lock()
@@ -62,11 +63,7 @@ func (l *limiter) AcquireN(ctx context.Context, cost int) (limit.Lease, error) {
 			l.mu.Unlock()
 			return l.lease(cost), nil
 		}
-		if l.batch <= 1 {
-			l.mu.Unlock()
-			return l.direct(ctx, cost)
-		}
-	} else if (l.sleeping || l.batch <= 1) && l.q.queued+cost > l.queueLimit {
+	} else if l.sleeping && l.q.queued+cost > l.queueLimit {
 		wait := time.Until(l.wakeAt)
 		l.mu.Unlock()
 		return limit.Lease{}, l.refuse(limit.ReasonQueueFull, max(wait, 0))
@@ -77,34 +74,6 @@ func (l *limiter) AcquireN(ctx context.Context, cost int) (limit.Lease, error) {
 	}
 	l.mu.Unlock()
 	return l.await(ctx, w, 0)
-}
-
-// direct asks Redis for cost permits for a caller who found nobody queued,
-// and queues it if refused and queueing is on.
-func (l *limiter) direct(ctx context.Context, cost int) (limit.Lease, error) {
-	g, err := l.take(ctx, cost, cost)
-	switch {
-	case err != nil && ctx.Err() != nil:
-		return limit.Lease{}, waitEnded(ctx, l.name)
-	case err != nil:
-		return l.fallBack(ctx, cost, err)
-	case g.n > 0:
-		return l.lease(cost), nil
-	case l.queueLimit == 0:
-		return limit.Lease{}, l.refuse(limit.ReasonNoPermit, g.retryAfter)
-	}
-	l.mu.Lock()
-	if l.q.queued+cost > l.queueLimit {
-		l.mu.Unlock()
-		return limit.Lease{}, l.refuse(limit.ReasonQueueFull, g.retryAfter)
-	}
-	w := l.q.push(cost)
-	wait := time.Duration(0)
-	if w == l.q.front() {
-		w.state, wait = leading, g.retryAfter
-	}
-	l.mu.Unlock()
-	return l.await(ctx, w, wait)
 }
 
 // await waits in the queue until w is settled, leading the queue when it

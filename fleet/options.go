@@ -34,12 +34,14 @@ type Options struct {
 	// once with the exact RetryAfter.
 	QueueLimit int
 
-	// Batch, above 1, lets the process take up to Batch permits in one
-	// round trip when several of its callers want permits at once, and
-	// hand them out itself. Redis then sees a fraction of the calls; in
-	// exchange the fleet may admit up to Batch permits per process more
-	// than the limit over a window (docs/fleet.md). 0 or 1: every
-	// acquire asks Redis for its own permits.
+	// Batch, above 1, lets the process take at least Batch permits in
+	// one round trip when several of its callers want permits at once,
+	// and hand them out itself; what is left serves the next callers.
+	// Redis then sees a fraction of the calls; in exchange the fleet may
+	// admit up to Batch permits per process more than the limit over a
+	// span (docs/fleet.md). Without it, callers that come while a round
+	// trip is out still share the next one, which asks for exactly what
+	// they want.
 	Batch int
 
 	// FailOpen chooses what happens while Redis cannot be reached. False,

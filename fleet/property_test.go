@@ -33,14 +33,10 @@ func maxInSpan(adm []admission, d time.Duration) int {
 }
 
 // batchBound is how many permits one process may hand out in a span beyond
-// what Redis granted in it (docs/fleet.md): with batching, its one round
-// trip in flight and its pocket, at most max(batch, cmax) + cmax − 1; without,
-// a round trip in flight per caller.
+// what Redis granted in it (docs/fleet.md): those of its one round trip in
+// flight and its pocket, at most max(batch, callers × cmax) + cmax − 1.
 func batchBound(batch, callers, cmax int) int {
-	if batch > 1 {
-		return max(batch, cmax) + cmax - 1
-	}
-	return callers * cmax
+	return max(batch, callers*cmax) + cmax - 1
 }
 
 // recorder collects the admissions of concurrent callers.
