@@ -11,6 +11,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit"
 )
 
@@ -132,7 +133,7 @@ func TestProbeAfterResetSlidingWindow(t *testing.T) {
 
 // Without an answer the probing is bounded: a new probe every AssumedReset.
 func TestProbeUnansweredRepeats(t *testing.T) {
-	g := newGuard(t, Options{AssumedReset: limit.Duration(2 * time.Second)})
+	g := newGuard(t, Options{AssumedReset: headroom.Duration(2 * time.Second)})
 	g.Observe("h", Response{Status: 200, Header: xh(0, 100, 10*time.Second)}, t0)
 	at := t0.Add(10 * time.Second)
 	for i := range 3 {
