@@ -588,7 +588,7 @@ func TestValidate(t *testing.T) {
 	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
 		var oe *headroom.ConfigError
 		if !errors.As(e, &oe) {
-			t.Fatalf("%T is not an OptionError", e)
+			t.Fatalf("%T is not a ConfigError", e)
 		}
 		fields = append(fields, oe.Field)
 	}

@@ -68,7 +68,7 @@ func TestTryAcquireAtCountsUnits(t *testing.T) {
 
 // An attempt that could never fit goes once the remaining is above the
 // reserve at all, and drives it below.
-func TestAdmitNOversized(t *testing.T) {
+func TestTryAcquireOversized(t *testing.T) {
 	g := newGuard(t, Options{})
 	g.Observe("h", Response{Status: 200, Header: xh(10, 10, time.Minute)}, t0) // reserve 1: 9 usable
 	if d := admitN(g, "h", t0, 25); d != 0 {
@@ -321,7 +321,7 @@ func TestStateWindowDocumentedOrLearned(t *testing.T) {
 
 // With no limit published (IETF without a policy), a cost above what
 // remains waits for the reset: nothing says it could never fit.
-func TestAdmitNWithoutLimitWaitsForRoom(t *testing.T) {
+func TestTryAcquireWithoutLimitWaitsForRoom(t *testing.T) {
 	g := newGuard(t, Options{})
 	h := http.Header{"Ratelimit": {`"default";r=5;t=60`}}
 	g.Observe("h", Response{Status: 200, Header: h}, t0)
