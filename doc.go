@@ -1,5 +1,6 @@
 // Package headroom holds what every package of the toolkit shares: the one
-// error type for a bad configuration.
+// error type for a bad configuration (ConfigError), the one backoff curve
+// (Backoff) and the duration that reads JSON as "30s" (Duration).
 //
 // The toolkit itself lives in the packages below this one: limit (the
 // limiters), limit/quota (the guard that reads published rate-limit

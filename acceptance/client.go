@@ -39,10 +39,14 @@ func requestCost(r *http.Request) int {
 // the HTTP preset, the adaptive rate limiter (CUBIC) per host inside it,
 // costs read from CostHeader, and the default quota guard.
 var Headroom = ClientMaker{Name: "headroom", New: func(base http.RoundTripper) (*Client, error) {
+	policy, err := resilience.HTTP()
+	if err != nil {
+		return nil, err
+	}
 	t, err := httpx.NewTransport(
 		httpx.WithTransport(base),
-		httpx.WithResilience(resilience.HTTP()),
-		httpx.WithAdaptiveRate(limit.AdaptiveRateOptions{Controller: "cubic"}, httpx.Cost(requestCost)),
+		httpx.WithResilience(policy),
+		httpx.WithAdaptiveRate(limit.AdaptiveRateOptions{Controller: "cubic"}, httpx.WithCost(requestCost)),
 	)
 	if err != nil {
 		return nil, err

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/failsafe-go/failsafe-go/adaptivelimiter"
+	"github.com/headroom-go/headroom/internal/adaptivetest"
 	"github.com/headroom-go/headroom/limit"
-	"github.com/headroom-go/headroom/limit/adaptive/adaptivetest"
 )
 
 // headroomModel drives limit.Adaptive through the model inside a synctest
@@ -81,7 +81,7 @@ func comparisonScenario(seed uint64) adaptivetest.Config {
 }
 
 func runHeadroom(t *testing.T, cfg adaptivetest.Config) adaptivetest.Result {
-	lim, err := limit.Adaptive(200)
+	lim, err := limit.Adaptive(limit.AdaptiveOptions{Maximum: 200})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestAdaptiveComparison(t *testing.T) {
 func BenchmarkAdaptive(b *testing.B) {
 	ctx := context.Background()
 	b.Run("headroom", func(b *testing.B) {
-		lim, _ := limit.Adaptive(200)
+		lim, _ := limit.Adaptive(limit.AdaptiveOptions{Maximum: 200})
 		b.ReportAllocs()
 		for b.Loop() {
 			lease, err := lim.Acquire(ctx)

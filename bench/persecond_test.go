@@ -23,7 +23,7 @@ const perSecondRate = 1e9
 // reports whether it was admitted.
 var perSecondPeers = []peer{
 	{"headroom", func(b *testing.B) func() bool {
-		lim, err := limit.PerSecond(perSecondRate, limit.WithBurst(perSecondRate))
+		lim, err := limit.PerSecond(perSecondRate, perSecondRate)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -70,7 +70,7 @@ func TestPerSecondWaitAccuracy(t *testing.T) {
 		make func() func(context.Context) error
 	}{
 		{"headroom", func() func(context.Context) error {
-			lim, _ := limit.PerSecond(perSecond, limit.WithBurst(1), limit.WithQueueLimit(goroutines))
+			lim, _ := limit.PerSecond(perSecond, 1, limit.WithQueueLimit(goroutines))
 			return func(ctx context.Context) error {
 				lease, err := lim.Acquire(ctx)
 				lease.Release()

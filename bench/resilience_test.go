@@ -10,6 +10,7 @@ import (
 	"github.com/failsafe-go/failsafe-go/retrypolicy"
 	"github.com/failsafe-go/failsafe-go/timeout"
 
+	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/resilience"
 )
 
@@ -38,8 +39,7 @@ func BenchmarkRetrySuccess(b *testing.B) {
 			sink += v
 		}
 	})
-	p, err := resilience.New(resilience.Options{Retries: 3, Backoff: resilience.DefaultBackoff,
-		ThrottledBackoff: resilience.ThrottledBackoff, MaximumDelay: resilience.MaximumDelay})
+	p, err := resilience.New(resilience.Options{Retries: 3, MaximumDelay: headroom.Duration(time.Minute)})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -53,7 +53,11 @@ func BenchmarkRetrySuccess(b *testing.B) {
 func BenchmarkBreakerSuccess(b *testing.B) {
 	exec := failsafe.With[int](failsafeRetry(500*time.Millisecond, 0.5), failsafeBreaker()).
 		WithContext(context.Background())
-	benchRunners(b, resilience.Default(), exec)
+	p, err := resilience.Default()
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchRunners(b, p, exec)
 }
 
 // BenchmarkHTTPSuccess: the full HTTP pipeline: total timeout, retries,
@@ -63,7 +67,11 @@ func BenchmarkHTTPSuccess(b *testing.B) {
 	attempt := timeout.New[int](10 * time.Second)
 	exec := failsafe.With[int](total, failsafeRetry(2*time.Second, 0.25), failsafeBreaker(), attempt).
 		WithContext(context.Background())
-	benchRunners(b, resilience.HTTP(), exec)
+	p, err := resilience.HTTP()
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchRunners(b, p, exec)
 }
 
 // benchRunners runs the sub-benchmarks lib=headroom, a run of p, and

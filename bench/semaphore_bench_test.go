@@ -2,8 +2,8 @@ package bench
 
 import "testing"
 
-// plainChanPeer is the plain buffered-channel semaphore of issue 2's
-// reference figure: send to acquire, receive to release, no select.
+// plainChanPeer is the plain buffered-channel semaphore of the reference
+// figure: send to acquire, receive to release, no select.
 var plainChanPeer = peer{"chanplain", func(*testing.B) func() bool {
 	sem := make(chan struct{}, concurrencySlots)
 	return func() bool {

@@ -10,7 +10,7 @@ import (
 // adaptiveRateLayer builds WithAdaptiveRate's layer: the limiter layer with
 // an adaptive rate limiter per host (or one shared), the request path of the AWS SDKs' adaptive retry mode.
 // The cost estimator and the throttle classifier are the layer's
-// (LimiterOption Cost and ThrottleClassifier); the outcome goes back on the
+// (LimiterOption WithCost and WithThrottleClassifier); the outcome goes back on the
 // lease — Throttle with the server's Retry-After, Ignore for a 5xx that is
 // not a throttle and for a network error, Success otherwise.
 func adaptiveRateLayer(o limit.AdaptiveRateOptions, c *limiterConfig, b *builder) (*hostSet, error) {

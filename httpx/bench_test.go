@@ -47,7 +47,7 @@ func benchTransport(b *testing.B, opts ...Option) {
 func BenchmarkBare(b *testing.B) { benchRT(b, benchBase()) }
 
 func BenchmarkResilience(b *testing.B) {
-	benchTransport(b, WithoutQuotaGuard(), WithResilience(resilience.HTTP()))
+	benchTransport(b, WithoutQuotaGuard(), WithResilience(policyOnly(resilience.HTTP())))
 }
 
 func BenchmarkQuotaGuard(b *testing.B) { benchTransport(b) }
@@ -68,5 +68,5 @@ func BenchmarkAdaptiveRate(b *testing.B) {
 // The whole stack: resilience, a per-host rate limit and the default quota
 // guard.
 func BenchmarkFullStack(b *testing.B) {
-	benchTransport(b, WithResilience(resilience.HTTP()), WithRateLimit(limit.Options{PermitsPerSecond: 1e9}))
+	benchTransport(b, WithResilience(policyOnly(resilience.HTTP())), WithRateLimit(limit.Options{PermitsPerSecond: 1e9}))
 }

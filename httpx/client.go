@@ -126,7 +126,7 @@ func WithResilience(p *resilience.Policy) Option {
 // the host's first request, or one for every host with Shared. Each attempt
 // takes a permit of Cost units (default 1), waiting its turn in FIFO order
 // up to its deadline when none is free: in the layer, options that leave
-// QueueLimit at 0 get DefaultQueueLimit (RefuseAtOnce makes them refuse at
+// QueueLimit at 0 get DefaultQueueLimit (WithRefuseAtOnce makes them refuse at
 // once instead). A concurrency permit (shapes
 // Concurrency and Adaptive) is held until the response body is closed or
 // read to its end, others until the response arrives. What the response
@@ -144,12 +144,12 @@ func WithRateLimit(o limit.Options, opts ...LimiterOption) Option {
 // WithAdaptiveRate adds an adaptive rate layer: the throttle-driven adaptive
 // rate limiter (limit.AdaptiveRate) on the request path of the AWS SDKs' adaptive retry mode. For each
 // attempt it estimates the cost (Cost, default 1), waits for the units in
-// FIFO order, sends, classifies the response (ThrottleClassifier, default a
+// FIFO order, sends, classifies the response (WithThrottleClassifier, default a
 // 429, or a 503 with Retry-After) and reports on the lease: a throttle with
 // the server's Retry-After cuts the rate and may pause the bucket; a 5xx that
 // is not a throttle and a network error change nothing; anything else is a
 // success, which may raise the rate while requests wait. One limiter per
-// host by default, or one shared (Shared); LimiterName names them. List it
+// host by default, or one shared (WithSharedLimiter); WithLimiterName names them. List it
 // after WithResilience.
 func WithAdaptiveRate(o limit.AdaptiveRateOptions, opts ...LimiterOption) Option {
 	return limiterOption("WithAdaptiveRate", opts, func(c *limiterConfig, b *builder) (*hostSet, error) {
@@ -196,7 +196,7 @@ func limiterOption(name string, opts []LimiterOption, mk func(*limiterConfig, *b
 // WithQuotaGuard places the quota guard, configured by o, where it is
 // listed; it must come after WithResilience, whose retries wait out its
 // refusals. Unless o.Key says otherwise, the guard keys requests by host as
-// the limiter layers do (see HostKey): in lower case, without the scheme's
+// the limiter layers do (see WithHostKey): in lower case, without the scheme's
 // default port. Without this option NewClient and NewTransport add a guard with
 // quota.Options{} as the innermost layer; WithoutQuotaGuard leaves it out.
 func WithQuotaGuard(o quota.Options) Option {
@@ -343,7 +343,7 @@ func NewTransport(opts ...Option) (*Transport, error) {
 // NewTransport, which keeps the *Transport in hand.
 //
 //	client, err := httpx.NewClient(
-//		httpx.WithResilience(resilience.HTTP()),
+//		httpx.WithResilience(policy), // policy, err := resilience.HTTP()
 //		httpx.WithRateLimit(limit.Options{Adaptive: &limit.AdaptiveOptions{Maximum: 200}, Name: "api"}),
 //	)
 func NewClient(opts ...Option) (*http.Client, error) {

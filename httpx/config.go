@@ -1,6 +1,7 @@
 package httpx
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -92,32 +93,21 @@ type GuardConfig struct {
 	Disabled bool `json:"disabled,omitempty"`
 }
 
-// ResilienceConfig replaces fields of resilience.HTTPOptions; a field left
-// out keeps the preset's value.
+// ResilienceConfig is the resilience layer: resilience.HTTP with the
+// resilience.Options given here, whose fields sit at the same level. A
+// setting that is not zero replaces the preset's, and the values that
+// depend on it follow it as they do for resilience's Option functions:
+// {"timeout": "2s"} alone shortens the preset's attempt timeout to a third
+// of it. A zero setting keeps the preset's value, so ParseConfig refuses a
+// 0 the JSON gives, as Polly's options do ("retries": 0 would otherwise
+// read as the preset's 3). A backoff curve given in part keeps the
+// preset's other fields.
 type ResilienceConfig struct {
-	Name             string          `json:"name,omitempty"`
-	Retries          *int            `json:"retries,omitempty"`
-	Timeout          *limit.Duration `json:"timeout,omitempty"`
-	AttemptTimeout   *limit.Duration `json:"attemptTimeout,omitempty"`
-	MaximumDelay     *limit.Duration `json:"maximumDelay,omitempty"`
-	Backoff          *BackoffConfig  `json:"backoff,omitempty"`
-	ThrottledBackoff *BackoffConfig  `json:"throttledBackoff,omitempty"`
+	resilience.Options
 	// NoBreaker and NoBudget leave out the preset's circuit breaker and
 	// retry budget.
 	NoBreaker bool `json:"noBreaker,omitempty"`
 	NoBudget  bool `json:"noBudget,omitempty"`
-}
-
-// BackoffConfig is a resilience.Backoff.
-type BackoffConfig struct {
-	Initial    limit.Duration `json:"initial,omitempty"`
-	Multiplier float64        `json:"multiplier,omitempty"`
-	Jitter     float64        `json:"jitter,omitempty"`
-	Max        limit.Duration `json:"max,omitempty"`
-}
-
-func (b *BackoffConfig) backoff() resilience.Backoff {
-	return resilience.Backoff{Initial: time.Duration(b.Initial), Multiplier: b.Multiplier, Jitter: b.Jitter, Max: time.Duration(b.Max)}
 }
 
 // LoadConfig is ParseConfig reading from r.
@@ -146,7 +136,7 @@ func ParseConfig(data []byte) (*Config, error) {
 	if read {
 		// A part that did not decode is reported once: Validate would find
 		// it missing or zero besides.
-		for _, e := range flatten(c.Validate()) {
+		for _, e := range append(zeroSettings(data, c.Resilience), flatten(c.Validate())...) {
 			if !jsonconfig.Within(problemField(e), problems) {
 				errs = append(errs, e)
 			}
@@ -169,18 +159,8 @@ func ParseConfig(data []byte) (*Config, error) {
 func (c *Config) Validate() error {
 	var errs []error
 	if c.Resilience != nil {
-		o := c.Resilience.options()
-		for _, e := range renamed("resilience", reflect.TypeFor[ResilienceConfig](), o.Validate()) {
-			// The preset's breaker has no settings here: what can change is
-			// the attempt timeout, or the breaker's presence.
-			if oe, ok := e.(*headroom.ConfigError); ok && oe.Field == "resilience.Breaker.SamplingDuration" {
-				if sd, ok := oe.Value.(time.Duration); ok {
-					oe.Field, oe.Value = "resilience.attemptTimeout", o.AttemptTimeout
-					oe.Want = fmt.Sprintf(`at most %v, half the sampling window of the preset's breaker, or "noBreaker": true`, sd/2)
-				}
-			}
-			errs = append(errs, e)
-		}
+		_, err := resilience.HTTP(c.Resilience.options()...)
+		errs = append(errs, renamed("resilience", reflect.TypeFor[ResilienceConfig](), err)...)
 	}
 	for _, name := range sortedKeys(c.Limiters) {
 		if name == NoLimiter || name == "" {
@@ -289,7 +269,7 @@ func (c *Config) Options() ([]Option, error) {
 	}
 	var opts []Option
 	if c.Resilience != nil {
-		p, err := resilience.New(c.Resilience.options())
+		p, err := resilience.HTTP(c.Resilience.options()...)
 		if err != nil {
 			return nil, err
 		}
@@ -330,36 +310,61 @@ func (c *Config) usesLimiters() bool {
 	return false
 }
 
-func (r *ResilienceConfig) options() resilience.Options {
-	o := resilience.HTTPOptions()
-	if r.Name != "" {
-		o.Name = r.Name
+// options are the preset's options that r gives.
+func (r *ResilienceConfig) options() []resilience.Option {
+	o := &r.Options
+	opts := []resilience.Option{resilience.WithBackoff(o.Backoff), resilience.WithThrottledBackoff(o.ThrottledBackoff)}
+	for _, f := range [...]struct {
+		given bool
+		opt   resilience.Option
+	}{
+		{o.Name != "", resilience.WithName(o.Name)},
+		{o.Retries != 0, resilience.WithRetries(o.Retries)},
+		{o.Timeout != 0, resilience.WithTimeout(time.Duration(o.Timeout))},
+		{o.AttemptTimeout != 0, resilience.WithAttemptTimeout(time.Duration(o.AttemptTimeout))},
+		{o.MaximumDelay != 0, resilience.WithMaximumDelay(time.Duration(o.MaximumDelay))},
+		{o.Classify != nil, resilience.WithClassifier(o.Classify)},
+		{o.Breaker != nil && !r.NoBreaker, resilience.WithBreaker(o.Breaker)},
+		{r.NoBreaker, resilience.WithBreaker(nil)},
+		{o.Budget != nil && !r.NoBudget, resilience.WithBudget(o.Budget)},
+		{r.NoBudget, resilience.WithBudget(nil)},
+		{o.MeterProvider != nil, resilience.WithMeterProvider(o.MeterProvider)},
+	} {
+		if f.given {
+			opts = append(opts, f.opt)
+		}
 	}
-	if r.Retries != nil {
-		o.Retries = *r.Retries
+	return opts
+}
+
+// zeroSettings lists the settings of the resilience layer that data gives
+// as 0, which would keep the preset's value (see ResilienceConfig).
+func zeroSettings(data []byte, r *ResilienceConfig) []error {
+	if r == nil {
+		return nil
 	}
-	if r.Timeout != nil {
-		o.Timeout = time.Duration(*r.Timeout)
+	var doc struct {
+		Resilience map[string]json.RawMessage `json:"resilience"`
 	}
-	if r.AttemptTimeout != nil {
-		o.AttemptTimeout = time.Duration(*r.AttemptTimeout)
+	_ = json.Unmarshal(data, &doc) // what does not read, Decode reported
+	var errs []error
+	for _, s := range [...]struct {
+		key  string
+		zero bool
+		want string
+	}{
+		{"retries", r.Retries == 0, "1 or more; left out, it keeps the preset's 3"},
+		{"timeout", r.Timeout == 0, "a duration above 0; left out, it keeps the preset's 30s"},
+		{"attemptTimeout", r.AttemptTimeout == 0, "a duration above 0; left out, it follows timeout (10s of 30s)"},
+		{"maximumDelay", r.MaximumDelay == 0, "a duration above 0; left out, it keeps the preset's 1m"},
+	} {
+		for k, v := range doc.Resilience {
+			if s.zero && strings.EqualFold(k, s.key) {
+				errs = append(errs, &headroom.ConfigError{Package: "httpx", Field: "resilience." + s.key, Value: string(v), Want: s.want})
+			}
+		}
 	}
-	if r.MaximumDelay != nil {
-		o.MaximumDelay = time.Duration(*r.MaximumDelay)
-	}
-	if r.Backoff != nil {
-		o.Backoff = r.Backoff.backoff()
-	}
-	if r.ThrottledBackoff != nil {
-		o.ThrottledBackoff = r.ThrottledBackoff.backoff()
-	}
-	if r.NoBreaker {
-		o.Breaker = nil
-	}
-	if r.NoBudget {
-		o.Budget = nil
-	}
-	return o
+	return errs
 }
 
 // rateLimitOption is the rate-limit layer of a config: for each host, the

@@ -38,7 +38,7 @@ func TestParseConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *c.Resilience.Retries != 2 || time.Duration(*c.Resilience.Timeout) != 20*time.Second {
+	if c.Resilience.Retries != 2 || time.Duration(c.Resilience.Timeout) != 20*time.Second {
 		t.Errorf("resilience = %+v", c.Resilience)
 	}
 	if w := c.Limiters["github"].PerWindow; w == nil || w.Permits != 5000 || time.Duration(w.Window) != time.Hour {
@@ -98,6 +98,40 @@ func TestConfigPerHostOverrides(t *testing.T) {
 	if s.m["x.test"].lim == nil || s.m["x.test"].lim.Name() != "default" || s.m["api.github.com"].lim.Name() != "github" {
 		t.Error("default or github limiter missing")
 	}
+}
+
+// The resilience settings compose with the preset as resilience's Option
+// functions do: one setting alone is a working policy, and settings that
+// conflict are refused when the configuration is read.
+func TestConfigResilienceComposesWithPreset(t *testing.T) {
+	for _, doc := range []string{
+		`{"resilience": {"timeout": "2s"}}`,
+		`{"resilience": {"attemptTimeout": "20s"}}`,
+		`{"resilience": {"attemptTimeout": "1m"}}`,
+		`{"resilience": {"backoff": {"initial": "1s"}}}`,
+	} {
+		c, err := ParseConfig([]byte(doc))
+		if err != nil {
+			t.Errorf("%s: %v", doc, err)
+			continue
+		}
+		if _, err := c.NewClient(); err != nil {
+			t.Errorf("%s: NewClient: %v", doc, err)
+		}
+	}
+	_, err := ParseConfig([]byte(`{"resilience": {"timeout": "2s", "attemptTimeout": "5s"}}`))
+	if d := cmp.Diff([]string{"httpx: resilience.attemptTimeout = 5s: want at most timeout (2s)"}, messages(err)); d != "" {
+		t.Errorf("conflicting timeouts (-want +got):\n%s", d)
+	}
+}
+
+// messages lists the messages of the problems in err.
+func messages(err error) []string {
+	var out []string
+	for _, e := range flatten(err) {
+		out = append(out, e.Error())
+	}
+	return out
 }
 
 func TestConfigUnknownField(t *testing.T) {
@@ -196,11 +230,10 @@ func TestConfigEveryUnknownFieldListed(t *testing.T) {
 		}
 		fields = append(fields, ce.Field)
 	}
-	// Keys differing from a field's name only in case are the field, as
-	// encoding/json reads them; the limiter is valid, so only the unknown
-	// fields are problems.
-	want := []string{`hosts["a.test"].limit`, `limiters["a"].permitsPerSecnd`, "quotaGuard.backoff.jiter",
-		"resilience.backoff.intial", "resilince"}
+	// Keys differing from a field's name only in case are problems too:
+	// a configuration spells its keys exactly.
+	want := []string{`hosts["a.test"].limit`, `hosts["a.test"].ratelimit`, `limiters["a"].PermitsPerSecond`,
+		`limiters["a"].permitsPerSecnd`, "quotaGuard.backoff.jiter", "resilience.backoff.intial", "resilince"}
 	if d := cmp.Diff(want, fields); d != "" {
 		t.Errorf("problems (-want +got):\n%s", d)
 	}
@@ -237,12 +270,12 @@ func TestConfigErrorsNameJSONPath(t *testing.T) {
 			`httpx: resilience.retries = -1: want 0 or more`,
 			`httpx: resilience.attemptTimeout = 5s: want at most timeout (1s)`,
 			`httpx: limiters["two"] = [permitsPerSecond concurrency]: want exactly one shape; the others would silently lose`,
-			`httpx: limiters["two"].burst = -1: want 0 (one second's worth) up to 1e9`,
+			`httpx: limiters["two"].burst = -1: want 0 (1) up to 1e9`,
 		}},
-		// The preset's breaker cannot be set here: the problem is the
-		// attempt timeout's.
-		{`{"resilience": {"attemptTimeout": "20s"}}`, []string{
-			`httpx: resilience.attemptTimeout = 20s: want at most 15s, half the sampling window of the preset's breaker, or "noBreaker": true`,
+		// A 0 would keep the preset's value: it is refused, not misread.
+		{`{"resilience": {"retries": 0, "timeout": "0s"}}`, []string{
+			`httpx: resilience.retries = 0: want 1 or more; left out, it keeps the preset's 3`,
+			`httpx: resilience.timeout = "0s": want a duration above 0; left out, it keeps the preset's 30s`,
 		}},
 		{`{"resilience": {`, []string{`httpx: line 1, column 17 = unexpected end of JSON input: want a JSON object`}},
 		{"{\n  \"rateLimit\": \"a\",,\n}", []string{

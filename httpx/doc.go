@@ -2,8 +2,12 @@
 // resilience, rate limits per host, the adaptive rate limiter and the quota
 // guard, an ordering check, and clients built from JSON.
 //
+//	policy, err := resilience.HTTP() // one per dependency; keep it
+//	if err != nil {
+//		return err
+//	}
 //	client, err := httpx.NewClient(
-//		httpx.WithResilience(resilience.HTTP()), // outer: makes the attempts
+//		httpx.WithResilience(policy), // outer: makes the attempts
 //		httpx.WithRateLimit(limit.Options{Adaptive: &limit.AdaptiveOptions{Maximum: 200}, Name: "api"}),
 //	)
 //
@@ -26,21 +30,21 @@
 //     guard refused the attempts after it; the attempt's context lives
 //     until that body is closed or read to its end.
 //   - WithRateLimit(limit.Options): a limiter of that shape per host, made on
-//     first use (a bounded map that drops idle hosts: MaxHosts,
-//     IdleTimeout), or one for all (Shared). A request waits its turn for
+//     first use (a bounded map that drops idle hosts: WithMaxHosts,
+//     WithIdleTimeout), or one for all (WithSharedLimiter). A request waits its turn for
 //     a permit, in FIFO order, up to its deadline: a limiter whose options
-//     set no queue gets DefaultQueueLimit here (RefuseAtOnce refuses
+//     set no queue gets DefaultQueueLimit here (WithRefuseAtOnce refuses
 //     instead). Concurrency permits are held until the response body is
 //     done.
 //   - WithAdaptiveRate(limit.AdaptiveRateOptions): the throttle-driven
 //     adaptive rate limiter on the AWS SDKs' adaptive-mode request path: Cost, wait, send,
-//     ThrottleClassifier, and the outcome back on the lease. A throttle
+//     WithThrottleClassifier, and the outcome back on the lease. A throttle
 //     without a Retry-After is retried at once: the limiter has slowed
 //     down, and the retry waits its turn in its queue.
 //   - WithLimiter(limiter): a limiter of your own, shared by all hosts.
 //   - WithQuotaGuard(quota.Options): reads the quotas servers publish in
 //     their headers, in the units of the request's Cost, and holds an
-//     attempt up to its deadline (or, with RefuseAtOnce, refuses it) while
+//     attempt up to its deadline (or, with WithRefuseAtOnce, refuses it) while
 //     the key has no room for it. Published figures win over learning: the
 //     guard hands the quota to the request's adaptive rate limiter, which
 //     then paces at its share of it. NewClient adds a guard with default
@@ -62,9 +66,9 @@
 //
 // # Errors
 //
-// Configuration problems match headroom.ErrConfig (*OrderError, *headroom.ConfigError) or are
-// the limit, quota and resilience packages' own *OptionError values, joined
-// with errors.Join.
+// Every configuration problem matches headroom.ErrConfig: a
+// *headroom.ConfigError, whichever package found it, or an *OrderError;
+// several are joined with errors.Join.
 //
 // # Telemetry
 //

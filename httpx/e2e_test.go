@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/resilience"
 )
@@ -121,7 +122,7 @@ func TestEndToEndPublishedQuota(t *testing.T) {
 	srv := newQuotaServer(limitN, window, true)
 	ts, base := loopback(t, srv)
 	client, err := NewClient(WithTransport(base),
-		WithResilience(resilience.HTTP(resilience.WithRetries(10))))
+		WithResilience(policyOnly(resilience.HTTP(resilience.WithRetries(10)))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,13 +165,13 @@ func TestEndToEndAdaptiveRate(t *testing.T) {
 	srv := newQuotaServer(limitN, window, false)
 	ts, base := loopback(t, srv)
 	client, err := NewClient(WithTransport(base), WithoutQuotaGuard(),
-		WithResilience(resilience.HTTP(resilience.WithRetries(10))),
+		WithResilience(policyOnly(resilience.HTTP(resilience.WithRetries(10)))),
 		WithAdaptiveRate(limit.AdaptiveRateOptions{
 			InitialUnitsPerMinute: 6000, // twice the quota
 			MinUnitsPerMinute:     600,
 			MaxUnitsPerMinute:     12000,
-			Burst:                 limit.Duration(100 * time.Millisecond),
-			DecreaseCooldown:      limit.Duration(time.Second),
+			BurstTime:             headroom.Duration(100 * time.Millisecond),
+			DecreaseCooldown:      headroom.Duration(time.Second),
 		}))
 	if err != nil {
 		t.Fatal(err)

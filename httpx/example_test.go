@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"time"
 
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/httpx"
@@ -22,11 +23,17 @@ func ExampleNewClient() {
 	}))
 	defer srv.Close()
 
+	// One policy per dependency: its breaker and budget are its memory.
+	policy, err := resilience.HTTP()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	// Layers are listed outermost first: the resilience layer makes the
 	// attempts, the limiter inside it takes one permit per attempt, and the
 	// quota guard (on by default) reads the published quota.
 	client, err := httpx.NewClient(
-		httpx.WithResilience(resilience.HTTP()),
+		httpx.WithResilience(policy),
 		httpx.WithRateLimit(limit.Options{Adaptive: &limit.AdaptiveOptions{Maximum: 200}, Name: "api"}),
 	)
 	if err != nil {
@@ -46,12 +53,19 @@ func ExampleNewClient() {
 	// The other order is refused when the client is built.
 	_, err = httpx.NewClient(
 		httpx.WithRateLimit(limit.Options{PermitsPerSecond: 100}),
-		httpx.WithResilience(resilience.HTTP()),
+		httpx.WithResilience(policy),
 	)
+	fmt.Println(err)
+
+	// So is a policy whose options conflict, even if its own error was
+	// ignored.
+	conflicting, _ := resilience.HTTP(resilience.WithTimeout(2*time.Second), resilience.WithAttemptTimeout(5*time.Second))
+	_, err = httpx.NewClient(httpx.WithResilience(conflicting))
 	fmt.Println(err)
 	// Output:
 	// 200 hello
 	// httpx: WithRateLimit is listed before WithResilience, which puts the limiter outside the retries (one permit for an operation that may make several attempts); put WithRateLimit after WithResilience
+	// resilience: AttemptTimeout = 5s: want at most Timeout (2s)
 }
 
 func ExampleParseConfig() {
@@ -94,10 +108,15 @@ func ExampleNewTransport() {
 	}))
 	defer srv.Close()
 
+	policy, err := resilience.HTTP(resilience.WithName("api"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	// A Transport for a client of your own; Close releases the limiters its
 	// layers made.
 	tr, err := httpx.NewTransport(
-		httpx.WithResilience(resilience.HTTP()),
+		httpx.WithResilience(policy),
 		httpx.WithRateLimit(limit.Options{Concurrency: 8, Name: "api"}),
 		httpx.WithoutQuotaGuard(),
 	)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/resilience"
 )
 
@@ -44,15 +45,19 @@ func respond(req *http.Request, status int, body string, closed *atomic.Int32, k
 		Request: req, ProtoMajor: 1, ProtoMinor: 1, ContentLength: int64(len(body))}
 }
 
-// fastPolicy retries quickly: 1 ms curves, no breaker, no budget.
+// fastPolicy retries quickly: constant 1 ms curves, no breaker, no budget.
 func fastPolicy(opts ...resilience.Option) *resilience.Policy {
+	quick := headroom.Backoff{Initial: headroom.Duration(time.Millisecond), Multiplier: 1, Jitter: new(0.0)}
 	o := []resilience.Option{
-		resilience.WithBackoff(resilience.Backoff{Initial: time.Millisecond}),
-		resilience.WithThrottledBackoff(resilience.Backoff{Initial: time.Millisecond}),
+		resilience.WithBackoff(quick), resilience.WithThrottledBackoff(quick),
 		resilience.WithBreaker(nil), resilience.WithBudget(nil),
 	}
-	return resilience.HTTP(append(o, opts...)...)
+	return policyOnly(resilience.HTTP(append(o, opts...)...))
 }
+
+// policyOnly is the policy p: WithResilience reports its error, if any,
+// when the client is built.
+func policyOnly(p *resilience.Policy, _ error) *resilience.Policy { return p }
 
 // mustTransport builds a transport or fails the test, and closes it at the
 // end.

@@ -13,7 +13,6 @@ import (
 
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit"
-	"github.com/headroom-go/headroom/limit/quota"
 	"github.com/headroom-go/headroom/resilience"
 )
 
@@ -32,10 +31,9 @@ const (
 )
 
 // queued is o with DefaultQueueLimit when o sets no queue, unless refuse
-// says the layer's limiters refuse at once. The adaptive rate limiter has
-// its own queue, on by default.
+// says the layer's limiters refuse at once.
 func queued(o limit.Options, refuse bool) limit.Options {
-	if o.QueueLimit == 0 && o.AdaptiveRate == nil && !refuse {
+	if o.QueueLimit == 0 && !refuse {
 		o.QueueLimit = DefaultQueueLimit
 	}
 	return o
@@ -56,56 +54,58 @@ type limiterConfig struct {
 	refuse   bool // RefuseAtOnce
 }
 
-// Shared makes the layer use one limiter for every host instead of one per
+// WithSharedLimiter makes the layer use one limiter for every host instead of one per
 // host.
-func Shared() LimiterOption { return func(c *limiterConfig) { c.shared = true } }
+func WithSharedLimiter() LimiterOption { return func(c *limiterConfig) { c.shared = true } }
 
-// MaxHosts bounds how many per-host limiters the layer keeps (default
+// WithMaxHosts bounds how many per-host limiters the layer keeps (default
 // DefaultMaxHosts). When a new host arrives and the map is full, the limiters
 // idle longer than the idle timeout are dropped, then the least recently used
 // one that may go. A limiter may go when no request is using it and it is at
 // rest (limit.AtRest: a bucket full again, a window with nothing in it) or it
 // learns (Adaptive, AdaptiveRate, which then forget what they learned). A
 // host whose PerSecond or PerWindow limiter still holds spent permits is
-// kept, past MaxHosts if need be: dropping it would let its next requests
+// kept, past WithMaxHosts if need be: dropping it would let its next requests
 // through as if none had been sent.
-func MaxHosts(n int) LimiterOption { return func(c *limiterConfig) { c.maxHosts = n } }
+func WithMaxHosts(n int) LimiterOption { return func(c *limiterConfig) { c.maxHosts = n } }
 
-// IdleTimeout is how long a host's limiter may go unused before it may be
+// WithIdleTimeout is how long a host's limiter may go unused before it may be
 // dropped (default DefaultIdleTimeout, and never less than a sliding
 // window's length). A dropped limiter forgets what it learned; the next
 // request to that host starts a new one.
-func IdleTimeout(d time.Duration) LimiterOption { return func(c *limiterConfig) { c.idle = d } }
+func WithIdleTimeout(d time.Duration) LimiterOption { return func(c *limiterConfig) { c.idle = d } }
 
-// Cost sets the request cost estimator: the units a request takes from the
+// WithCost sets the request cost estimator: the units a request takes from the
 // limiter, estimated before the request waits. The default gives every request
 // 1; a request of cost 0 does not wait and teaches the limiter nothing.
-func Cost(f func(*http.Request) int) LimiterOption { return func(c *limiterConfig) { c.cost = f } }
+func WithCost(f func(*http.Request) int) LimiterOption { return func(c *limiterConfig) { c.cost = f } }
 
-// ThrottleClassifier sets how the layer tells a throttle from a response,
+// WithThrottleClassifier sets how the layer tells a throttle from a response,
 // and reads the server's wait. The default is a throttle on 429, and on 503
 // with a Retry-After, with the Retry-After.
-func ThrottleClassifier(f func(*http.Response) (throttled bool, retryAfter time.Duration)) LimiterOption {
+func WithThrottleClassifier(f func(*http.Response) (throttled bool, retryAfter time.Duration)) LimiterOption {
 	return func(c *limiterConfig) { c.throttle = f }
 }
 
-// HostKey sets what "host" means for the per-host limiters; the default is
-// the request URL's host (quota.HostKey) in lower case, with its port unless
-// that is the scheme's default: http://API.test:80/ and http://api.test/
-// share a limiter. The default quota guard keys hosts the same way.
-func HostKey(f func(*http.Request) string) LimiterOption { return func(c *limiterConfig) { c.key = f } }
+// WithHostKey sets what "host" means for the per-host limiters; the default is
+// the request URL's host (Request.Host when the URL has none) in lower
+// case, with its port unless that is the scheme's default:
+// http://API.test:80/ and http://api.test/ share a limiter. The default quota guard keys hosts the same way.
+func WithHostKey(f func(*http.Request) string) LimiterOption {
+	return func(c *limiterConfig) { c.key = f }
+}
 
-// RefuseAtOnce makes the layer's limiters refuse a request at once, with a
+// WithRefuseAtOnce makes the layer's limiters refuse a request at once, with a
 // *limit.RateLimitedError and its RetryAfter, when no permit is free and
 // their options set no queue. Without it a limiter whose limit.Options leave
 // QueueLimit at 0 gets DefaultQueueLimit in the layer: in an HTTP client a
 // request waits its turn, in FIFO order, up to its deadline.
-func RefuseAtOnce() LimiterOption { return func(c *limiterConfig) { c.refuse = true } }
+func WithRefuseAtOnce() LimiterOption { return func(c *limiterConfig) { c.refuse = true } }
 
-// LimiterName names the limiters of WithAdaptiveRate in errors and telemetry;
+// WithLimiterName names the limiters of WithAdaptiveRate in errors and telemetry;
 // WithRateLimit takes the name from limit.Options.Name. Per-host limiters
 // without a name are named after their host.
-func LimiterName(name string) LimiterOption { return func(c *limiterConfig) { c.name = name } }
+func WithLimiterName(name string) LimiterOption { return func(c *limiterConfig) { c.name = name } }
 
 // hostEntry is one host's limiter.
 type hostEntry struct {
@@ -325,15 +325,18 @@ func closeLimiter(l limit.Limiter) {
 	}
 }
 
-// hostKey is the default host key: quota.HostKey in lower case, without
-// the scheme's default port (":80" for http, ":443" for https), so that one
-// host has one limiter however its URLs spell it. A host already in that
-// form, the usual case, comes back as it is, without allocating.
+// hostKey is the default host key: the request URL's host (Request.Host
+// when the URL has none) in lower case, without the scheme's default port
+// (":80" for http, ":443" for https), so that one host has one limiter
+// however its URLs spell it. A host already in that form, the usual case,
+// comes back as it is, without allocating.
 func hostKey(r *http.Request) string {
-	host := quota.HostKey(r)
-	scheme := ""
+	host, scheme := r.Host, ""
 	if r.URL != nil {
 		scheme = r.URL.Scheme
+		if r.URL.Host != "" {
+			host = r.URL.Host
+		}
 	}
 	return normalHost(host, scheme)
 }

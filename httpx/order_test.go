@@ -15,7 +15,7 @@ func TestOrderError(t *testing.T) {
 	lim := limit.Options{PermitsPerSecond: 100}
 	_, err := NewClient(
 		WithRateLimit(lim),
-		WithResilience(resilience.HTTP()),
+		WithResilience(policyOnly(resilience.HTTP())),
 	)
 	var oe *OrderError
 	if !errors.As(err, &oe) {
@@ -32,13 +32,13 @@ func TestOrderError(t *testing.T) {
 	}
 
 	// The right order builds.
-	if _, err := NewClient(WithResilience(resilience.HTTP()), WithRateLimit(lim)); err != nil {
+	if _, err := NewClient(WithResilience(policyOnly(resilience.HTTP())), WithRateLimit(lim)); err != nil {
 		t.Fatalf("NewClient(WithResilience, WithRateLimit) = %v", err)
 	}
 }
 
 func TestOrderErrorEveryLimiterLayer(t *testing.T) {
-	l, err := limit.PerSecond(10)
+	l, err := limit.PerSecond(10, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestOrderErrorEveryLimiterLayer(t *testing.T) {
 		WithAdaptiveRate(limit.AdaptiveRateOptions{}),
 		WithLimiter(l),
 		WithQuotaGuard(quota.Options{}),
-		WithResilience(resilience.HTTP()),
+		WithResilience(policyOnly(resilience.HTTP())),
 		WithRateLimit(limit.Options{Concurrency: 4}), // fine: inside
 	)
 	var layers []string
@@ -70,8 +70,8 @@ func TestNoResilienceLayerIsNotAnOrderError(t *testing.T) {
 
 func TestConfigProblemsListedAtOnce(t *testing.T) {
 	_, err := NewTransport(
-		WithResilience(resilience.HTTP()),
-		WithResilience(resilience.HTTP()),
+		WithResilience(policyOnly(resilience.HTTP())),
+		WithResilience(policyOnly(resilience.HTTP())),
 		WithRateLimit(limit.Options{PermitsPerSecond: 100, Concurrency: 20}), // two shapes
 		WithResilience(nil),
 		WithQuotaGuard(quota.Options{ReserveFraction: new(-1.0)}),

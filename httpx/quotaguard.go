@@ -13,7 +13,7 @@ import (
 // instead with quota.Options.RefuseAtOnce), or while a Retry-After or a
 // backoff blocks the key; after it, it reads what the response published.
 // It counts an attempt's units with the cost estimator of the request's
-// limiter layer (LimiterOption Cost), so that a server counting resource
+// limiter layer (LimiterOption WithCost), so that a server counting resource
 // units or tokens is counted alike.
 //
 // Published figures win over learning. When the request's limiter is an
@@ -34,7 +34,7 @@ type guardLayer struct {
 func (l *guardLayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	key := l.g.Key(req)
 	rate, cost := l.pacing(req)
-	slot, err := l.g.EnterN(req.Context(), key, cost)
+	slot, err := l.g.Acquire(req.Context(), key, cost)
 	if err != nil {
 		closeRequestBody(req)
 		return nil, err

@@ -70,7 +70,7 @@ func TestQuotaGuardWaitsForReset(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				var calls atomic.Int32
 				tr, err := NewTransport(WithTransport(exhausted(4*time.Second, &calls)),
-					WithResilience(resilience.HTTP(resilience.WithBreaker(nil), resilience.WithBudget(nil))),
+					WithResilience(policyOnly(resilience.HTTP(resilience.WithBreaker(nil), resilience.WithBudget(nil)))),
 					WithQuotaGuard(quota.Options{RefuseAtOnce: !queue}))
 				if err != nil {
 					t.Fatal(err)

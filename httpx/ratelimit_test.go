@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -32,7 +33,7 @@ func TestRateLimitPerHost(t *testing.T) {
 	defer mp.Shutdown(context.Background())
 
 	tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(), WithMeterProvider(mp),
-		WithRateLimit(limit.Options{PermitsPerSecond: 1, Name: "api"}, RefuseAtOnce()))
+		WithRateLimit(limit.Options{PermitsPerSecond: 1, Name: "api"}, WithRefuseAtOnce()))
 	for _, host := range []string{"a.test", "b.test"} {
 		resp, err := get(t, tr, "http://"+host+"/")
 		if err != nil {
@@ -80,7 +81,7 @@ func TestRateLimitPerHost(t *testing.T) {
 
 func TestRateLimitShared(t *testing.T) {
 	tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
-		WithRateLimit(limit.Options{PermitsPerSecond: 1}, RefuseAtOnce(), Shared()))
+		WithRateLimit(limit.Options{PermitsPerSecond: 1}, WithRefuseAtOnce(), WithSharedLimiter()))
 	resp, err := get(t, tr, "http://a.test/")
 	if err != nil {
 		t.Fatal(err)
@@ -93,7 +94,7 @@ func TestRateLimitShared(t *testing.T) {
 
 func TestConcurrencyPermitHeldUntilBodyDone(t *testing.T) {
 	tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
-		WithRateLimit(limit.Options{Concurrency: 1}, RefuseAtOnce()))
+		WithRateLimit(limit.Options{Concurrency: 1}, WithRefuseAtOnce()))
 	first, err := get(t, tr, "http://a.test/")
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +122,7 @@ func TestConcurrencyPermitHeldUntilBodyDone(t *testing.T) {
 func TestHostMapBounded(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
-			WithRateLimit(limit.Options{PermitsPerSecond: 100}, MaxHosts(3)))
+			WithRateLimit(limit.Options{PermitsPerSecond: 100}, WithMaxHosts(3)))
 		for i := range 10 {
 			resp, err := get(t, tr, fmt.Sprintf("http://h%d.test/", i))
 			if err != nil {
@@ -187,7 +188,7 @@ func TestLeaseReport(t *testing.T) {
 // 500 teaches nothing. Fake time.
 func TestAdaptiveRateLearnsFromThrottles(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		lim, err := limit.AdaptiveRate(limit.AdaptiveRateOptions{InitialUnitsPerMinute: 6000, MaxPause: limit.Duration(-1)})
+		lim, err := limit.AdaptiveRate(limit.AdaptiveRateOptions{InitialUnitsPerMinute: 6000, MaxPause: headroom.Duration(-1)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -222,8 +223,8 @@ func TestAdaptiveRateLearnsFromThrottles(t *testing.T) {
 func TestAdaptiveRateCostEstimator(t *testing.T) {
 	tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
 		WithAdaptiveRate(limit.AdaptiveRateOptions{InitialUnitsPerMinute: 60, MinUnitsPerMinute: 60, MaxUnitsPerMinute: 60,
-			Burst: limit.Duration(5 * time.Second), QueueLimit: -1},
-			Cost(func(r *http.Request) int {
+			BurstTime: headroom.Duration(5 * time.Second)}, WithRefuseAtOnce(),
+			WithCost(func(r *http.Request) int {
 				if r.Method == http.MethodGet {
 					return 0 // free: never waits
 				}
@@ -251,7 +252,7 @@ func TestAdaptiveRateCostEstimator(t *testing.T) {
 // a host's limiter: that host's requests fail with the validation error,
 // never reaching the base transport, and the transport does not panic.
 func TestRateLimitOptionsChangedAfterBuild(t *testing.T) {
-	win := &limit.WindowOptions{Permits: 5, Window: limit.Duration(time.Minute)}
+	win := &limit.WindowOptions{Permits: 5, Window: headroom.Duration(time.Minute)}
 	sent := 0
 	base := rtFunc(func(r *http.Request) (*http.Response, error) { sent++; return ok200(r) })
 	tr := mustTransport(t, WithTransport(base), WithoutQuotaGuard(), WithRateLimit(limit.Options{PerWindow: win}))
@@ -326,7 +327,7 @@ func TestQueueWaitCancelledIsCallersError(t *testing.T) {
 }
 
 // A panic below the limiter layer (in the base transport or a
-// ThrottleClassifier) must not keep the attempt's permit: later requests
+// WithThrottleClassifier) must not keep the attempt's permit: later requests
 // to the host would be refused for ever with nothing in flight.
 func TestPanicBelowLimiterReleasesPermit(t *testing.T) {
 	for _, where := range []string{"transport", "throttle classifier"} {
@@ -339,7 +340,7 @@ func TestPanicBelowLimiterReleasesPermit(t *testing.T) {
 		})
 		var classified atomic.Int32
 		tr := mustTransport(t, WithTransport(base), WithoutQuotaGuard(), WithResilience(fastPolicy()),
-			WithRateLimit(limit.Options{Concurrency: 1}, RefuseAtOnce(), ThrottleClassifier(func(*http.Response) (bool, time.Duration) {
+			WithRateLimit(limit.Options{Concurrency: 1}, WithRefuseAtOnce(), WithThrottleClassifier(func(*http.Response) (bool, time.Duration) {
 				if classified.Add(1) == 1 && where != "transport" {
 					panic("boom")
 				}
@@ -360,13 +361,13 @@ func TestPanicBelowLimiterReleasesPermit(t *testing.T) {
 	}
 }
 
-// MaxHosts drops the least recently used host that is at rest, never one
+// WithMaxHosts drops the least recently used host that is at rest, never one
 // used a moment ago: its limiter (and the permits it has spent) would be
 // forgotten, and a fresh one would admit more than the limit.
 func TestHostMapEvictsLeastRecentlyUsed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
-			WithRateLimit(limit.Options{PermitsPerSecond: 1}, RefuseAtOnce(), MaxHosts(2)))
+			WithRateLimit(limit.Options{PermitsPerSecond: 1}, WithRefuseAtOnce(), WithMaxHosts(2)))
 		send := func(host string) error {
 			resp, err := get(t, tr, "http://"+host+"/")
 			if err == nil {
@@ -397,7 +398,7 @@ func TestHostMapEvictsLeastRecentlyUsed(t *testing.T) {
 func TestWaitingHostNotEvicted(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
-			WithRateLimit(limit.Options{PermitsPerSecond: 1, QueueLimit: 1}, MaxHosts(1)))
+			WithRateLimit(limit.Options{PermitsPerSecond: 1, QueueLimit: 1}, WithMaxHosts(1)))
 		resp, err := get(t, tr, "http://a.test/")
 		if err != nil {
 			t.Fatal(err)
@@ -436,7 +437,7 @@ func TestHostInCostNotEvicted(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		inCost, proceed := make(chan struct{}), make(chan struct{})
 		tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
-			WithRateLimit(limit.Options{Concurrency: 1}, RefuseAtOnce(), MaxHosts(1), Cost(func(r *http.Request) int {
+			WithRateLimit(limit.Options{Concurrency: 1}, WithRefuseAtOnce(), WithMaxHosts(1), WithCost(func(r *http.Request) int {
 				if r.Header.Get("Block") != "" {
 					inCost <- struct{}{}
 					<-proceed
@@ -480,9 +481,9 @@ func TestHostInCostNotEvicted(t *testing.T) {
 
 // A request that ends without a lease gives its use of the host back,
 // whichever way it ends: a host counted busy for ever would never be
-// dropped, and MaxHosts would not bound the map.
+// dropped, and WithMaxHosts would not bound the map.
 func TestHostNotBusyAfterRequestWithoutLease(t *testing.T) {
-	win := &limit.WindowOptions{Permits: 5, Window: limit.Duration(time.Minute)}
+	win := &limit.WindowOptions{Permits: 5, Window: headroom.Duration(time.Minute)}
 	c, err := ParseConfig([]byte(`{"limiters": {"one": {"concurrency": 1}}, "rateLimit": "one", "hosts": {"a.test": {"rateLimit": "none"}}}`))
 	if err != nil {
 		t.Fatal(err)
@@ -497,12 +498,12 @@ func TestHostNotBusyAfterRequestWithoutLease(t *testing.T) {
 		opt  Option
 		send func(tr *Transport)
 	}{
-		{"Cost panics", WithRateLimit(limit.Options{Concurrency: 1}, RefuseAtOnce(), Cost(func(*http.Request) int { panic("boom") })),
+		{"Cost panics", WithRateLimit(limit.Options{Concurrency: 1}, WithRefuseAtOnce(), WithCost(func(*http.Request) int { panic("boom") })),
 			func(tr *Transport) {
 				defer func() { recover() }()
 				get(t, tr, "http://a.test/")
 			}},
-		{"refused", WithRateLimit(limit.Options{Concurrency: 1}, RefuseAtOnce()), func(tr *Transport) {
+		{"refused", WithRateLimit(limit.Options{Concurrency: 1}, WithRefuseAtOnce()), func(tr *Transport) {
 			held, err := get(t, tr, "http://a.test/")
 			if err != nil {
 				t.Fatal(err)
@@ -512,7 +513,7 @@ func TestHostNotBusyAfterRequestWithoutLease(t *testing.T) {
 			}
 			held.Body.Close()
 		}},
-		{"the host's limiter failed", WithRateLimit(limit.Options{PerWindow: win}, RefuseAtOnce()), func(tr *Transport) {
+		{"the host's limiter failed", WithRateLimit(limit.Options{PerWindow: win}, WithRefuseAtOnce()), func(tr *Transport) {
 			win.Permits = 0 // the host's limiter cannot be built
 			get(t, tr, "http://a.test/")
 		}},
@@ -536,7 +537,7 @@ func TestHostNotBusyAfterRequestWithoutLease(t *testing.T) {
 // without a port: http://A.TEST:80/ is http://a.test/, with one limiter.
 func TestHostKeyIgnoresCaseAndDefaultPort(t *testing.T) {
 	tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
-		WithRateLimit(limit.Options{PermitsPerSecond: 1}, RefuseAtOnce()))
+		WithRateLimit(limit.Options{PermitsPerSecond: 1}, WithRefuseAtOnce()))
 	for _, u := range []string{"http://a.test/", "https://b.test/", "http://c.test:8080/", "http://[::1]/"} {
 		resp, err := get(t, tr, u)
 		if err != nil {
@@ -562,6 +563,20 @@ func TestHostKeyIgnoresCaseAndDefaultPort(t *testing.T) {
 			t.Errorf("hostKey(%s) = %q, want %q", c.url, got, c.want)
 		}
 	}
+	// A request whose URL names no host (a server's inbound request) is
+	// keyed by its Host, with no scheme to tell the default port from.
+	for _, c := range []struct {
+		req  *http.Request
+		want string
+	}{
+		{&http.Request{Host: "API.test:80"}, "api.test"},
+		{&http.Request{URL: &url.URL{Path: "/x"}, Host: "api.test:443"}, "api.test"},
+		{&http.Request{URL: &url.URL{Host: "b.test:8080"}, Host: "api.test"}, "b.test:8080"},
+	} {
+		if got := hostKey(c.req); got != c.want {
+			t.Errorf("hostKey(%+v) = %q, want %q", c.req, got, c.want)
+		}
+	}
 }
 
 // hostNames lists the hosts with an entry, sorted.
@@ -572,7 +587,7 @@ func hostNames(s *hostSet) []string {
 }
 
 // A full host map never drops a host whose limiter still holds permits out:
-// a crawler over more hosts than MaxHosts, at one request a minute per host,
+// a crawler over more hosts than WithMaxHosts, at one request a minute per host,
 // must still be held to one a minute on each. Only limiters at rest — a
 // bucket full again, a window empty — are dropped to make room.
 func TestFullHostMapKeepsLimitersInUse(t *testing.T) {
@@ -580,7 +595,7 @@ func TestFullHostMapKeepsLimitersInUse(t *testing.T) {
 		var calls atomic.Int32
 		base := rtFunc(func(r *http.Request) (*http.Response, error) { calls.Add(1); return ok200(r) })
 		tr := mustTransport(t, WithTransport(base), WithoutQuotaGuard(),
-			WithRateLimit(limit.Options{PerWindow: &limit.WindowOptions{Permits: 1, Window: limit.Duration(time.Minute)}}, RefuseAtOnce(), MaxHosts(4)))
+			WithRateLimit(limit.Options{PerWindow: &limit.WindowOptions{Permits: 1, Window: headroom.Duration(time.Minute)}}, WithRefuseAtOnce(), WithMaxHosts(4)))
 		for round := range 3 {
 			for h := range 6 {
 				resp, err := get(t, tr, fmt.Sprintf("http://h%d.test/", h))
@@ -621,7 +636,8 @@ func TestRequestsWaitTheirTurn(t *testing.T) {
 		limiter string
 		took    time.Duration
 	}{
-		{`{"permitsPerSecond": 50}`, 2840 * time.Millisecond},                       // 50 at once, then 50 a second
+		{`{"permitsPerSecond": 50, "burst": 50}`, 2840 * time.Millisecond},          // 50 at once, then 50 a second
+		{`{"permitsPerSecond": 50}`, 3820 * time.Millisecond},                       // 50 a second from the first
 		{`{"perWindow": {"permits": 50, "window": "1s"}}`, 3020 * time.Millisecond}, // 50 a window
 		{`{"concurrency": 4}`, 480 * time.Millisecond},                              // 4 at a time, 10 ms each
 	} {

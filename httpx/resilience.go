@@ -13,8 +13,9 @@ import (
 
 // StatusError is what the resilience layer tells the runner about a response
 // that is not a success: its status and the verdict its classifier gave.
-// It carries its own verdict (resilience.VerdictError), so the policy's
-// DefaultClassify needs no help with it. The caller of RoundTrip does not see
+// It carries its own verdict (a method Verdict, which
+// resilience.DefaultClassify asks for first), so the policy's classifier
+// needs no help with it. The caller of RoundTrip does not see
 // it: when the runner stops on such a response, the response itself is
 // returned, as net/http does for every status.
 type StatusError struct {

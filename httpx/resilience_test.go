@@ -14,6 +14,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/resilience"
 )
@@ -428,7 +429,10 @@ func TestRequestBodyClosedWhenNoAttempt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	br.Record(time.Now(), false, resilience.Transient, 0) // open it
+	opener := policyOnly(resilience.Default(resilience.WithBreaker(br), resilience.WithRetries(0)))
+	_, _ = resilience.Run(context.Background(), opener, func(context.Context) (int, error) { // open it
+		return 0, errors.New("connection reset")
+	})
 	tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
 		WithResilience(fastPolicy(resilience.WithBreaker(br))))
 	cancelled, cancel := context.WithCancel(context.Background())
@@ -472,7 +476,7 @@ func TestRetryAfterZeroRetriesAtOnce(t *testing.T) {
 					},
 					func(r *http.Request) (*http.Response, error) { return respond(r, 200, "ok", nil), nil },
 				}}
-				tr := mustTransport(t, WithTransport(s), WithResilience(resilience.HTTP()))
+				tr := mustTransport(t, WithTransport(s), WithResilience(policyOnly(resilience.HTTP())))
 				start := time.Now()
 				resp, err := get(t, tr, "http://api.test/")
 				if err != nil {
@@ -506,7 +510,7 @@ func TestPacedThrottleRetriesAtOnce(t *testing.T) {
 					func(r *http.Request) (*http.Response, error) { return respond(r, c.status, "", nil), nil },
 					ok200,
 				}}
-				tr := mustTransport(t, WithTransport(s), WithResilience(resilience.HTTP()),
+				tr := mustTransport(t, WithTransport(s), WithResilience(policyOnly(resilience.HTTP())),
 					WithAdaptiveRate(limit.AdaptiveRateOptions{}))
 				start := time.Now()
 				resp, err := get(t, tr, "http://api.test/")
@@ -519,5 +523,24 @@ func TestPacedThrottleRetriesAtOnce(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// A policy whose options conflict is refused when the client is built,
+// with the policy's own problems, never at the first call.
+func TestConflictingPolicyRefusedWhenBuilt(t *testing.T) {
+	p, perr := resilience.HTTP(resilience.WithTimeout(2*time.Second), resilience.WithAttemptTimeout(5*time.Second))
+	if perr == nil {
+		t.Fatal("HTTP with a 5s attempt in a 2s timeout: no error")
+	}
+	if _, err := NewClient(WithResilience(p)); !errors.Is(err, headroom.ErrConfig) || err.Error() != perr.Error() {
+		t.Errorf("NewClient: %v; want the policy's error, %v", err, perr)
+	}
+	tr, err := NewTransport(WithResilience(p))
+	if !errors.Is(err, headroom.ErrConfig) || err.Error() != perr.Error() {
+		t.Errorf("NewTransport: %v; want the policy's error, %v", err, perr)
+	}
+	if tr != nil {
+		t.Error("NewTransport returned a transport with the error")
 	}
 }

@@ -16,9 +16,10 @@ import (
 // bulkhead you do not have to size. Every field has a working default, so
 // "adaptive": {} is a complete configuration.
 type AdaptiveOptions struct {
-	// Minimum is the floor (default 4): a liveness guarantee, so a
-	// dependency that is slow for reasons unrelated to your concurrency
-	// cannot drive the limit to zero and its recovery is still sampled.
+	// Minimum is the floor (default 4, or Maximum if lower): a liveness
+	// guarantee, so a dependency that is slow for reasons unrelated to your
+	// concurrency cannot drive the limit to zero and its recovery is still
+	// sampled.
 	Minimum int `json:"minimum,omitempty"`
 	// Maximum is the ceiling (default 200), the one worth setting per
 	// dependency: it bounds the damage when the measurement is wrong.
@@ -41,75 +42,37 @@ func (a *AdaptiveOptions) config() adaptive.ConcurrencyConfig {
 	}
 }
 
+// validate lists every problem with a, each an *headroom.ConfigError whose
+// Field starts with "Adaptive.": the engine's (ConcurrencyConfig.Problems)
+// and the lease's bound on a cost.
 func (a *AdaptiveOptions) validate() []error {
 	var errs []error
 	add := func(field string, value any, want string) {
 		errs = append(errs, &headroom.ConfigError{Package: "limit", Field: "Adaptive." + field, Value: value, Want: want})
 	}
-	if a.Minimum < 0 {
-		add("Minimum", a.Minimum, "0 (4) or more")
-	}
-	if a.Maximum < 0 {
-		add("Maximum", a.Maximum, "0 (200) or more")
-	}
 	if a.Maximum > math.MaxInt32 {
 		add("Maximum", a.Maximum, "at most "+strconv.Itoa(math.MaxInt32))
 	}
-	if a.Initial < 0 {
-		add("Initial", a.Initial, "0 (20) or more")
-	}
-	if a.Multiple < 0 || a.Multiple != a.Multiple || (a.Multiple > 0 && a.Multiple <= 1) || math.IsInf(a.Multiple, 0) {
-		add("Multiple", a.Multiple, "0 (2.0) or a finite number above 1")
-	}
-	if a.DecreaseFactor < 0 || a.DecreaseFactor >= 1 || a.DecreaseFactor != a.DecreaseFactor {
-		add("DecreaseFactor", a.DecreaseFactor, "0 (0.9) or a number between 0 and 1")
-	}
-	if a.Minimum >= 0 && a.Maximum >= 0 {
-		lo, hi := a.Minimum, a.Maximum
-		if lo == 0 {
-			lo = adaptive.DefaultMinimum
-		}
-		if hi == 0 {
-			hi = adaptive.DefaultMaximum
-		}
-		if lo > hi {
-			add("Minimum", a.Minimum, "at most Maximum ("+strconv.Itoa(hi)+")")
-		}
-		if a.Initial > 0 && (a.Initial < lo || a.Initial > hi) {
-			add("Initial", a.Initial, "between Minimum ("+strconv.Itoa(lo)+") and Maximum ("+strconv.Itoa(hi)+")")
-		}
+	c := a.config()
+	for _, p := range c.Problems() {
+		add(p.Field, p.Value, p.Want)
 	}
 	return errs
 }
 
-// WithAdaptive sets the knobs of an Adaptive limiter beyond its maximum:
-// Minimum, Initial, Multiple and DecreaseFactor (a zero field keeps its
-// default; a Maximum set here wins over Adaptive's argument).
-func WithAdaptive(a AdaptiveOptions) Option {
-	return func(o *Options) {
-		if o.Adaptive == nil {
-			o.Adaptive = &AdaptiveOptions{}
-		}
-		maximum := o.Adaptive.Maximum
-		*o.Adaptive = a
-		if a.Maximum == 0 {
-			o.Adaptive.Maximum = maximum
-		}
-	}
-}
-
 // Adaptive returns a concurrency limit that finds its own number between
-// Minimum (4) and maximum, read from latency: a round of calls whose
+// a.Minimum and a.Maximum, read from latency: a round of calls whose
 // fastest is slower than Multiple × what this dependency normally takes
-// means a queue downstream, and the limit backs off. A maximum of 0 means
-// 200. Pass WithAdaptive for the other knobs.
+// means a queue downstream, and the limit backs off. The zero AdaptiveOptions
+// is complete (between 4 and 200, starting at 20); set Maximum per
+// dependency.
 //
 // The lease is the measurement: how long it is held is the latency the
 // loop reads, so release it when the call ends, and report Drop for a
 // timeout or a 503 (a queueing signal) and Ignore for a call that says
 // nothing about capacity (see package limit/adaptive for the rules).
-func Adaptive(maximum int, opts ...Option) (*AdaptiveLimiter, error) {
-	o := Options{Adaptive: &AdaptiveOptions{Maximum: maximum}}
+func Adaptive(a AdaptiveOptions, opts ...Option) (*AdaptiveLimiter, error) {
+	o := Options{Adaptive: &a}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -140,7 +103,7 @@ type AdaptiveLimiter struct {
 	metrics  *telemetry.Limiter
 
 	mu     sync.Mutex
-	engine adaptive.Concurrency
+	engine *adaptive.Concurrency
 	queue  waitQueue
 }
 
@@ -157,7 +120,8 @@ func newAdaptiveLimiter(o Options) *AdaptiveLimiter {
 		metrics: telemetry.NewLimiter(o.MeterProvider, name, telemetry.KindAdaptive, o.Attributes...),
 		queue:   waitQueue{limit: o.QueueLimit},
 	}
-	l.engine.Init(o.Adaptive.config())
+	// Validate has listed every problem NewConcurrency finds.
+	l.engine, _ = adaptive.NewConcurrency(o.Adaptive.config())
 	l.capacity = l.engine.Config().Maximum
 	l.metrics.SetLimit(float64(l.engine.Limit()))
 	l.self.leaseOwner = l

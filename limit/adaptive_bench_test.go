@@ -13,7 +13,7 @@ func BenchmarkAdaptiveAcquireReleaseParallel(b *testing.B) {
 }
 
 func benchAdaptive(b *testing.B) Limiter {
-	l, err := Adaptive(0)
+	l, err := Adaptive(AdaptiveOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -66,14 +67,14 @@ func TestAdaptiveOptionsValidateListsEveryProblem(t *testing.T) {
 			t.Errorf("%+v validates", a)
 		}
 	}
-	if _, err := Adaptive(10, WithAdaptive(AdaptiveOptions{Minimum: 2, Initial: 5})); err != nil {
-		t.Errorf("Adaptive(10, Minimum 2, Initial 5): %v", err)
+	if _, err := Adaptive(AdaptiveOptions{Maximum: 10, Minimum: 2, Initial: 5}); err != nil {
+		t.Errorf("Adaptive(AdaptiveOptions{Maximum: 10}, Minimum 2, Initial 5): %v", err)
 	}
 }
 
 func TestAdaptiveRefusesWhenFullAndReportsNothingUntilWarm(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l, err := Adaptive(0, WithAdaptive(AdaptiveOptions{Initial: 5}), WithName("payments"))
+		l, err := Adaptive(AdaptiveOptions{Initial: 5}, WithName("payments"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -129,7 +130,7 @@ func TestAdaptiveRefusesWhenFullAndReportsNothingUntilWarm(t *testing.T) {
 // and an ignored lease teaches nothing.
 func TestAdaptiveLearnsFromLeases(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l, _ := Adaptive(0)
+		l, _ := Adaptive(AdaptiveOptions{})
 		ctx := context.Background()
 		call := func(d time.Duration, report func(*Lease)) {
 			lease, err := l.Acquire(ctx)
@@ -168,7 +169,7 @@ func TestAdaptiveLearnsFromLeases(t *testing.T) {
 
 func TestAdaptiveQueueIsFIFOAndCancelLeaksNoSlot(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l, _ := Adaptive(0, WithAdaptive(AdaptiveOptions{Initial: 4, Minimum: 1}), WithQueueLimit(2))
+		l, _ := Adaptive(AdaptiveOptions{Initial: 4, Minimum: 1}, WithQueueLimit(2))
 		ctx := context.Background()
 		var held []Lease
 		for range 4 {
@@ -236,7 +237,7 @@ func TestAdaptiveQueueIsFIFOAndCancelLeaksNoSlot(t *testing.T) {
 func TestAdaptiveCostAboveCurrentLimitIsServedWhenIdle(t *testing.T) {
 	t.Run("no queue", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			l, _ := Adaptive(50, WithAdaptive(AdaptiveOptions{Minimum: 4, Initial: 4}))
+			l, _ := Adaptive(AdaptiveOptions{Maximum: 50, Minimum: 4, Initial: 4})
 			ctx := context.Background()
 			big, err := l.AcquireN(ctx, 10)
 			if err != nil {
@@ -258,7 +259,7 @@ func TestAdaptiveCostAboveCurrentLimitIsServedWhenIdle(t *testing.T) {
 	})
 	t.Run("queued", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			l, _ := Adaptive(50, WithAdaptive(AdaptiveOptions{Minimum: 4, Initial: 4}), WithQueueLimit(100))
+			l, _ := Adaptive(AdaptiveOptions{Maximum: 50, Minimum: 4, Initial: 4}, WithQueueLimit(100))
 			ctx := context.Background()
 			held, _ := l.AcquireN(ctx, 2)
 			type result struct {
@@ -306,7 +307,7 @@ func TestAdaptiveCostAboveCurrentLimitIsServedWhenIdle(t *testing.T) {
 func TestAdaptiveGrantRacesCancel(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		for range 50 {
-			l, _ := Adaptive(0, WithAdaptive(AdaptiveOptions{Initial: 1, Minimum: 1}), WithQueueLimit(1))
+			l, _ := Adaptive(AdaptiveOptions{Initial: 1, Minimum: 1}, WithQueueLimit(1))
 			held, _ := l.Acquire(context.Background())
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan struct{})
@@ -332,12 +333,29 @@ func TestAdaptiveGrantRacesCancel(t *testing.T) {
 
 // Acquire and Release with sampling allocate nothing.
 func TestAdaptiveZeroAllocs(t *testing.T) {
-	l, _ := Adaptive(0)
+	l, _ := Adaptive(AdaptiveOptions{})
 	ctx := context.Background()
 	if n := testing.AllocsPerRun(1000, func() {
 		lease, _ := l.Acquire(ctx)
 		lease.Release()
 	}); n != 0 {
 		t.Fatalf("Acquire+release allocates %v times", n)
+	}
+}
+
+// A maximum below the default minimum of 4 is a limit that stays at that
+// maximum, not a conflict with a default the user never wrote; a minimum
+// that was written above the maximum says both figures.
+func TestAdaptiveMaximumBelowDefaultMinimum(t *testing.T) {
+	l, err := Adaptive(AdaptiveOptions{Maximum: 3})
+	if err != nil {
+		t.Fatalf("Adaptive(Maximum 3): %v", err)
+	}
+	if got := l.engine.Limit(); got != 3 {
+		t.Fatalf("limit %d, want 3", got)
+	}
+	_, err = Adaptive(AdaptiveOptions{Maximum: 3, Minimum: 5})
+	if err == nil || !strings.Contains(err.Error(), "Adaptive.Minimum = 5: want at most Maximum (3)") {
+		t.Fatalf("explicit conflict: %v", err)
 	}
 }

@@ -12,10 +12,10 @@ import (
 func TestAtRest(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
-		perSecond, _ := PerSecond(2, WithBurst(2))
+		perSecond, _ := PerSecond(2, 2)
 		perWindow, _ := PerWindow(2, time.Second)
 		bulkhead, _ := Concurrency(2)
-		adaptive, _ := Adaptive(10)
+		adaptive, _ := Adaptive(AdaptiveOptions{Maximum: 10})
 		for _, l := range []Limiter{perSecond, perWindow, bulkhead} {
 			if !AtRest(l) {
 				t.Errorf("%s fresh: not at rest", l.Name())

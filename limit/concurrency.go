@@ -7,9 +7,20 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit/concurrency"
 	"github.com/headroom-go/headroom/telemetry"
 )
+
+// Concurrency returns a bulkhead that lets at most permits permits be held
+// at once, whatever their rate.
+func Concurrency(permits int, opts ...Option) (Limiter, error) {
+	if permits == 0 {
+		// 0 would read as "no shape"; say what is wrong with it instead.
+		return nil, &headroom.ConfigError{Package: "limit", Field: "Concurrency", Value: 0, Want: "1 or more"}
+	}
+	return build(Options{Concurrency: permits}, opts)
+}
 
 // bulkhead is the blocking shell around concurrency.Bulkhead.
 //

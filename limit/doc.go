@@ -11,13 +11,13 @@
 //   - AdaptiveRate: a rate learned from the dependency's throttles (AIMD or
 //     CUBIC), shared fairly by the processes that use one budget.
 //
-// Options describes any of them, reads from JSON, and Validate lists every
-// problem at once, each an *headroom.ConfigError; New builds the limiter. Exactly
+// Options describes any of them, ParseOptions reads it from JSON, and
+// Validate lists every problem at once, each a *headroom.ConfigError
+// (errors.Is(err, headroom.ErrConfig) holds); New builds the limiter. Exactly
 // one shape per Options: two are an error, never a silent pick. The
-// constructors named after the shapes take the shape's own arguments and
-// Options adjusted by WithName, WithBurst, WithSegments, WithQueueLimit,
-// WithAdaptive, WithMeterProvider and WithAttributes.
-// ParseAdaptiveRateConfig reads a set of named adaptive rate limiters.
+// constructors named after the shapes take the shape's own settings as
+// arguments and the options every shape has: WithName, WithQueueLimit,
+// WithMeterProvider and WithAttributes.
 //
 // # Refusal and queueing
 //
@@ -37,8 +37,8 @@
 //		return fetch(ctx)
 //	})
 //
-// QueueLimit is 0 by default for PerSecond, PerWindow, Concurrency and
-// Adaptive: a call that cannot get a permit is refused at once. With
+// QueueLimit is 0 by default, for every shape: a call that cannot get a
+// permit is refused at once. With
 // QueueLimit above 0, up to that many permits' worth of callers wait in FIFO
 // order; a caller whose context ends leaves the queue and takes no permit
 // with it: a cancellation returns ctx.Err(), a deadline a *RateLimitedError
@@ -46,8 +46,9 @@
 // ours, which a retry runner treats as a self-imposed throttle, not as the
 // dependency's timeout. The rate shapes know when a permit will be free,
 // so a PerSecond or PerWindow caller whose deadline falls before then is
-// refused at once (ReasonDeadline) rather than left to wait in vain. The
-// adaptive rate limiter queues by default (500 requests, MaxWait 100 s).
+// refused at once (ReasonDeadline) rather than left to wait in vain; so is
+// a caller whose context had already expired. The adaptive rate limiter
+// also refuses a wait longer than its MaxWait (100 s by default).
 // A cost that no wait could satisfy is refused with a *CostError.
 //
 // # The lease is the measurement
@@ -55,7 +56,8 @@
 // A Lease carries its grant time and cost back to the limiter on Release,
 // with what the call taught it: Throttle(retryAfter), Drop, Ignore, or
 // nothing for a success. The limiters that learn read it; the others ignore
-// it. Release is idempotent and the zero Lease is safe.
+// it. Copies of a lease are one lease: the first Release of any copy frees
+// its permits, later ones do nothing, and the zero Lease is safe.
 //
 // # Telemetry
 //

@@ -10,7 +10,7 @@ import (
 // The bulkhead you do not have to size: set the ceiling it may never pass;
 // the number under it is read from how the dependency responds under load.
 func ExampleAdaptive() {
-	lim, err := limit.Adaptive(200, limit.WithName("payments"))
+	lim, err := limit.Adaptive(limit.AdaptiveOptions{Maximum: 200}, limit.WithName("payments"))
 	if err != nil {
 		panic(err)
 	}

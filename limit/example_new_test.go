@@ -1,7 +1,6 @@
 package limit_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 
@@ -46,31 +45,4 @@ func ExampleParseOptions() {
 	// limit: perWindow.permit = an unknown field: want one of permits, segments, window
 	// limit: perWindow.permits = 0: want 1 or more
 	// limit: queueLimit = -1: want 0 (refuse at once) or more
-}
-
-// A set of named adaptive rate limiters from JSON; each is named after its
-// entry.
-func ExampleParseAdaptiveRateConfig() {
-	c, err := limit.ParseAdaptiveRateConfig([]byte(`{"limiters": {
-		"orders-api": {"controller": "cubic", "maxUnitsPerMinute": 2700},
-		"search-api": {"queueLimit": -1}
-	}}`))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	lims, err := c.Build()
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	for _, name := range []string{"orders-api", "search-api"} {
-		l := lims[name]
-		_, err := l.Acquire(context.Background())
-		fmt.Printf("%s: %.0f units/min, %v\n", l.Name(), l.Rate(), err)
-		l.Close()
-	}
-	// Output:
-	// orders-api: 1125 units/min, <nil>
-	// search-api: 1125 units/min, <nil>
 }

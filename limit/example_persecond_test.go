@@ -13,7 +13,7 @@ import (
 // bucket starts full, so the first two calls go at once and the third is
 // refused with the time until the next permit.
 func ExamplePerSecond() {
-	lim, err := limit.PerSecond(2, limit.WithName("api"))
+	lim, err := limit.PerSecond(2, 2, limit.WithName("api"))
 	if err != nil {
 		panic(err)
 	}
@@ -38,7 +38,7 @@ func ExamplePerSecond() {
 // With a queue, callers wait their turn instead of being refused; the
 // context bounds the wait.
 func ExamplePerSecond_queue() {
-	lim, _ := limit.PerSecond(100, limit.WithBurst(1), limit.WithQueueLimit(10))
+	lim, _ := limit.PerSecond(100, 1, limit.WithQueueLimit(10))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	start := time.Now()

@@ -1,9 +1,6 @@
 package limit
 
 import (
-	"time"
-
-	"github.com/headroom-go/headroom"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 )
@@ -14,24 +11,8 @@ type Option func(*Options)
 // WithName names the limiter in errors and telemetry.
 func WithName(name string) Option { return func(o *Options) { o.Name = name } }
 
-// WithBurst sets how many permits a PerSecond bucket holds.
-func WithBurst(permits int) Option { return func(o *Options) { o.Burst = permits } }
-
-// WithSegments sets how finely a PerWindow window slides. On a limiter of
-// another shape it is an error (Validate says that Segments belongs to the
-// PerWindow shape), as WithBurst is off the PerSecond shape.
-func WithSegments(n int) Option {
-	return func(o *Options) {
-		if o.PerWindow == nil {
-			o.PerWindow = &WindowOptions{}
-		}
-		o.PerWindow.Segments = n
-	}
-}
-
 // WithQueueLimit lets up to permits permits' worth of callers wait in FIFO
-// order instead of being refused at once. The adaptive rate limiter has its
-// own queue (AdaptiveRateOptions.QueueLimit); on it this is an error.
+// order instead of being refused at once; see Options.QueueLimit.
 func WithQueueLimit(permits int) Option { return func(o *Options) { o.QueueLimit = permits } }
 
 // WithMeterProvider sends the limiter's metrics to mp instead of the global
@@ -50,31 +31,4 @@ func build(o Options, opts []Option) (Limiter, error) {
 		opt(&o)
 	}
 	return New(o)
-}
-
-// PerSecond returns a token bucket that grants permits a second, with one
-// second of burst unless WithBurst says otherwise. The bucket starts full.
-func PerSecond(permits float64, opts ...Option) (Limiter, error) {
-	if permits == 0 {
-		return nil, &headroom.ConfigError{Package: "limit", Field: "PermitsPerSecond", Value: 0.0, Want: "a rate above 0"}
-	}
-	return build(Options{PermitsPerSecond: permits}, opts)
-}
-
-// PerWindow returns a sliding window that grants at most permits in any
-// interval of length window. The window slides in 8 segments unless
-// WithSegments says otherwise, so the budget cannot be spent at the end of
-// one window and again at the start of the next.
-func PerWindow(permits int, window time.Duration, opts ...Option) (Limiter, error) {
-	return build(Options{PerWindow: &WindowOptions{Permits: permits, Window: Duration(window)}}, opts)
-}
-
-// Concurrency returns a bulkhead that lets at most permits permits be held
-// at once, whatever their rate.
-func Concurrency(permits int, opts ...Option) (Limiter, error) {
-	if permits == 0 {
-		// 0 would read as "no shape"; say what is wrong with it instead.
-		return nil, &headroom.ConfigError{Package: "limit", Field: "Concurrency", Value: 0, Want: "1 or more"}
-	}
-	return build(Options{Concurrency: permits}, opts)
 }

@@ -20,8 +20,9 @@ type Options struct {
 	// PermitsPerSecond is a token bucket: this many permits a second, with
 	// Burst permits of burst. The bucket starts full.
 	PermitsPerSecond float64 `json:"permitsPerSecond,omitempty"`
-	// Burst is how many permits the token bucket holds; 0 means one second's
-	// worth (PermitsPerSecond rounded up, at least 1). PermitsPerSecond only.
+	// Burst is how many permits the token bucket holds: at most Burst go at
+	// once, and at most Burst−1+PermitsPerSecond in any second. 0 means 1,
+	// the smooth limit. PermitsPerSecond only.
 	Burst int `json:"burst,omitempty"`
 
 	// PerWindow is a sliding window: Permits in any Window.
@@ -38,16 +39,14 @@ type Options struct {
 	// presence turns it on.
 	AdaptiveRate *AdaptiveRateOptions `json:"adaptiveRate,omitempty"`
 
-	// QueueLimit is how many permits' worth of callers may wait, in FIFO
-	// order. 0, the default, refuses at once with a RetryAfter instead, for
-	// callers that would rather do something else. PerSecond spreads the
-	// RetryAfter of callers refused together so that they come back one
-	// after another; the other shapes cannot tell when each permit frees,
-	// and callers they refuse together come back together, where most are
-	// refused again. Give a limiter that many goroutines share a queue. The
-	// adaptive rate
-	// limiter has its own queue settings (AdaptiveRate.QueueLimit, in
-	// requests), so with that shape this must be 0.
+	// QueueLimit is how many permits' (units') worth of callers may wait, in
+	// FIFO order, for every shape. 0, the default, refuses at once with a
+	// RetryAfter instead, for callers that would rather do something else.
+	// PerSecond spreads the RetryAfter of callers refused together so that
+	// they come back one after another; the other shapes cannot tell when
+	// each permit frees, and callers they refuse together come back
+	// together, where most are refused again. Give a limiter that many
+	// goroutines share a queue.
 	QueueLimit int `json:"queueLimit,omitempty"`
 
 	// Name names the limiter in errors and telemetry.
@@ -64,8 +63,8 @@ type Options struct {
 
 // WindowOptions is the sliding-window shape.
 type WindowOptions struct {
-	Permits int      `json:"permits"`
-	Window  Duration `json:"window"`
+	Permits int               `json:"permits"`
+	Window  headroom.Duration `json:"window"`
 	// Segments is how finely the window slides; 0 means 8.
 	Segments int `json:"segments,omitempty"`
 }
@@ -76,14 +75,13 @@ const (
 	maxBurst            = 1e9
 )
 
-// shapes lists the shapes o asks for, by field name. A stray window (see
-// strayWindow) is not one.
+// shapes lists the shapes o asks for, by field name.
 func (o *Options) shapes() []string {
 	var s []string
 	if o.PermitsPerSecond != 0 {
 		s = append(s, "PermitsPerSecond")
 	}
-	if o.PerWindow != nil && !o.strayWindow() {
+	if o.PerWindow != nil {
 		s = append(s, "PerWindow")
 	}
 	if o.Concurrency != 0 {
@@ -96,17 +94,6 @@ func (o *Options) shapes() []string {
 		s = append(s, "AdaptiveRate")
 	}
 	return s
-}
-
-// strayWindow reports whether o.PerWindow holds nothing but Segments beside
-// another shape: what WithSegments leaves on a limiter of another shape.
-// Validate then says that Segments belongs to the PerWindow shape, as it
-// does for Burst, rather than that o asks for two shapes and a window with
-// neither permits nor a length.
-func (o *Options) strayWindow() bool {
-	w := o.PerWindow
-	return w != nil && w.Permits == 0 && w.Window == 0 && w.Segments != 0 &&
-		(o.PermitsPerSecond != 0 || o.Concurrency != 0 || o.Adaptive != nil || o.AdaptiveRate != nil)
 }
 
 // Validate returns every problem with o at once, joined with errors.Join;
@@ -131,14 +118,13 @@ func (o *Options) Validate() error {
 		add("PermitsPerSecond", o.PermitsPerSecond, "at most 1e9 (one permit a nanosecond)")
 	}
 	if o.Burst < 0 || o.Burst > maxBurst {
-		add("Burst", o.Burst, "0 (one second's worth) up to 1e9")
+		add("Burst", o.Burst, "0 (1) up to 1e9")
 	}
 	if o.Burst != 0 && o.PermitsPerSecond == 0 {
 		add("Burst", o.Burst, "0: Burst belongs to the PermitsPerSecond shape")
 	}
-	if o.strayWindow() {
-		add("PerWindow.Segments", o.PerWindow.Segments, "0: Segments belongs to the PerWindow shape")
-	} else if w := o.PerWindow; w != nil {
+	errs = append(errs, o.tokenBucketProblems()...)
+	if w := o.PerWindow; w != nil {
 		if w.Permits <= 0 {
 			add("PerWindow.Permits", w.Permits, "1 or more")
 		}
@@ -151,7 +137,7 @@ func (o *Options) Validate() error {
 		if w.Segments > maxSegments {
 			add("PerWindow.Segments", w.Segments, "at most "+strconv.Itoa(maxSegments))
 		}
-		if w.Window > 0 && w.Segments > 0 && w.Window < Duration(w.Segments) {
+		if w.Window > 0 && w.Segments > 0 && w.Window < headroom.Duration(w.Segments) {
 			add("PerWindow.Segments", w.Segments, "at most one segment a nanosecond of Window")
 		}
 	}
@@ -166,8 +152,6 @@ func (o *Options) Validate() error {
 	}
 	if o.QueueLimit < 0 {
 		add("QueueLimit", o.QueueLimit, "0 (refuse at once) or more")
-	} else if o.QueueLimit != 0 && o.AdaptiveRate != nil {
-		add("QueueLimit", o.QueueLimit, "0: the AdaptiveRate shape has its own queue; set AdaptiveRate.QueueLimit (in requests) instead")
 	}
 	return errors.Join(errs...)
 }

@@ -85,46 +85,33 @@ func TestBurstBelongsToPerSecond(t *testing.T) {
 	}
 }
 
-// A shape-specific option on the wrong shape says which shape it belongs
-// to, as WithBurst does, instead of reading as a second shape.
-func TestShapeOptionsOnTheWrongShapeSayWhere(t *testing.T) {
-	for _, c := range []struct {
-		name  string
-		build func() (Limiter, error)
-		want  []string
-	}{
-		{"Concurrency+WithSegments", func() (Limiter, error) { return Concurrency(5, WithSegments(3)) }, []string{"PerWindow.Segments"}},
-		{"PerSecond+WithSegments", func() (Limiter, error) { return PerSecond(5, WithSegments(3)) }, []string{"PerWindow.Segments"}},
-		{"Concurrency+WithBurst", func() (Limiter, error) { return Concurrency(5, WithBurst(3)) }, []string{"Burst"}},
-		{"AdaptiveRate+WithQueueLimit", func() (Limiter, error) {
-			return AdaptiveRate(AdaptiveRateOptions{}, WithQueueLimit(10))
-		}, []string{"QueueLimit"}},
+// Every option a constructor takes applies to every shape: the knobs of one
+// shape (Burst, Segments) are arguments or Options fields, so putting one on
+// the wrong shape does not compile. WithQueueLimit works on every shape,
+// the adaptive rate's included.
+func TestOptionsApplyToEveryShape(t *testing.T) {
+	opts := []Option{WithName("x"), WithQueueLimit(10), WithAttributes()}
+	for name, build := range map[string]func() (Limiter, error){
+		"per_second":    func() (Limiter, error) { return PerSecond(5, 1, opts...) },
+		"per_window":    func() (Limiter, error) { return PerWindow(5, time.Second, opts...) },
+		"concurrency":   func() (Limiter, error) { return Concurrency(5, opts...) },
+		"adaptive":      func() (Limiter, error) { return Adaptive(AdaptiveOptions{}, opts...) },
+		"adaptive_rate": func() (Limiter, error) { return AdaptiveRate(AdaptiveRateOptions{}, opts...) },
 	} {
-		_, err := c.build()
-		if diff := cmp.Diff(c.want, problems(err)); diff != "" {
-			t.Errorf("%s: problems (-want +got):\n%s\n%v", c.name, diff, err)
-		}
-		if err != nil && !strings.Contains(err.Error(), "belongs to") && !strings.Contains(err.Error(), "AdaptiveRate.QueueLimit") {
-			t.Errorf("%s: %v does not say where the setting belongs", c.name, err)
+		if _, err := build(); err != nil {
+			t.Errorf("%s: %v", name, err)
 		}
 	}
-	// Where they belong they work.
-	if _, err := PerWindow(10, time.Second, WithSegments(5)); err != nil {
-		t.Errorf("PerWindow with WithSegments: %v", err)
-	}
-	if _, err := AdaptiveRate(AdaptiveRateOptions{QueueLimit: 10}); err != nil {
-		t.Errorf("AdaptiveRate with its own QueueLimit: %v", err)
-	}
-	// A window written out beside another shape is still two shapes.
-	o := Options{Concurrency: 5, PerWindow: &WindowOptions{Permits: 10, Window: Duration(time.Second), Segments: 3}}
+	// A window written out beside another shape is two shapes.
+	o := Options{Concurrency: 5, PerWindow: &WindowOptions{Permits: 10, Window: headroom.Duration(time.Second), Segments: 3}}
 	if diff := cmp.Diff([]string{"Options"}, problems(o.Validate())); diff != "" {
 		t.Errorf("two full shapes: problems (-want +got):\n%s", diff)
 	}
 }
 
 func TestConstructorsRefuseZero(t *testing.T) {
-	if _, err := PerSecond(0); err == nil {
-		t.Error("PerSecond(0) built")
+	if _, err := PerSecond(0, 1); err == nil {
+		t.Error("PerSecond(0, 1) built")
 	}
 	if _, err := Concurrency(0); err == nil {
 		t.Error("Concurrency(0) built")
@@ -133,8 +120,8 @@ func TestConstructorsRefuseZero(t *testing.T) {
 		t.Error("PerWindow(0, 1m) built")
 	}
 	var oe *headroom.ConfigError
-	if _, err := PerSecond(0); !errors.As(err, &oe) {
-		t.Errorf("PerSecond(0) error %T is not an *headroom.ConfigError", err)
+	if _, err := PerSecond(0, 1); !errors.As(err, &oe) {
+		t.Errorf("PerSecond(0, 1) error %T is not an *headroom.ConfigError", err)
 	}
 }
 
@@ -144,7 +131,7 @@ func TestOptionsJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(doc), &o); err != nil {
 		t.Fatal(err)
 	}
-	want := Options{PerWindow: &WindowOptions{Permits: 1000, Window: Duration(time.Minute), Segments: 6}, QueueLimit: 10, Name: "api"}
+	want := Options{PerWindow: &WindowOptions{Permits: 1000, Window: headroom.Duration(time.Minute), Segments: 6}, QueueLimit: 10, Name: "api"}
 	if diff := cmp.Diff(want, o); diff != "" {
 		t.Fatalf("(-want +got):\n%s", diff)
 	}
@@ -162,7 +149,7 @@ func TestOptionsJSON(t *testing.T) {
 }
 
 func TestDurationRefusesBareNumbers(t *testing.T) {
-	var d Duration
+	var d headroom.Duration
 	if err := json.Unmarshal([]byte(`60`), &d); err == nil {
 		t.Fatal("a bare number decoded as a duration")
 	}
@@ -177,11 +164,11 @@ func TestDurationRefusesBareNumbers(t *testing.T) {
 // ParseOptions lists every unknown field and every problem at once, each at
 // its JSON path; what the decoder cannot read past is one error.
 func TestParseOptions(t *testing.T) {
-	o, err := ParseOptions([]byte(`{"PerWindow": {"permits": 1000, "window": "1m", "segments": 6}, "queueLimit": 10, "name": "api"}`))
+	o, err := ParseOptions([]byte(`{"perWindow": {"permits": 1000, "window": "1m", "segments": 6}, "queueLimit": 10, "name": "api"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Options{PerWindow: &WindowOptions{Permits: 1000, Window: Duration(time.Minute), Segments: 6}, QueueLimit: 10, Name: "api"}
+	want := Options{PerWindow: &WindowOptions{Permits: 1000, Window: headroom.Duration(time.Minute), Segments: 6}, QueueLimit: 10, Name: "api"}
 	if diff := cmp.Diff(want, o); diff != "" {
 		t.Fatalf("(-want +got):\n%s", diff)
 	}
@@ -193,7 +180,7 @@ func TestParseOptions(t *testing.T) {
 		{`{"perWindow": {"permit": 10, "window": "0s", "segmnts": 3}, "queueLimt": 5, "nmae": "x"}`,
 			[]string{"nmae", "perWindow.permit", "perWindow.segmnts", "queueLimt", "perWindow.permits", "perWindow.window"}},
 		{`{"adaptiveRate": {"aimd": {"decreaseFactor": 2, "step": 1}, "maxWait": "-1s"}, "queueLimit": 5}`,
-			[]string{"adaptiveRate.aimd.step", "adaptiveRate.maxWait", "adaptiveRate.aimd.decreaseFactor", "queueLimit"}},
+			[]string{"adaptiveRate.aimd.step", "adaptiveRate.maxWait", "adaptiveRate.aimd.decreaseFactor"}},
 		{`{"adaptive": {"minimum": -1, "multipl": 3}, "concurrency": 5}`,
 			[]string{"adaptive.multipl", "Options", "adaptive.minimum"}},
 		{`{"permitsPerSecond": 5, "burst": -1, "meterProvider": {}}`, []string{"meterProvider", "burst"}},
@@ -201,6 +188,8 @@ func TestParseOptions(t *testing.T) {
 		{`{"concurrency": 5} {}`, []string{"line 1, column 20"}},
 		{`{"concurrency": 5`, []string{"line 1, column 18"}},
 		{`{"perWindow": {"permits": 1, "window": 60}}`, []string{"perWindow.window"}},
+		{`{"PerWindow": {"permits": 1, "window": "1m"}}`, []string{"PerWindow", "Options"}},
+		{`{"concurrency": 5, "concurrency": 6}`, []string{"concurrency"}},
 	} {
 		o, err := ParseOptions([]byte(c.json))
 		if diff := cmp.Diff(c.want, problems(err)); diff != "" {

@@ -2,13 +2,26 @@ package limit
 
 import (
 	"context"
-	"math"
 	"sync"
 	"time"
 
+	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit/window"
 	"github.com/headroom-go/headroom/telemetry"
 )
+
+// PerSecond returns a token bucket that grants permits a second and holds
+// burst permits: at most burst go at once, and at most burst−1+permits in
+// any second. The bucket starts full. A burst of 1 is the smooth limit a
+// reader of "100 a second" expects: PerSecond(100, 1) lets no more than 100
+// through in any second; PerSecond(100, 100) lets 100 go at once and up to
+// 199 in the first second. A burst of 0 means 1.
+func PerSecond(permits float64, burst int, opts ...Option) (Limiter, error) {
+	if permits == 0 {
+		return nil, &headroom.ConfigError{Package: "limit", Field: "PermitsPerSecond", Value: 0.0, Want: "a rate above 0"}
+	}
+	return build(Options{PermitsPerSecond: permits, Burst: burst}, opts)
+}
 
 // perSecond is the PerSecond shape: a window.TokenBucket behind a clock, a
 // FIFO queue of waiters and telemetry.
@@ -38,14 +51,11 @@ type perSecond struct {
 	self ownerRef // what its leases point back to
 }
 
-// newPerSecond builds the PerSecond shape of a validated o. Burst 0 means one
-// second's worth: PermitsPerSecond rounded up, at least 1.
+// newPerSecond builds the PerSecond shape of a validated o.
 func newPerSecond(o Options) Limiter {
-	burst := o.Burst
-	if burst == 0 {
-		// Validate caps the rate at 1e9; the bound is for the conversion.
-		burst = int(max(min(math.Ceil(o.PermitsPerSecond), math.MaxInt32), 1))
-	}
+	// Validate has listed every problem NewTokenBucket finds
+	// (tokenBucketProblems).
+	bucket, _ := window.NewTokenBucket(o.PermitsPerSecond, o.perSecondBurst())
 	name := o.Name
 	if name == "" {
 		name = "per_second"
@@ -55,7 +65,7 @@ func newPerSecond(o Options) Limiter {
 		epoch:   time.Now(),
 		metrics: telemetry.NewLimiter(o.MeterProvider, name, telemetry.KindPerSecond, o.Attributes...),
 		queue:   waitQueue{limit: o.QueueLimit},
-		bucket:  window.NewTokenBucket(o.PermitsPerSecond, burst),
+		bucket:  bucket,
 	}
 	l.self.leaseOwner = l
 	l.metrics.SetLimit(o.PermitsPerSecond * 60) // telemetry.LimitName: permits per minute
@@ -63,6 +73,30 @@ func newPerSecond(o Options) Limiter {
 	// when the limiter is dropped.
 	l.metrics.CloseWhenUnreachable(l)
 	return l
+}
+
+// perSecondBurst is the bucket's burst: Burst, or 1 for 0.
+func (o *Options) perSecondBurst() int { return max(o.Burst, 1) }
+
+// tokenBucketProblems lists what the token bucket refuses of a rate and
+// burst within Validate's own bounds: a bucket that would take more than
+// about 36 years to refill, which it cannot count (window.NewTokenBucket).
+func (o *Options) tokenBucketProblems() []error {
+	if !(o.PermitsPerSecond > 0 && o.PermitsPerSecond <= maxPermitsPerSecond) || o.Burst < 0 || o.Burst > maxBurst {
+		return nil // another shape, or a problem Validate reports itself
+	}
+	_, err := window.NewTokenBucket(o.PermitsPerSecond, o.perSecondBurst())
+	var errs []error
+	for _, e := range unjoinErrors(err) {
+		if ce, ok := e.(*headroom.ConfigError); ok {
+			field := "PermitsPerSecond"
+			if ce.Field == "burst" {
+				field = "Burst"
+			}
+			errs = append(errs, &headroom.ConfigError{Package: "limit", Field: field, Value: ce.Value, Want: ce.Want})
+		}
+	}
+	return errs
 }
 
 func (l *perSecond) Name() string { return l.name }
@@ -75,7 +109,7 @@ func (l *perSecond) release(Lease) {}
 // copy fewer is worth a few nanoseconds here.
 func (l *perSecond) Acquire(ctx context.Context) (Lease, error) {
 	now := time.Since(l.epoch)
-	ok, retryAfter := l.bucket.TryTake(now, 1)
+	ok, retryAfter := l.bucket.TryAcquire(now, 1)
 	if ok {
 		l.metrics.Acquired()
 		return newLease(&l.self, now, 1), nil
@@ -100,15 +134,15 @@ func (l *perSecond) Acquire(ctx context.Context) (Lease, error) {
 // queue it waits its turn; see wait.
 func (l *perSecond) AcquireN(ctx context.Context, cost int) (Lease, error) {
 	now := time.Since(l.epoch)
-	ok, retryAfter := l.bucket.TryTake(now, cost)
-	if ok && cost > 0 { // TryTake grants a negative cost; AcquireN does not
+	ok, retryAfter := l.bucket.TryAcquire(now, cost)
+	if ok && cost >= 0 { // TryAcquire grants a negative cost; AcquireN does not
 		l.metrics.Acquired()
 		return newLease(&l.self, now, cost), nil
 	}
 	return l.refused(ctx, now, cost, retryAfter)
 }
 
-// refused is AcquireN after TryTake(now, cost) refused with retryAfter.
+// refused is AcquireN after TryAcquire(now, cost) refused with retryAfter.
 func (l *perSecond) refused(ctx context.Context, now time.Duration, cost int, retryAfter time.Duration) (Lease, error) {
 	if cost == 0 {
 		l.metrics.Acquired()

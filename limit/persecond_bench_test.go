@@ -14,7 +14,7 @@ import (
 // benchPerSecond is a limiter that always has permits: a billion a second
 // with a billion of burst, so every call takes the fast path.
 func benchPerSecond(b *testing.B) Limiter {
-	l, err := PerSecond(1e9, WithBurst(1e9))
+	l, err := PerSecond(1e9, 1e9)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -30,7 +30,7 @@ func BenchmarkPerSecondAcquireReleaseParallel(b *testing.B) {
 // BenchmarkPerSecondRefused is the cost of a refusal with QueueLimit 0: it
 // allocates the *RateLimitedError.
 func BenchmarkPerSecondRefused(b *testing.B) {
-	l, _ := PerSecond(1e-3, WithBurst(1))
+	l, _ := PerSecond(1e-3, 1)
 	ctx := context.Background()
 	l.Acquire(ctx)
 	b.ReportAllocs()
@@ -41,19 +41,22 @@ func BenchmarkPerSecondRefused(b *testing.B) {
 	}
 }
 
-// BenchmarkTokenBucketTryTake is the core alone, on a fixed time.
-func BenchmarkTokenBucketTryTake(b *testing.B) {
-	tb := window.NewTokenBucket(1e9, 1e9)
+// BenchmarkTokenBucketTryAcquire is the core alone, on a fixed time.
+func BenchmarkTokenBucketTryAcquire(b *testing.B) {
+	tb, err := window.NewTokenBucket(1e9, 1e9)
+	if err != nil {
+		b.Fatal(err)
+	}
 	var now time.Duration
 	for b.Loop() {
 		now++
-		tb.TryTake(now, 1)
+		tb.TryAcquire(now, 1)
 	}
 }
 
 // TestPerSecondWaitAccuracy measures waiting in real time, so it runs only
 // when asked: HEADROOM_WAIT_ACCURACY=1 go test ./limit -run WaitAccuracy -v.
-// PerSecond(1000) with burst 1 serves 4 goroutines that wait for every
+// PerSecond(1000, 1) serves 4 goroutines that wait for every
 // permit for 2 s; it must achieve at least 99.9% of the rate. It reports the
 // p50/p99 lateness of the waiters (when they resumed minus when their permit
 // fell due) beside that of a loop paced by plain time.Sleep at the same
@@ -63,7 +66,7 @@ func TestPerSecondWaitAccuracy(t *testing.T) {
 		t.Skip("real-time measurement; set HEADROOM_WAIT_ACCURACY=1 to run it")
 	}
 	const rate, run, goroutines = 1000, 2 * time.Second, 4
-	l, err := PerSecond(rate, WithBurst(1), WithQueueLimit(goroutines))
+	l, err := PerSecond(rate, 1, WithQueueLimit(goroutines))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +99,7 @@ func TestPerSecondWaitAccuracy(t *testing.T) {
 	wg.Wait()
 
 	achieved := float64(len(late)) / (rate*run.Seconds() + 1)
-	t.Logf("PerSecond(%d) burst 1, %d waiting goroutines, %v: %d permits, %.4f of the rate", rate, goroutines, run, len(late), achieved)
+	t.Logf("PerSecond(%d, 1), %d waiting goroutines, %v: %d permits, %.4f of the rate", rate, goroutines, run, len(late), achieved)
 	t.Logf("lateness of grants:      p50 %v  p99 %v  max %v", pct(late, 50), pct(late, 99), pct(late, 100))
 	t.Logf("lateness of time.Sleep:  p50 %v  p99 %v  max %v", pct(sleep, 50), pct(sleep, 99), pct(sleep, 100))
 	if achieved < 0.999 {

@@ -8,14 +8,16 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/headroom-go/headroom"
 )
 
 // mustPerSecond builds a PerSecond limiter or fails the test.
-func mustPerSecond(t *testing.T, rate float64, opts ...Option) Limiter {
+func mustPerSecond(t *testing.T, rate float64, burst int, opts ...Option) Limiter {
 	t.Helper()
-	l, err := PerSecond(rate, opts...)
+	l, err := PerSecond(rate, burst, opts...)
 	if err != nil {
-		t.Fatalf("PerSecond(%v): %v", rate, err)
+		t.Fatalf("PerSecond(%v, %d): %v", rate, burst, err)
 	}
 	return l
 }
@@ -35,7 +37,7 @@ func psWantRefusal(t *testing.T, err error, reason string, retryAfter time.Durat
 
 func TestPerSecondGrantsBurstThenRefusesWithExactRetryAfter(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := mustPerSecond(t, 10, WithBurst(2))
+		l := mustPerSecond(t, 10, 2)
 		ctx := context.Background()
 		for i := range 2 {
 			if _, err := l.Acquire(ctx); err != nil {
@@ -57,20 +59,33 @@ func TestPerSecondGrantsBurstThenRefusesWithExactRetryAfter(t *testing.T) {
 	})
 }
 
-func TestPerSecondDefaultBurstIsOneSecond(t *testing.T) {
-	for _, c := range []struct {
-		rate  float64
-		burst int
-	}{{2.5, 3}, {100, 100}, {0.5, 1}, {1e9, 1e9}} {
-		l := mustPerSecond(t, c.rate).(*perSecond)
-		if got := l.bucket.Burst(); got != c.burst {
-			t.Errorf("PerSecond(%v) burst %d, want %d", c.rate, got, c.burst)
+// "100 a second" means at most 100 in any second: a burst of 0 means 1, and
+// a full second from the start grants no more than the rate.
+func TestPerSecondDefaultBurstIsSmooth(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := mustPerSecond(t, 100, 0)
+		if got := l.(*perSecond).bucket.Burst(); got != 1 {
+			t.Fatalf("burst %d, want 1", got)
 		}
-	}
+		ctx := context.Background()
+		granted := 0
+		for start := time.Now(); time.Since(start) < time.Second; time.Sleep(time.Millisecond) {
+			for {
+				lease, err := l.Acquire(ctx)
+				if err != nil {
+					break
+				}
+				lease.Release()
+				granted++
+			}
+		}
+		if granted != 100 {
+			t.Fatalf("%d granted in the first second, want 100", granted)
+		}
+	})
 }
-
 func TestPerSecondCostErrors(t *testing.T) {
-	l := mustPerSecond(t, 10, WithBurst(3), WithName("api"))
+	l := mustPerSecond(t, 10, 3, WithName("api"))
 	for _, cost := range []int{-1, 4, math.MaxInt} {
 		_, err := l.AcquireN(context.Background(), cost)
 		var ce *CostError
@@ -84,7 +99,7 @@ func TestPerSecondCostErrors(t *testing.T) {
 }
 
 func TestPerSecondCostZeroIsGrantedWhenEmpty(t *testing.T) {
-	l := mustPerSecond(t, 1)
+	l := mustPerSecond(t, 1, 1)
 	ctx := context.Background()
 	if _, err := l.Acquire(ctx); err != nil {
 		t.Fatal(err)
@@ -97,7 +112,7 @@ func TestPerSecondCostZeroIsGrantedWhenEmpty(t *testing.T) {
 
 func TestPerSecondLeaseCarriesGrantTimeAndIsHeldUntilReleased(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := mustPerSecond(t, 100, WithName("api"))
+		l := mustPerSecond(t, 100, 100, WithName("api"))
 		if l.Name() != "api" {
 			t.Fatalf("Name() = %q, want api", l.Name())
 		}
@@ -145,7 +160,7 @@ func psArrive(ctx context.Context, l Limiter, cost int, start time.Time) <-chan 
 func TestPerSecondQueueServesInArrivalOrderAtExactTimes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
-		l := mustPerSecond(t, 10, WithBurst(2), WithQueueLimit(10))
+		l := mustPerSecond(t, 10, 2, WithQueueLimit(10))
 		ctx := context.Background()
 		l.AcquireN(ctx, 2)
 		// Costs 1, 2, 1: due at 100ms, 300ms, 400ms.
@@ -165,7 +180,7 @@ func TestPerSecondQueueServesInArrivalOrderAtExactTimes(t *testing.T) {
 func TestPerSecondFastPathCannotOvertakeTheQueue(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
-		l := mustPerSecond(t, 10, WithBurst(1), WithQueueLimit(5))
+		l := mustPerSecond(t, 10, 1, WithQueueLimit(5))
 		ctx := context.Background()
 		l.Acquire(ctx)
 		w := psArrive(ctx, l, 1, start) // due at 100ms
@@ -190,7 +205,7 @@ func TestPerSecondFastPathCannotOvertakeTheQueue(t *testing.T) {
 func TestPerSecondQueueFullRefusesWithRetryAfter(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
-		l := mustPerSecond(t, 10, WithBurst(1), WithQueueLimit(2))
+		l := mustPerSecond(t, 10, 1, WithQueueLimit(2))
 		ctx := context.Background()
 		l.Acquire(ctx)
 		a, b := psArrive(ctx, l, 1, start), psArrive(ctx, l, 1, start)
@@ -218,7 +233,7 @@ func TestPerSecondQueueFullRefusesWithRetryAfter(t *testing.T) {
 func TestPerSecondRefusesAtOnceWhenTheDeadlineComesFirst(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
-		l := mustPerSecond(t, 10, WithBurst(1), WithQueueLimit(10))
+		l := mustPerSecond(t, 10, 1, WithQueueLimit(10))
 		l.Acquire(context.Background())
 		ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
 		defer cancel()
@@ -241,7 +256,7 @@ func TestPerSecondRefusesAtOnceWhenTheDeadlineComesFirst(t *testing.T) {
 func TestPerSecondDeadlineAtTheReadyTimeIsGranted(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
-		l := mustPerSecond(t, 10, WithBurst(1), WithQueueLimit(1))
+		l := mustPerSecond(t, 10, 1, WithQueueLimit(1))
 		l.Acquire(context.Background())
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		defer cancel()
@@ -254,7 +269,7 @@ func TestPerSecondDeadlineAtTheReadyTimeIsGranted(t *testing.T) {
 func TestPerSecondCancelledWaiterLeaksNoPermitAndLaterWaitersMoveUp(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
-		l := mustPerSecond(t, 10, WithBurst(1), WithQueueLimit(10))
+		l := mustPerSecond(t, 10, 1, WithQueueLimit(10))
 		bg := context.Background()
 		l.Acquire(bg)
 		ctx, cancel := context.WithCancel(bg)
@@ -293,7 +308,7 @@ func TestPerSecondCancelledWaiterLeaksNoPermitAndLaterWaitersMoveUp(t *testing.T
 
 func TestPerSecondEndedContextOnlyMattersWhenWaiting(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := mustPerSecond(t, 10, WithBurst(1), WithQueueLimit(10))
+		l := mustPerSecond(t, 10, 1, WithQueueLimit(10))
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		if _, err := l.Acquire(ctx); err != nil {
@@ -311,7 +326,7 @@ func TestPerSecondEndedContextOnlyMattersWhenWaiting(t *testing.T) {
 
 func TestPerSecondManyWaitersCancellingAtRandomLeakNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := mustPerSecond(t, 100, WithBurst(1), WithQueueLimit(1000))
+		l := mustPerSecond(t, 100, 1, WithQueueLimit(1000))
 		l.Acquire(context.Background())
 		var mu sync.Mutex
 		var granted []time.Duration
@@ -344,4 +359,34 @@ func TestPerSecondManyWaitersCancellingAtRandomLeakNothing(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A bucket that would take more than about 36 years to refill is refused
+// when built, naming the setting at fault. Before, the engine shortened the
+// interval to fit and so granted faster than asked: 0.5 a second with a
+// burst of 1e9 refilled at 0.87 a second.
+func TestPerSecondRefusesABucketTooSlowToRefill(t *testing.T) {
+	for _, c := range []struct {
+		rate  float64
+		burst int
+		field string
+	}{
+		{0.5, 1e9, "Burst"},
+		{1e-12, 1, "PermitsPerSecond"},
+	} {
+		_, err := PerSecond(c.rate, c.burst)
+		var ce *headroom.ConfigError
+		if !errors.As(err, &ce) || !errors.Is(err, headroom.ErrConfig) || ce.Package != "limit" || ce.Field != c.field {
+			t.Errorf("PerSecond(%v): %v; want a limit ConfigError on %s", c.rate, err, c.field)
+		}
+	}
+	_, err := ParseOptions([]byte(`{"permitsPerSecond": 0.5, "burst": 1000000000}`))
+	var ce *headroom.ConfigError
+	if !errors.As(err, &ce) || ce.Field != "burst" {
+		t.Errorf("ParseOptions: %v; want a ConfigError on burst", err)
+	}
+	// The longest bucket that can be counted still builds.
+	if _, err := PerSecond(0.5, 5e8); err != nil {
+		t.Errorf("PerSecond(0.5, 5e8): %v", err)
+	}
 }

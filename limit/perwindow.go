@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit/window"
 	"github.com/headroom-go/headroom/telemetry"
 )
@@ -18,9 +19,18 @@ const maxSegments = 1024
 // defaultSegments is how many steps a window slides in unless told.
 const defaultSegments = 8
 
+// PerWindow returns a sliding window that grants at most permits in any
+// interval of length window. The window slides in 8 segments (set
+// Options.PerWindow.Segments and call New for finer ones), so the budget
+// cannot be spent at the end of one window and again at the start of the
+// next.
+func PerWindow(permits int, window time.Duration, opts ...Option) (Limiter, error) {
+	return build(Options{PerWindow: &WindowOptions{Permits: permits, Window: headroom.Duration(window)}}, opts)
+}
+
 // perWindow is the blocking shell around window.SlidingWindow.
 //
-// Without a queue, AcquireN is one clock read and one TryTake. With one, a
+// Without a queue, AcquireN is one clock read and one TryAcquire. With one, a
 // caller that finds the queue empty still takes at once; otherwise it queues
 // (head-of-line: only the front waiter takes permits, after sleeping exactly
 // until the engine says they fit, then it wakes the next).
@@ -81,7 +91,7 @@ func (l *perWindow) Acquire(ctx context.Context) (Lease, error) {
 	// then returns the lease once instead of copying it through two frames.
 	if l.waiting.Load() == 0 {
 		now := time.Since(l.epoch)
-		ok, at, retryAfter := l.engine.TryTake(now, 1)
+		ok, at, retryAfter := l.engine.TryAcquire(now, 1)
 		if ok {
 			l.metrics.Acquired()
 			return newLease(&l.self, at, 1), nil
@@ -115,7 +125,7 @@ func (l *perWindow) AcquireN(ctx context.Context, cost int) (Lease, error) {
 	}
 	// waiting stays 0 without a queue.
 	if l.waiting.Load() == 0 {
-		ok, at, retryAfter := l.engine.TryTake(now, cost)
+		ok, at, retryAfter := l.engine.TryAcquire(now, cost)
 		if ok {
 			l.metrics.Acquired()
 			return newLease(&l.self, at, cost), nil
@@ -134,7 +144,7 @@ func (l *perWindow) acquireQueued(ctx context.Context, now time.Duration, cost i
 	l.waiting.Add(1)
 	l.mu.Lock()
 	if l.queue.empty() {
-		if ok, at, _ := l.engine.TryTake(now, cost); ok {
+		if ok, at, _ := l.engine.TryAcquire(now, cost); ok {
 			l.waiting.Add(-1)
 			l.mu.Unlock()
 			l.metrics.Acquired()
@@ -179,7 +189,7 @@ func (l *perWindow) acquireQueued(ctx context.Context, now time.Duration, cost i
 		d = 0
 		if l.queue.front() == w {
 			now = time.Since(l.epoch)
-			ok, at, retryAfter := l.engine.TryTake(now, cost)
+			ok, at, retryAfter := l.engine.TryAcquire(now, cost)
 			if ok {
 				l.leave(w)
 				l.mu.Unlock()

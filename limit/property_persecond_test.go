@@ -85,7 +85,10 @@ func TestPerSecondPropertyCore(t *testing.T) {
 		burst int
 	}{{1000, 5}, {3000.0 / 7, 5}, {50, 10}} {
 		const goroutines, ops = 8, 20000
-		b := window.NewTokenBucket(c.rate, c.burst)
+		b, err := window.NewTokenBucket(c.rate, c.burst)
+		if err != nil {
+			t.Fatal(err)
+		}
 		var clock atomic.Int64
 		step := int64(b.Interval() / 1000) // demand far above the rate
 		results := make([][]admission, goroutines)
@@ -97,7 +100,7 @@ func TestPerSecondPropertyCore(t *testing.T) {
 					now := time.Duration(clock.Add(rng.Int64N(step + 1)))
 					cost := 1 + rng.IntN(3)
 					if g%2 == 0 {
-						if ok, _ := b.TryTake(now, cost); ok {
+						if ok, _ := b.TryAcquire(now, cost); ok {
 							results[g] = append(results[g], admission{now, cost})
 						}
 						continue
@@ -129,7 +132,7 @@ func TestPerSecondPropertyCore(t *testing.T) {
 func TestPerSecondPropertyShell(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const rate, burst, run = 200, 4, 2 * time.Second
-		l := mustPerSecond(t, rate, WithBurst(burst), WithQueueLimit(6))
+		l := mustPerSecond(t, rate, burst, WithQueueLimit(6))
 		interval := l.(*perSecond).bucket.Interval()
 		start := time.Now()
 		var mu sync.Mutex

@@ -46,7 +46,7 @@ func TestPropertyWindowStrictUnderConcurrency(t *testing.T) {
 						break
 					}
 					cost := rng.IntN(5)
-					if ok, at, _ := engine.TryTake(now, cost); ok && cost > 0 {
+					if ok, at, _ := engine.TryAcquire(now, cost); ok && cost > 0 {
 						if at < now {
 							t.Errorf("counted at %v, before the caller's now %v", at, now)
 						}

@@ -17,7 +17,7 @@ func TestWaitEndedByDeadlineIsARefusal(t *testing.T) {
 	shapes := map[string]func() (Limiter, error){
 		"concurrency": func() (Limiter, error) { return Concurrency(1, WithQueueLimit(4)) },
 		"adaptive": func() (Limiter, error) {
-			return Adaptive(4, WithAdaptive(AdaptiveOptions{Minimum: 1, Initial: 1}), WithQueueLimit(4))
+			return Adaptive(AdaptiveOptions{Maximum: 4, Minimum: 1, Initial: 1}, WithQueueLimit(4))
 		},
 	}
 	for name, build := range shapes {
@@ -57,14 +57,14 @@ func TestWaitEndedByDeadlineIsARefusal(t *testing.T) {
 // matches both ErrRateLimited and context.DeadlineExceeded.
 func TestDeadlineIsOneShape(t *testing.T) {
 	shapes := map[string]func() (Limiter, error){
-		"per_second":  func() (Limiter, error) { return PerSecond(1, WithQueueLimit(10)) },
+		"per_second":  func() (Limiter, error) { return PerSecond(1, 1, WithQueueLimit(10)) },
 		"per_window":  func() (Limiter, error) { return PerWindow(1, time.Minute, WithQueueLimit(10)) },
 		"concurrency": func() (Limiter, error) { return Concurrency(1, WithQueueLimit(10)) },
 		"adaptive": func() (Limiter, error) {
 			return New(Options{Adaptive: &AdaptiveOptions{Minimum: 1, Initial: 1, Maximum: 4}, QueueLimit: 10})
 		},
 		"adaptive_rate": func() (Limiter, error) {
-			return New(Options{AdaptiveRate: &AdaptiveRateOptions{MaxUnitsPerMinute: 60, InitialUnitsPerMinute: 60, MinUnitsPerMinute: 60}})
+			return New(Options{AdaptiveRate: &AdaptiveRateOptions{MaxUnitsPerMinute: 60, InitialUnitsPerMinute: 60, MinUnitsPerMinute: 60}, QueueLimit: 10})
 		},
 	}
 	check := func(t *testing.T, how string, err error) {

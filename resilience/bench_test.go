@@ -22,9 +22,9 @@ func BenchmarkDirect(b *testing.B) {
 }
 
 // benchRun measures Run whose first attempt succeeds.
-func benchRun(b *testing.B, p *Policy, ctx context.Context) {
-	if p.Err() != nil {
-		b.Fatal(p.Err())
+func benchRun(b *testing.B, p *Policy, err error, ctx context.Context) {
+	if err != nil {
+		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -39,21 +39,33 @@ func benchRun(b *testing.B, p *Policy, ctx context.Context) {
 // BenchmarkRun/http_deadline: HTTP() under a caller deadline that already
 // bounds the attempt, so no attempt context is needed.
 func BenchmarkRun(b *testing.B) {
-	retry, _ := New(Options{Retries: 3, Backoff: DefaultBackoff, ThrottledBackoff: ThrottledBackoff})
-	b.Run("retry", func(b *testing.B) { benchRun(b, retry, context.Background()) })
-	b.Run("default", func(b *testing.B) { benchRun(b, Default(), context.Background()) })
-	b.Run("http", func(b *testing.B) { benchRun(b, HTTP(), context.Background()) })
+	b.Run("retry", func(b *testing.B) {
+		p, err := New(Options{Retries: 3})
+		benchRun(b, p, err, context.Background())
+	})
+	b.Run("default", func(b *testing.B) {
+		p, err := Default()
+		benchRun(b, p, err, context.Background())
+	})
+	b.Run("http", func(b *testing.B) {
+		p, err := HTTP()
+		benchRun(b, p, err, context.Background())
+	})
 	b.Run("http_deadline", func(b *testing.B) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		benchRun(b, HTTP(), ctx)
+		p, err := HTTP()
+		benchRun(b, p, err, ctx)
 	})
 }
 
 // BenchmarkRunParallel is Default() under parallel callers: the breaker and
 // the budget are shared.
 func BenchmarkRunParallel(b *testing.B) {
-	p := Default()
+	p, err := Default()
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		ctx := context.Background()

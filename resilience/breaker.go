@@ -8,24 +8,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"go.opentelemetry.io/otel/metric"
-
-	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/telemetry"
 )
 
-// Circuit breaker defaults: Polly v8's CircuitBreakerStrategyOptions, which
-// Microsoft.Extensions.Http.Resilience's standard pipeline keeps
-// (research/algorithms.md §5.1, §5.2).
-const (
-	DefaultFailureRatio      = 0.1              // break at 10 % failures...
-	DefaultMinimumThroughput = 100              // ...among at least 100 calls...
-	DefaultSamplingDuration  = 30 * time.Second // ...in the last 30 s...
-	DefaultBreakDuration     = 5 * time.Second  // ...and stay open 5 s.
-)
-
 // Polly's health window: 10 sub-windows, or a single window when the
-// sampling duration is under 200 ms (research/algorithms.md §5.2).
+// sampling duration is under 200 ms.
 const (
 	breakerSubWindows     = 10
 	breakerSingleWindowLT = 200 * time.Millisecond
@@ -84,96 +71,6 @@ func (e *BreakerOpenError) Error() string {
 // Is makes errors.Is(err, ErrBreakerOpen) hold.
 func (e *BreakerOpenError) Is(target error) bool { return target == ErrBreakerOpen }
 
-// BreakerOptions configure a Breaker. Choose exactly one mode:
-// ConsecutiveFailures above 0 breaks after that many Transient failures in a
-// row; FailureRatio above 0 breaks when, among at least MinimumThroughput
-// calls in the last SamplingDuration, that fraction failed (Polly's
-// "advanced" breaker). Asking for both, or neither, is an error.
-type BreakerOptions struct {
-	// Name names the breaker in errors and telemetry.
-	Name string
-
-	// ConsecutiveFailures selects the consecutive mode: the breaker opens
-	// after this many failures in a row. A success resets the count.
-	ConsecutiveFailures int
-
-	// FailureRatio selects the ratio mode, in (0, 1]: the breaker opens when
-	// the failures among the calls in the sampling window reach this
-	// fraction. Polly's default is DefaultFailureRatio.
-	FailureRatio float64
-	// MinimumThroughput is how many calls the window must hold before the
-	// ratio counts; at least 2 (Polly's minimum). Ratio mode only.
-	MinimumThroughput int
-	// SamplingDuration is the window, which slides in 10 sub-windows (one
-	// window under 200 ms, as Polly does). Ratio mode only. A policy also
-	// requires it to be at least twice its AttemptTimeout.
-	SamplingDuration time.Duration
-
-	// BreakDuration is how long the breaker stays open before it lets one
-	// probe through. Above 0.
-	BreakDuration time.Duration
-
-	// SlowCallThreshold, when above 0, counts a call that took at least this
-	// long as a failure even if it succeeded. 0 turns it off.
-	SlowCallThreshold time.Duration
-
-	// OnStateChange, if set, is called after every change of state, outside
-	// the breaker's lock, on the goroutine that caused it. Calls from
-	// different goroutines may interleave. A panic in it propagates to the
-	// caller of Allow or Record (the runner's caller); the change of state
-	// stands, but a probe that Allow took is given back, as Allow returns
-	// no probe to Record.
-	OnStateChange func(from, to State)
-
-	// MeterProvider receives the breaker's state gauge; nil means the global
-	// meter provider. The gauge reads the breaker's state once the calls
-	// that changed it have returned.
-	MeterProvider metric.MeterProvider
-}
-
-// Validate lists every problem with o at once (errors.Join of
-// *headroom.ConfigError), or returns nil.
-func (o BreakerOptions) Validate() error {
-	var errs []error
-	bad := func(field string, v any, want string) {
-		errs = append(errs, &headroom.ConfigError{Package: "resilience", Field: "Breaker." + field, Value: v, Want: want})
-	}
-	consecutive, ratio := o.ConsecutiveFailures != 0, o.FailureRatio != 0
-	switch {
-	case consecutive && ratio:
-		bad("ConsecutiveFailures", o.ConsecutiveFailures, "0 when FailureRatio is set: choose one mode")
-	case !consecutive && !ratio:
-		bad("FailureRatio", o.FailureRatio, "a mode: FailureRatio in (0, 1] or ConsecutiveFailures of 1 or more")
-	}
-	if o.ConsecutiveFailures < 0 {
-		bad("ConsecutiveFailures", o.ConsecutiveFailures, "1 or more, or 0 in ratio mode")
-	}
-	if ratio && !(o.FailureRatio > 0 && o.FailureRatio <= 1) {
-		bad("FailureRatio", o.FailureRatio, "a fraction in (0, 1]")
-	}
-	if ratio || o.MinimumThroughput != 0 {
-		if o.MinimumThroughput < 2 {
-			bad("MinimumThroughput", o.MinimumThroughput, "2 or more (ratio mode only)")
-		} else if !ratio {
-			bad("MinimumThroughput", o.MinimumThroughput, "0 outside ratio mode")
-		}
-	}
-	if ratio || o.SamplingDuration != 0 {
-		if o.SamplingDuration <= 0 {
-			bad("SamplingDuration", o.SamplingDuration, "a duration above 0 (ratio mode only)")
-		} else if !ratio {
-			bad("SamplingDuration", o.SamplingDuration, "0 outside ratio mode")
-		}
-	}
-	if o.BreakDuration <= 0 {
-		bad("BreakDuration", o.BreakDuration, "a duration above 0")
-	}
-	if o.SlowCallThreshold < 0 {
-		bad("SlowCallThreshold", o.SlowCallThreshold, "0 (off) or a duration above 0")
-	}
-	return join(errs)
-}
-
 // healthBucket counts one sub-window's outcomes.
 type healthBucket struct {
 	n             int64 // the sub-window's number; buckets of older numbers are stale
@@ -190,8 +87,8 @@ type healthBucket struct {
 // after BreakDuration it lets one probe through (HalfOpen), which closes it
 // on success and opens it again on failure.
 //
-// Its core, Allow and Record, takes the current time, so a simulator can
-// drive it on virtual time; the runner passes time.Now().
+// Its core, allow and record, takes the current time as an argument, so the
+// rules can be tested on any clock; the runner passes time.Now().
 type Breaker struct {
 	opts  BreakerOptions
 	sub   time.Duration // sub-window length (ratio mode)
@@ -212,11 +109,12 @@ type Breaker struct {
 // NewBreaker returns a closed breaker with options o, or the validation
 // error.
 func NewBreaker(o BreakerOptions) (*Breaker, error) {
-	if err := o.Validate(); err != nil {
+	if err := o.validate(); err != nil {
 		return nil, err
 	}
+	o = o.withDefaults()
 	b := &Breaker{opts: o, tel: telemetry.NewBreaker(o.MeterProvider, o.Name)}
-	if o.FailureRatio > 0 {
+	if o.ratioMode() {
 		b.nsub, b.sub = breakerSubWindows, o.SamplingDuration/breakerSubWindows
 		if o.SamplingDuration < breakerSingleWindowLT {
 			b.nsub, b.sub = 1, o.SamplingDuration
@@ -225,24 +123,18 @@ func NewBreaker(o BreakerOptions) (*Breaker, error) {
 	return b, nil
 }
 
-// Options returns the options the breaker was built with.
-func (b *Breaker) Options() BreakerOptions { return b.opts }
-
-// Name is the breaker's name.
-func (b *Breaker) Name() string { return b.opts.Name }
-
 // State is the breaker's state as last changed. An open breaker whose
 // BreakDuration has passed reads Open until a call asks to pass.
 func (b *Breaker) State() State { return State(b.state.Load()) }
 
-// needsTime reports whether Record reads its time argument.
+// needsTime reports whether record reads its time argument.
 func (b *Breaker) needsTime() bool { return b.nsub > 0 }
 
-// Allow asks to make a call at now. It returns a *BreakerOpenError when the
+// allow asks to make a call at now. It returns a *BreakerOpenError when the
 // breaker refuses. probe reports that the call is the half-open probe; pass
-// it back to Record, which every allowed call must reach. A zero now means
+// it back to record (or release), which every allowed call must reach. A zero now means
 // time.Now(), read only if the breaker is not closed.
-func (b *Breaker) Allow(now time.Time) (probe bool, err error) {
+func (b *Breaker) allow(now time.Time) (probe bool, err error) {
 	if State(b.state.Load()) == Closed {
 		return false, nil
 	}
@@ -276,10 +168,10 @@ func (b *Breaker) Allow(now time.Time) (probe bool, err error) {
 	return true, nil
 }
 
-// changedToProbe reports the change to half-open of the probe Allow has
+// changedToProbe reports the change to half-open of the probe allow has
 // just taken. If the report does not return (OnStateChange panicked), it
-// gives the probe slot back before the panic goes on: Allow returns no
-// probe, so no Record or release would, and the breaker would refuse every
+// gives the probe slot back before the panic goes on: allow returns no
+// probe, so no record or release would, and the breaker would refuse every
 // call for ever.
 func (b *Breaker) changedToProbe(from State) {
 	reported := false
@@ -292,22 +184,22 @@ func (b *Breaker) changedToProbe(from State) {
 	reported = true
 }
 
-// Record reports the outcome of a call Allow let through: its verdict kind
-// and how long it took. probe is what Allow returned.
-func (b *Breaker) Record(now time.Time, probe bool, k Kind, took time.Duration) {
+// record reports the outcome of a call allow let through: its verdict kind
+// and how long it took. probe is what allow returned.
+func (b *Breaker) record(now time.Time, probe bool, k Kind, took time.Duration) {
 	if k == Throttled && !probe {
 		return // no evidence, nothing to free
 	}
 	failure := k == Transient || (b.opts.SlowCallThreshold > 0 && took >= b.opts.SlowCallThreshold)
 	b.mu.Lock()
-	from, to := b.record(now, probe, k, failure)
+	from, to := b.recordLocked(now, probe, k, failure)
 	b.mu.Unlock()
 	b.changed(from, to)
 }
 
-// record does Record's work under b.mu and returns the change of state, if
-// any (from == to when none).
-func (b *Breaker) record(now time.Time, probe bool, k Kind, failure bool) (from, to State) {
+// recordLocked does record's work under b.mu and returns the change of
+// state, if any (from == to when none).
+func (b *Breaker) recordLocked(now time.Time, probe bool, k Kind, failure bool) (from, to State) {
 	s := State(b.state.Load())
 	if probe {
 		b.probing = false

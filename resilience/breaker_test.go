@@ -61,30 +61,30 @@ func TestBreakerOpensAndHalfOpens(t *testing.T) {
 func TestBreakerOneProbeAtATime(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	br, _ := NewBreaker(BreakerOptions{ConsecutiveFailures: 1, BreakDuration: time.Second})
-	br.Record(t0, false, Transient, 0)
+	br.record(t0, false, Transient, 0)
 	t1 := t0.Add(time.Second)
-	probe, err := br.Allow(t1)
+	probe, err := br.allow(t1)
 	if !probe || err != nil {
 		t.Fatalf("first call after the break: probe %v, %v", probe, err)
 	}
 	var open *BreakerOpenError
-	if _, err := br.Allow(t1); !errors.As(err, &open) || open.RetryAfter != 0 {
+	if _, err := br.allow(t1); !errors.As(err, &open) || open.RetryAfter != 0 {
 		t.Fatalf("second call while probing: %v; want refused, retry after 0", err)
 	}
 	// A throttled probe proves nothing and frees the slot.
-	br.Record(t1, true, Throttled, 0)
+	br.record(t1, true, Throttled, 0)
 	if br.State() != HalfOpen {
 		t.Fatalf("after a throttled probe: %v; want half-open", br.State())
 	}
-	if probe, err := br.Allow(t1); !probe || err != nil {
+	if probe, err := br.allow(t1); !probe || err != nil {
 		t.Fatalf("after a throttled probe: probe %v, %v; want a new probe", probe, err)
 	}
 	// A stale (non-probe) success does not close it.
-	br.Record(t1, false, Success, 0)
+	br.record(t1, false, Success, 0)
 	if br.State() != HalfOpen {
 		t.Fatalf("after a stale success: %v", br.State())
 	}
-	br.Record(t1, true, Permanent, 0) // the dependency answered
+	br.record(t1, true, Permanent, 0) // the dependency answered
 	if br.State() != Closed {
 		t.Fatalf("after a permanent probe: %v; want closed", br.State())
 	}
@@ -96,29 +96,29 @@ func TestBreakerRatio(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	br.Record(t0, false, Transient, 0)
-	br.Record(t0, false, Transient, 0)
-	br.Record(t0, false, Transient, 0) // 3 of 3, under the minimum throughput
+	br.record(t0, false, Transient, 0)
+	br.record(t0, false, Transient, 0)
+	br.record(t0, false, Transient, 0) // 3 of 3, under the minimum throughput
 	if br.State() != Closed {
 		t.Fatal("opened under the minimum throughput")
 	}
 	// Ten seconds on, the failures have left the window.
 	t1 := t0.Add(10 * time.Second)
-	br.Record(t1, false, Success, 0)
-	br.Record(t1, false, Success, 0)
-	br.Record(t1, false, Success, 0)
-	br.Record(t1, false, Transient, 0) // 1 of 4
+	br.record(t1, false, Success, 0)
+	br.record(t1, false, Success, 0)
+	br.record(t1, false, Success, 0)
+	br.record(t1, false, Transient, 0) // 1 of 4
 	if br.State() != Closed {
 		t.Fatal("opened at 25 %")
 	}
 	for range 100 {
-		br.Record(t1, false, Throttled, 0) // no evidence
+		br.record(t1, false, Throttled, 0) // no evidence
 	}
-	br.Record(t1.Add(time.Second), false, Transient, 0) // 2 of 5: 40 %
+	br.record(t1.Add(time.Second), false, Transient, 0) // 2 of 5: 40 %
 	if br.State() != Closed {
 		t.Fatal("opened at 40 %")
 	}
-	br.Record(t1.Add(2*time.Second), false, Transient, 0) // 3 of 6: 50 %
+	br.record(t1.Add(2*time.Second), false, Transient, 0) // 3 of 6: 50 %
 	if br.State() != Open {
 		t.Fatalf("%v at 50 %%; want open", br.State())
 	}
@@ -127,9 +127,9 @@ func TestBreakerRatio(t *testing.T) {
 func TestBreakerSlowCalls(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	br, _ := NewBreaker(BreakerOptions{ConsecutiveFailures: 2, BreakDuration: time.Second, SlowCallThreshold: time.Second})
-	br.Record(t0, false, Success, 2*time.Second)
-	br.Record(t0, false, Throttled, 5*time.Second) // throttled: nothing, slow or not
-	br.Record(t0, false, Success, 1500*time.Millisecond)
+	br.record(t0, false, Success, 2*time.Second)
+	br.record(t0, false, Throttled, 5*time.Second) // throttled: nothing, slow or not
+	br.record(t0, false, Success, 1500*time.Millisecond)
 	if br.State() != Open {
 		t.Fatalf("%v after two slow calls; want open", br.State())
 	}
@@ -155,18 +155,49 @@ func TestBreakerConcurrent(t *testing.T) {
 }
 
 func TestBreakerOptionsValidate(t *testing.T) {
-	err := BreakerOptions{ConsecutiveFailures: 3, FailureRatio: 2, MinimumThroughput: 1, SlowCallThreshold: -1}.Validate()
-	got := fields(err)
-	want := []string{"Breaker.ConsecutiveFailures", "Breaker.FailureRatio", "Breaker.MinimumThroughput",
-		"Breaker.SamplingDuration", "Breaker.BreakDuration", "Breaker.SlowCallThreshold"}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("problems (-want +got):\n%s", d)
+	_, err := NewBreaker(BreakerOptions{FailureRatio: 2, MinimumThroughput: 1, SamplingDuration: -1,
+		BreakDuration: -1, SlowCallThreshold: -1})
+	want := []string{"Breaker.FailureRatio", "Breaker.MinimumThroughput", "Breaker.SamplingDuration",
+		"Breaker.BreakDuration", "Breaker.SlowCallThreshold"}
+	if d := cmp.Diff(want, fields(err)); d != "" {
+		t.Errorf("ratio mode: problems (-want +got):\n%s", d)
 	}
-	if _, err := NewBreaker(BreakerOptions{}); err == nil {
-		t.Error("no mode: no error")
+	_, err = NewBreaker(BreakerOptions{ConsecutiveFailures: 1, FailureRatio: 0.5, SamplingDuration: time.Second})
+	want = []string{"Breaker.FailureRatio", "Breaker.SamplingDuration"}
+	if d := cmp.Diff(want, fields(err)); d != "" {
+		t.Errorf("ratio fields in the consecutive mode: problems (-want +got):\n%s", d)
 	}
-	if _, err := NewBreaker(BreakerOptions{ConsecutiveFailures: 1, SamplingDuration: time.Second, BreakDuration: time.Second}); err == nil {
-		t.Error("a ratio-mode field in consecutive mode: no error")
+	if _, err := NewBreaker(BreakerOptions{ConsecutiveFailures: -1}); len(fields(err)) != 1 {
+		t.Errorf("ConsecutiveFailures -1: %v; want one problem", err)
+	}
+}
+
+// The zero BreakerOptions is a complete configuration: Polly's breaker,
+// which opens when 10 % of at least 100 calls in 30 s failed, for 5 s.
+func TestBreakerZeroOptionsArePolly(t *testing.T) {
+	br, err := NewBreaker(BreakerOptions{})
+	if err != nil {
+		t.Fatalf("BreakerOptions{}: %v", err)
+	}
+	t0 := time.Unix(1000, 0)
+	for range 90 {
+		br.record(t0, false, Success, 0)
+	}
+	for range 9 {
+		br.record(t0, false, Transient, 0)
+	}
+	if br.State() != Closed {
+		t.Fatalf("99 calls, 9 failed: %v; want closed (under 100 calls)", br.State())
+	}
+	br.record(t0.Add(29*time.Second), false, Transient, 0) // 10 of 100, inside 30 s
+	if br.State() != Open {
+		t.Fatalf("100 calls, 10 failed: %v; want open", br.State())
+	}
+	if _, err := br.allow(t0.Add(29*time.Second + 4999*time.Millisecond)); err == nil {
+		t.Error("let a call through before the 5 s break ended")
+	}
+	if probe, err := br.allow(t0.Add(34 * time.Second)); !probe || err != nil {
+		t.Errorf("after 5 s: probe %v, %v; want the probe", probe, err)
 	}
 }
 
@@ -191,13 +222,13 @@ func TestBreakerStateGaugeEndsAtCurrentState(t *testing.T) {
 			t.Fatal(err)
 		}
 		t0 := time.Unix(1000, 0)
-		go br.Record(t0, false, Transient, 0) // closed -> open, held before the gauge
+		go br.record(t0, false, Transient, 0) // closed -> open, held before the gauge
 		<-entered
 		// Meanwhile the break passes and a probe closes the breaker again.
-		if probe, err := br.Allow(t0.Add(time.Second)); !probe || err != nil {
+		if probe, err := br.allow(t0.Add(time.Second)); !probe || err != nil {
 			t.Fatalf("after the break: probe %v, %v; want a probe", probe, err)
 		}
-		br.Record(t0.Add(time.Second), true, Success, 0)
+		br.record(t0.Add(time.Second), true, Success, 0)
 		close(proceed) // the open change now reaches the gauge, last
 		synctest.Wait()
 
@@ -233,7 +264,7 @@ func TestBreakerProbeFreedWhenStateCallbackPanics(t *testing.T) {
 		t.Fatal(err)
 	}
 	t0 := time.Unix(1000, 0)
-	br.Record(t0, false, Transient, 0) // open
+	br.record(t0, false, Transient, 0) // open
 	t1 := t0.Add(time.Second)
 	func() {
 		defer func() {
@@ -241,9 +272,9 @@ func TestBreakerProbeFreedWhenStateCallbackPanics(t *testing.T) {
 				t.Errorf("recovered %v; want the callback's panic", v)
 			}
 		}()
-		_, _ = br.Allow(t1)
+		_, _ = br.allow(t1)
 	}()
-	if probe, err := br.Allow(t1); !probe || err != nil {
+	if probe, err := br.allow(t1); !probe || err != nil {
 		t.Errorf("after the callback panicked: probe %v, %v; want a probe", probe, err)
 	}
 }

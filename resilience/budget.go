@@ -5,21 +5,6 @@ import (
 	"math/bits"
 	"sync"
 	"time"
-
-	"github.com/headroom-go/headroom"
-)
-
-// Retry budget defaults: Finagle's RetryBudget() (twitter/finagle,
-// finagle-core/.../service/RetryBudget.scala; research/algorithms.md §6.1).
-const (
-	// DefaultBudgetTTL is how long a deposit or a withdrawal counts: 10 s.
-	DefaultBudgetTTL = 10 * time.Second
-	// DefaultMinRetriesPerSecond is the floor of retries a second that the
-	// budget allows whatever the traffic: 10.
-	DefaultMinRetriesPerSecond = 10
-	// DefaultRetryRatio is the fraction of calls that may be retried: 0.2,
-	// 20 %.
-	DefaultRetryRatio = 0.2
 )
 
 // Finagle's integer scaling and window shape.
@@ -27,40 +12,6 @@ const (
 	budgetScale  = 1000 // tokens per deposit (Finagle's ScaleFactor)
 	budgetSlices = 10   // the window's slices (twitter/util WindowedAdder)
 )
-
-// BudgetOptions configure a Budget. All fields are used as given; the
-// Default constants are Finagle's values.
-type BudgetOptions struct {
-	// TTL is the window over which deposits and withdrawals count, in
-	// [1 s, 60 s] (Finagle's bounds). It slides in 10 slices of TTL/10.
-	TTL time.Duration
-	// MinRetriesPerSecond is the floor: retries a second allowed even with
-	// no traffic to pay for them. 0 or more.
-	MinRetriesPerSecond int
-	// Ratio is the fraction of calls that may be retried on top of the
-	// floor, in [0, 1000] (Finagle's percentCanRetry; 0.2 is 20 %). With
-	// both Ratio and MinRetriesPerSecond 0 the budget allows no retry. A
-	// Ratio below 1000/math.MaxInt64 (about 1.08e-16) counts as 0: a retry
-	// would cost more tokens than an int64 holds, so calls could not pay
-	// for one.
-	Ratio float64
-}
-
-// Validate lists every problem with o at once (errors.Join of
-// *headroom.ConfigError), or returns nil.
-func (o BudgetOptions) Validate() error {
-	var errs []error
-	if o.TTL < time.Second || o.TTL > time.Minute {
-		errs = append(errs, &headroom.ConfigError{Package: "resilience", Field: "Budget.TTL", Value: o.TTL, Want: "a duration in [1s, 1m]"})
-	}
-	if o.MinRetriesPerSecond < 0 {
-		errs = append(errs, &headroom.ConfigError{Package: "resilience", Field: "Budget.MinRetriesPerSecond", Value: o.MinRetriesPerSecond, Want: "0 or more"})
-	}
-	if !(o.Ratio >= 0 && o.Ratio <= 1000) { // also refuses NaN
-		errs = append(errs, &headroom.ConfigError{Package: "resilience", Field: "Budget.Ratio", Value: o.Ratio, Want: "a fraction in [0, 1000]"})
-	}
-	return join(errs)
-}
 
 // A Budget bounds retries as a fraction of traffic, after Finagle's
 // RetryBudget: every call deposits once, every retry withdraws, and a retry
@@ -79,15 +30,14 @@ func (o BudgetOptions) Validate() error {
 //
 // A Budget belongs to one dependency: share it between the policies that
 // call that dependency, and give other dependencies their own. It is safe
-// for concurrent use. Its methods take the current time, so a simulator
-// can drive it on virtual time; the runner passes time.Now().
+// for concurrent use. Its methods take the current time as an argument, so
+// the rules can be tested on any clock; the runner passes time.Now().
 //
 // The runner deposits once per call, on the first attempt that reached the
 // dependency, and withdraws before every retry of such an attempt. A
 // self-imposed refusal (a *limit.RateLimitedError) neither deposits nor
 // withdraws: it never joined the dependency's traffic.
 type Budget struct {
-	opts                BudgetOptions
 	deposit, withdrawal int64 // tokens
 	// The reserve, whole retries and the tokens left over (fewer than a
 	// withdrawal). Held apart, and withdrawals counted in retries, because
@@ -109,20 +59,21 @@ type budgetSlice struct{ tokens, retries int64 }
 
 // NewBudget returns a budget with options o, or the validation error.
 func NewBudget(o BudgetOptions) (*Budget, error) {
-	if err := o.Validate(); err != nil {
+	if err := o.validate(); err != nil {
 		return nil, err
 	}
-	b := &Budget{opts: o, slice: o.TTL / budgetSlices, withdrawal: 1}
+	ttl, floor, ratio := o.resolve()
+	b := &Budget{slice: ttl / budgetSlices, withdrawal: 1}
 	// 1000/Ratio is at least 1 in the valid range; at 2^63 or above
 	// (+Inf for a subnormal Ratio) it has no int64 value, and no call
 	// count the slices can hold would pay for a retry: Ratio counts as 0.
-	if w := math.Floor(budgetScale / o.Ratio); o.Ratio > 0 && w < 1<<63 {
+	if w := math.Floor(budgetScale / ratio); ratio > 0 && w < 1<<63 {
 		b.deposit, b.withdrawal = budgetScale, int64(w)
 	}
 	// floor(M × TTL / 1s) whole retries and remainder v/1s of one, which
 	// is floor(withdrawal × v / 1s) < withdrawal tokens: together exactly
 	// floor(M × withdrawal × TTL / 1s) tokens.
-	n, v, ok := mulDiv(uint64(o.MinRetriesPerSecond), uint64(o.TTL), uint64(time.Second))
+	n, v, ok := mulDiv(uint64(floor), uint64(ttl), uint64(time.Second))
 	if !ok {
 		b.reserveRetries = math.MaxInt64
 	} else {
@@ -142,9 +93,6 @@ func mulDiv(x, y, d uint64) (q, r uint64, ok bool) {
 	q, r = bits.Div64(hi, lo, d)
 	return q, r, q <= math.MaxInt64
 }
-
-// Options returns the options the budget was built with.
-func (b *Budget) Options() BudgetOptions { return b.opts }
 
 // advance moves the window to now, clearing the slices that have expired.
 // Time that runs backwards is read as the current slice. b.mu is held.
@@ -190,8 +138,8 @@ func (b *Budget) retries() int64 {
 	return b.reserveRetries + left
 }
 
-// Deposit credits one call made at now.
-func (b *Budget) Deposit(now time.Time) {
+// credit credits one call made at now.
+func (b *Budget) credit(now time.Time) {
 	if b.deposit == 0 {
 		return
 	}
@@ -201,9 +149,9 @@ func (b *Budget) Deposit(now time.Time) {
 	b.mu.Unlock()
 }
 
-// TryWithdraw takes one retry at now and reports whether the budget allowed
+// withdraw takes one retry at now and reports whether the budget allowed
 // it. A refused withdrawal changes nothing.
-func (b *Budget) TryWithdraw(now time.Time) bool {
+func (b *Budget) withdraw(now time.Time) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.advance(now)
@@ -214,8 +162,8 @@ func (b *Budget) TryWithdraw(now time.Time) bool {
 	return true
 }
 
-// Balance is the number of retries the budget would allow at now.
-func (b *Budget) Balance(now time.Time) int {
+// balance is the number of retries the budget would allow at now.
+func (b *Budget) balance(now time.Time) int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.advance(now)

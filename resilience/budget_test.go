@@ -8,8 +8,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// The zero BudgetOptions is a complete configuration: Finagle's defaults.
 func TestBudgetFinagleDefaults(t *testing.T) {
-	b, err := NewBudget(DefaultBudgetOptions())
+	b, err := NewBudget(BudgetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,58 +21,58 @@ func TestBudgetFinagleDefaults(t *testing.T) {
 			b.deposit, b.withdrawal, b.reserveRetries, b.reserveTokens)
 	}
 	t0 := time.Unix(1000, 0)
-	if got := b.Balance(t0); got != 100 {
+	if got := b.balance(t0); got != 100 {
 		t.Errorf("balance %d; want 100 (the floor over 10 s)", got)
 	}
 	for range 50 {
-		b.Deposit(t0)
+		b.credit(t0)
 	}
-	if got := b.Balance(t0); got != 110 {
+	if got := b.balance(t0); got != 110 {
 		t.Errorf("balance after 50 calls %d; want 110 (20 %% of 50 on top)", got)
 	}
 }
 
 func TestBudgetDeniesAndRefills(t *testing.T) {
 	t0 := time.Unix(1000, 0)
-	b, _ := NewBudget(BudgetOptions{TTL: 10 * time.Second, MinRetriesPerSecond: 1, Ratio: 0})
+	b, _ := NewBudget(BudgetOptions{TTL: 10 * time.Second, MinRetriesPerSecond: new(1), Ratio: new(0.0)})
 	for i := range 10 {
-		if !b.TryWithdraw(t0.Add(time.Duration(i) * time.Second)) {
+		if !b.withdraw(t0.Add(time.Duration(i) * time.Second)) {
 			t.Fatalf("withdrawal %d refused; the floor allows 10 per 10 s", i)
 		}
 	}
-	if b.TryWithdraw(t0.Add(9 * time.Second)) {
+	if b.withdraw(t0.Add(9 * time.Second)) {
 		t.Fatal("11th withdrawal allowed")
 	}
 	// Debits expire after the TTL: the first slice's leaves at 10 s.
-	if !b.TryWithdraw(t0.Add(10 * time.Second)) {
+	if !b.withdraw(t0.Add(10 * time.Second)) {
 		t.Fatal("no refill after the first debit expired")
 	}
-	if got := b.Balance(t0.Add(25 * time.Second)); got != 10 {
+	if got := b.balance(t0.Add(25 * time.Second)); got != 10 {
 		t.Errorf("balance after the window %d; want 10", got)
 	}
 }
 
 func TestBudgetDepositsExpire(t *testing.T) {
 	t0 := time.Unix(1000, 0)
-	b, _ := NewBudget(BudgetOptions{TTL: time.Second, Ratio: 0.5})
+	b, _ := NewBudget(BudgetOptions{TTL: time.Second, MinRetriesPerSecond: new(0), Ratio: new(0.5)})
 	for range 4 {
-		b.Deposit(t0)
+		b.credit(t0)
 	}
-	if got := b.Balance(t0); got != 2 {
+	if got := b.balance(t0); got != 2 {
 		t.Fatalf("balance %d; want 2", got)
 	}
-	if got := b.Balance(t0.Add(time.Second)); got != 0 {
+	if got := b.balance(t0.Add(time.Second)); got != 0 {
 		t.Errorf("balance after the TTL %d; want 0", got)
 	}
-	empty, _ := NewBudget(BudgetOptions{TTL: time.Second})
-	empty.Deposit(t0)
-	if empty.TryWithdraw(t0) {
+	empty, _ := NewBudget(BudgetOptions{TTL: time.Second, MinRetriesPerSecond: new(0), Ratio: new(0.0)})
+	empty.credit(t0)
+	if empty.withdraw(t0) {
 		t.Error("an empty budget allowed a retry")
 	}
 }
 
 func TestBudgetOptionsValidate(t *testing.T) {
-	err := BudgetOptions{TTL: 500 * time.Millisecond, MinRetriesPerSecond: -1, Ratio: math.NaN()}.Validate()
+	_, err := NewBudget(BudgetOptions{TTL: 500 * time.Millisecond, MinRetriesPerSecond: new(-1), Ratio: new(math.NaN())})
 	if d := cmp.Diff([]string{"Budget.TTL", "Budget.MinRetriesPerSecond", "Budget.Ratio"}, fields(err)); d != "" {
 		t.Errorf("problems (-want +got):\n%s", d)
 	}
@@ -89,25 +90,25 @@ func TestBudgetFloorHoldsForSmallRatioAndHighFloor(t *testing.T) {
 		o    BudgetOptions
 		want int
 	}{
-		{BudgetOptions{TTL: time.Minute, MinRetriesPerSecond: 10, Ratio: 1e-5}, 600},
-		{BudgetOptions{TTL: time.Minute, MinRetriesPerSecond: 10, Ratio: 1.1e-16}, 600}, // withdrawal near MaxInt64
-		{BudgetOptions{TTL: time.Minute, MinRetriesPerSecond: 10, Ratio: 1e-17}, 600},   // withdrawal beyond int64
-		{BudgetOptions{TTL: time.Minute, MinRetriesPerSecond: 10, Ratio: 5e-324}, 600},  // 1000/Ratio is +Inf
-		{BudgetOptions{TTL: time.Minute, MinRetriesPerSecond: 100_000, Ratio: DefaultRetryRatio}, 6_000_000},
-		{BudgetOptions{TTL: 1500 * time.Millisecond, MinRetriesPerSecond: 3, Ratio: 1e-16}, 4},     // 4.5 retries
-		{BudgetOptions{TTL: time.Minute, MinRetriesPerSecond: math.MaxInt, Ratio: 1}, math.MaxInt}, // saturates
+		{BudgetOptions{TTL: time.Minute, Ratio: new(1e-5)}, 600},
+		{BudgetOptions{TTL: time.Minute, Ratio: new(1.1e-16)}, 600}, // withdrawal near MaxInt64
+		{BudgetOptions{TTL: time.Minute, Ratio: new(1e-17)}, 600},   // withdrawal beyond int64
+		{BudgetOptions{TTL: time.Minute, Ratio: new(5e-324)}, 600},  // 1000/Ratio is +Inf
+		{BudgetOptions{TTL: time.Minute, MinRetriesPerSecond: new(100_000)}, 6_000_000},
+		{BudgetOptions{TTL: 1500 * time.Millisecond, MinRetriesPerSecond: new(3), Ratio: new(1e-16)}, 4},       // 4.5 retries
+		{BudgetOptions{TTL: time.Minute, MinRetriesPerSecond: new(math.MaxInt), Ratio: new(1.0)}, math.MaxInt}, // saturates
 	} {
 		b, err := NewBudget(c.o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := b.Balance(t0); got != c.want {
+		if got := b.balance(t0); got != c.want {
 			t.Errorf("%+v: balance %d with no traffic; want %d (the floor)", c.o, got, c.want)
 		}
-		if !b.TryWithdraw(t0) {
+		if !b.withdraw(t0) {
 			t.Errorf("%+v: the floor refused a retry", c.o)
 		}
-		if got := b.Balance(t0); got != c.want-1 {
+		if got := b.balance(t0); got != c.want-1 {
 			t.Errorf("%+v: balance %d after a retry; want %d", c.o, got, c.want-1)
 		}
 	}
@@ -119,14 +120,14 @@ func TestBudgetFloorHoldsForSmallRatioAndHighFloor(t *testing.T) {
 func TestBudgetTinyRatioPaysForNoRetry(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	for _, ratio := range []float64{1e-17, 5e-324} {
-		b, err := NewBudget(BudgetOptions{TTL: time.Second, Ratio: ratio})
+		b, err := NewBudget(BudgetOptions{TTL: time.Second, MinRetriesPerSecond: new(0), Ratio: &ratio})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for range 1000 {
-			b.Deposit(t0)
+			b.credit(t0)
 		}
-		if got := b.Balance(t0); got != 0 || b.TryWithdraw(t0) {
+		if got := b.balance(t0); got != 0 || b.withdraw(t0) {
 			t.Errorf("Ratio %g, 1000 calls: balance %d; want 0 and no retry", ratio, got)
 		}
 	}
@@ -136,15 +137,15 @@ func TestBudgetTinyRatioPaysForNoRetry(t *testing.T) {
 // second) still counts: deposits add to it.
 func TestBudgetFractionalFloorAddsToDeposits(t *testing.T) {
 	t0 := time.Unix(1000, 0)
-	b, err := NewBudget(BudgetOptions{TTL: 1500 * time.Millisecond, MinRetriesPerSecond: 1, Ratio: 0.5})
+	b, err := NewBudget(BudgetOptions{TTL: 1500 * time.Millisecond, MinRetriesPerSecond: new(1), Ratio: new(0.5)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := b.Balance(t0); got != 1 {
+	if got := b.balance(t0); got != 1 {
 		t.Fatalf("balance %d; want 1 (1.5 retries of floor)", got)
 	}
-	b.Deposit(t0) // half a retry: with the floor's half, a whole one
-	if got := b.Balance(t0); got != 2 {
+	b.credit(t0) // half a retry: with the floor's half, a whole one
+	if got := b.balance(t0); got != 2 {
 		t.Errorf("balance after one call %d; want 2", got)
 	}
 }

@@ -7,22 +7,17 @@ import (
 	"github.com/headroom-go/headroom/limit"
 )
 
-// A Classifier maps an attempt's error to a Verdict. It is called only for
-// a non-nil error: a nil error is always Success. It must be safe for
-// concurrent use and should not block. Set Options.Classify to replace
-// DefaultClassify; a custom classifier can fall back to it.
+// verdictError is an error that carries its own verdict: any error with a
+// method Verdict() Verdict. DefaultClassify asks for it first, anywhere in
+// the error's tree (errors.AsType), so a layer that knows what a failure
+// means (httpx, for a status code) can say so without replacing the
+// classifier.
 //
 // A result that is a failure (an HTTP response with status 503, say) is
 // expressed as an error returned together with the value: fn returns
 // (resp, &resilience.ThrottledError{...}). Run keeps the value of the last
 // attempt, so the caller still sees it when the retries end.
-type Classifier func(err error) Verdict
-
-// VerdictError is an error that carries its own verdict. DefaultClassify
-// asks for it first, anywhere in the error's tree (errors.AsType), so a
-// layer that knows what a failure means (httpx, for a status code) can say
-// so without replacing the classifier.
-type VerdictError interface {
+type verdictError interface {
 	error
 	Verdict() Verdict
 }
@@ -101,8 +96,9 @@ type retryAfterer interface {
 // the first rule that matches:
 //
 //   - nil: Success.
-//   - a VerdictError (*ThrottledError, *PermanentError, *TimeoutError, or an
-//     error of the caller's own): its Verdict.
+//   - an error with a method Verdict() Verdict (*ThrottledError,
+//     *PermanentError, *TimeoutError, or an error of the caller's own): its
+//     Verdict.
 //   - *limit.CostError: Permanent; no wait makes such a cost grantable.
 //   - *limit.RateLimitedError: Throttled, SelfImposed, with the limiter's
 //     RetryAfter. The limiter refused before anything left the process.
@@ -118,7 +114,7 @@ func DefaultClassify(err error) Verdict {
 	if err == nil {
 		return Verdict{Kind: Success}
 	}
-	if e, ok := errors.AsType[VerdictError](err); ok {
+	if e, ok := errors.AsType[verdictError](err); ok {
 		return e.Verdict()
 	}
 	if _, ok := errors.AsType[*limit.CostError](err); ok {

@@ -4,7 +4,10 @@
 // as a fraction of traffic, a circuit breaker fails fast while a dependency
 // is unhealthy, and timeouts bound each attempt and the whole call.
 //
-//	policy := resilience.HTTP() // one per dependency; keep it
+//	policy, err := resilience.HTTP() // one per dependency; keep it
+//	if err != nil {
+//		return err
+//	}
 //	v, err := resilience.Run(ctx, policy, func(ctx context.Context) (T, error) {
 //		lease, err := lim.Acquire(ctx) // inside: one permit per attempt
 //		if err != nil {
@@ -18,19 +21,27 @@
 //
 //   - Run, Try: call fn under a Policy; Try returns a Result with every
 //     Attempt and the StopReason.
-//   - Policy, built by New(Options), HTTP(...Option) or Default(...Option);
-//     HTTPOptions and DefaultOptions are the presets as editable Options.
-//     Options.Validate lists every problem at once (errors.Join of
-//     *headroom.ConfigError); an invalid policy refuses every run with that error.
+//   - Policy, built by New(Options), or by the presets HTTP and Default
+//     adjusted by Option values (WithTimeout, WithRetries, WithBreaker, …).
+//     A preset with any one option is a working policy: the values that
+//     depend on others follow what the options set. Every builder lists
+//     every problem at once (errors.Join of *headroom.ConfigError) and
+//     returns a policy that refuses every run with them.
 //   - Verdict{Kind, SelfImposed, RetryAfter}, Kind = Success, Transient,
-//     Throttled or Permanent; a Classifier maps errors to verdicts, and
-//     DefaultClassify is the default. Errors may carry their own verdict
-//     (VerdictError): ThrottledError, PermanentError, TimeoutError.
-//   - Backoff: one exponential curve with jitter (cenkalti/backoff/v4);
-//     Options.Backoff for Transient, Options.ThrottledBackoff for Throttled.
+//     Throttled or Permanent; Options.Classify maps errors to verdicts, and
+//     DefaultClassify is the default. An error may carry its own verdict
+//     (a method Verdict() Verdict): ThrottledError, PermanentError,
+//     TimeoutError.
+//   - headroom.Backoff: one exponential curve with jitter
+//     (cenkalti/backoff/v4); Options.Backoff for Transient,
+//     Options.ThrottledBackoff for Throttled.
 //   - Budget (NewBudget, BudgetOptions): Finagle's retry budget.
 //   - Breaker (NewBreaker, BreakerOptions, State): the circuit breaker, in
-//     consecutive or failure-ratio mode; BreakerOpenError while open.
+//     ratio or consecutive mode; BreakerOpenError while open.
+//
+// Every zero value is a complete configuration: Options{} makes one
+// attempt, BreakerOptions{} is Polly's breaker and BudgetOptions{} is
+// Finagle's budget; a zero field means the default its comment gives.
 //
 // # What a verdict does
 //
@@ -52,6 +63,13 @@
 // context deadline): the runner never sleeps past the deadline, it stops
 // with StopDeadline instead. The caller's cancellation stops the run at
 // once, during an attempt or a delay.
+//
+// # Deadlines
+//
+// An attempt that runs out its own AttemptTimeout fails with a
+// *TimeoutError, and an attempt the overall deadline (Timeout, or the
+// caller's context deadline) ends fails with the attempt's context error:
+// both match context.DeadlineExceeded with errors.Is, as the run's error.
 //
 // # Cost
 //

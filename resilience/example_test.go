@@ -6,12 +6,16 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/resilience"
 )
 
 func ExampleRun() {
-	policy := resilience.HTTP(resilience.WithName("inventory")) // one per dependency; keep it
+	policy, err := resilience.HTTP(resilience.WithName("inventory")) // one per dependency; keep it
+	if err != nil {
+		panic(err)
+	}
 
 	calls := 0
 	v, err := resilience.Run(context.Background(), policy, func(ctx context.Context) (string, error) {
@@ -27,7 +31,10 @@ func ExampleRun() {
 }
 
 func ExampleTry() {
-	policy := resilience.Default()
+	policy, err := resilience.Default()
+	if err != nil {
+		panic(err)
+	}
 
 	// Every attempt refused by our own limiter.
 	r := resilience.Try(context.Background(), policy, func(ctx context.Context) (int, error) {
@@ -35,42 +42,57 @@ func ExampleTry() {
 	})
 	refused := r.Attempts[0]
 	fmt.Println(refused.Verdict.Kind, refused.Verdict.SelfImposed, refused.Delay)
-	fmt.Println(len(r.Attempts), r.Stop)
+	fmt.Println(len(r.Attempts), r.Stop, r.Stop == resilience.StopAttemptsExhausted)
 	var rl *limit.RateLimitedError
 	fmt.Println(errors.As(r.Err, &rl), rl.Limiter)
 	// Output:
 	// throttled true 1ms
-	// 4 attempts_exhausted
+	// 4 attempts_exhausted true
 	// true payments
 }
 
 func ExampleHTTP() {
-	p := resilience.HTTP()
-	o := p.Options()
-	fmt.Println(o.Retries, o.Timeout, o.AttemptTimeout)
-	b := p.Breaker().Options()
-	fmt.Println(b.FailureRatio, b.MinimumThroughput, b.SamplingDuration, b.BreakDuration)
+	// The preset with a shorter overall timeout: its 10 s attempt timeout
+	// follows, to a third of it.
+	policy, err := resilience.HTTP(resilience.WithTimeout(3 * time.Second))
+	fmt.Println(err)
 
-	// Options that do not fit together are listed at once, and the policy
-	// refuses every call with them.
-	bad := resilience.HTTP(resilience.WithRetries(-1), resilience.WithAttemptTimeout(time.Minute))
-	_, err := resilience.Run(context.Background(), bad, func(ctx context.Context) (int, error) { return 1, nil })
+	start := time.Now()
+	r := resilience.Try(context.Background(), policy, func(ctx context.Context) (int, error) {
+		deadline, _ := ctx.Deadline()
+		fmt.Println("attempt deadline in", deadline.Sub(start).Round(100*time.Millisecond))
+		return 1, nil
+	})
+	fmt.Println(r.Value, r.Err)
+
+	// Options that conflict are reported when the policy is built, all at
+	// once.
+	_, err = resilience.HTTP(resilience.WithRetries(-1),
+		resilience.WithTimeout(2*time.Second), resilience.WithAttemptTimeout(5*time.Second))
 	fmt.Println(err)
 	// Output:
-	// 3 30s 10s
-	// 0.1 100 30s 5s
+	// <nil>
+	// attempt deadline in 1s
+	// 1 <nil>
 	// resilience: Retries = -1: want 0 or more
-	// resilience: AttemptTimeout = 1m0s: want at most Timeout (30s)
-	// resilience: Breaker.SamplingDuration = 30s: want at least twice AttemptTimeout (2m0s)
+	// resilience: AttemptTimeout = 5s: want at most Timeout (2s)
 }
 
 func ExampleNew() {
-	o := resilience.HTTPOptions()
-	o.Name = "search"
-	o.Retries = 1
-	p, err := resilience.New(o)
-	fmt.Println(p.Options().Name, p.Options().Retries, err)
-	// Output: search 1 <nil>
+	policy, err := resilience.New(resilience.Options{
+		Name:           "search",
+		Retries:        1,
+		AttemptTimeout: headroom.Duration(time.Second),
+		Backoff:        headroom.Backoff{Initial: headroom.Duration(10 * time.Millisecond), Jitter: new(0.0)},
+	})
+	if err != nil {
+		panic(err)
+	}
+	r := resilience.Try(context.Background(), policy, func(ctx context.Context) (int, error) {
+		return 0, errors.New("connection reset")
+	})
+	fmt.Println(len(r.Attempts), r.Attempts[0].Delay, r.Stop, r.Err)
+	// Output: 2 10ms attempts_exhausted connection reset
 }
 
 func ExampleNewBreaker() {
@@ -83,33 +105,39 @@ func ExampleNewBreaker() {
 	if err != nil {
 		panic(err)
 	}
-	p := resilience.Default(resilience.WithBreaker(br), resilience.WithRetries(0))
+	p, err := resilience.Default(resilience.WithBreaker(br), resilience.WithRetries(0))
+	if err != nil {
+		panic(err)
+	}
 	fail := func(ctx context.Context) (int, error) { return 0, errors.New("connection reset") }
 	for range 3 {
 		_, err = resilience.Run(context.Background(), p, fail)
 	}
 	var open *resilience.BreakerOpenError
-	fmt.Println(errors.As(err, &open), open.RetryAfter > 59*time.Second)
+	fmt.Println(errors.As(err, &open), open.RetryAfter > 59*time.Second, br.State())
 	// Output:
 	// closed -> open
-	// true true
+	// true true open
 }
 
 func ExampleNewBudget() {
-	// Finagle's defaults: 20 % of calls, plus 10 retries a second, over 10 s.
-	b, err := resilience.NewBudget(resilience.DefaultBudgetOptions())
+	// The zero options are Finagle's: 20 % of calls, plus 10 retries a
+	// second, over 10 s. This one allows no retry without traffic to pay
+	// for it.
+	budget, err := resilience.NewBudget(resilience.BudgetOptions{MinRetriesPerSecond: new(0)})
 	if err != nil {
 		panic(err)
 	}
-	now := time.Now()
-	fmt.Println(b.Balance(now))
-	for range 100 {
-		b.Deposit(now)
+	p, err := resilience.Default(resilience.WithBudget(budget),
+		resilience.WithBackoff(headroom.Backoff{Initial: headroom.Duration(time.Millisecond)}))
+	if err != nil {
+		panic(err)
 	}
-	fmt.Println(b.Balance(now), b.TryWithdraw(now), b.Balance(now))
-	// Output:
-	// 100
-	// 120 true 119
+	r := resilience.Try(context.Background(), p, func(ctx context.Context) (int, error) {
+		return 0, errors.New("connection reset")
+	})
+	fmt.Println(len(r.Attempts), r.Stop)
+	// Output: 1 budget_exhausted
 }
 
 func ExampleDefaultClassify() {
@@ -127,17 +155,19 @@ func ExampleDefaultClassify() {
 func ExampleDefault() {
 	// The general preset, for calls that are not HTTP: no timeouts of its
 	// own, so the caller's context bounds the call.
-	p := resilience.Default(resilience.WithName("ledger"), resilience.WithRetries(1))
-	o := p.Options()
-	fmt.Println(o.Name, o.Retries, o.Timeout, o.Backoff.Initial, p.Breaker().Name())
-
+	p, err := resilience.Default(resilience.WithName("ledger"), resilience.WithRetries(1))
+	if err != nil {
+		panic(err)
+	}
 	calls := 0
-	_, err := resilience.Run(context.Background(), p, func(ctx context.Context) (int, error) {
+	_, err = resilience.Run(context.Background(), p, func(ctx context.Context) (int, error) {
 		calls++
+		_, bounded := ctx.Deadline()
+		fmt.Println("attempt bounded:", bounded)
 		return 0, &resilience.PermanentError{Err: errors.New("account closed")}
 	})
 	fmt.Println(err, calls)
 	// Output:
-	// ledger 1 0s 500ms ledger
+	// attempt bounded: false
 	// account closed 1
 }

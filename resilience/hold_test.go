@@ -2,6 +2,7 @@ package resilience
 
 import (
 	"context"
+	"github.com/headroom-go/headroom"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -11,7 +12,7 @@ import (
 // read after the runner returns.
 func TestHoldAttemptContext(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p, err := New(Options{AttemptTimeout: time.Minute})
+		p, err := New(Options{AttemptTimeout: headroom.Duration(time.Minute)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -36,7 +37,7 @@ func TestHoldAttemptContext(t *testing.T) {
 
 // Without a hold the attempt's context ends when fn returns.
 func TestAttemptContextEndsWithoutHold(t *testing.T) {
-	p, err := New(Options{AttemptTimeout: time.Minute})
+	p, err := New(Options{AttemptTimeout: headroom.Duration(time.Minute)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/headroom-go/headroom"
+
 	"github.com/headroom-go/headroom/limit"
 )
 
@@ -26,7 +28,7 @@ func TestRealConcurrencyLimiterRefusesThenAdmits(t *testing.T) {
 			t.Fatal(err)
 		}
 		time.AfterFunc(7*time.Second, held.Release)
-		p := HTTP(WithThrottledBackoff(Backoff{Initial: 3 * time.Second}), WithTimeout(time.Minute))
+		p := must(HTTP(WithThrottledBackoff(headroom.Backoff{Initial: headroom.Duration(3 * time.Second), Multiplier: 1, Jitter: new(0.0)}), WithTimeout(time.Minute)))
 		r := Try(t.Context(), p, acquireOnce(lim))
 		if r.Err != nil || r.Stop != StopSucceeded || len(r.Attempts) != 4 {
 			t.Fatalf("stop %v after %d attempts: %v; want succeeded after 4", r.Stop, len(r.Attempts), r.Err)
@@ -37,22 +39,22 @@ func TestRealConcurrencyLimiterRefusesThenAdmits(t *testing.T) {
 				t.Errorf("refused attempt: %v, %v", a.Verdict, a.Err)
 			}
 		}
-		if got := budgetTokens(p.Budget()); got != budgetScale {
+		if got := budgetTokens(p.budget); got != budgetScale {
 			t.Errorf("budget tokens = %d; want one deposit, no withdrawal", got)
 		}
-		if ok, fail := breakerCounts(p.Breaker()); ok != 1 || fail != 0 || p.Breaker().State() != Closed {
-			t.Errorf("breaker %v saw %d successes, %d failures; want closed, 1, 0", p.Breaker().State(), ok, fail)
+		if ok, fail := breakerCounts(p.breaker); ok != 1 || fail != 0 || p.breaker.State() != Closed {
+			t.Errorf("breaker %v saw %d successes, %d failures; want closed, 1, 0", p.breaker.State(), ok, fail)
 		}
 	})
 }
 
 func TestRealPerSecondHintWins(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		lim, err := limit.PerSecond(2, limit.WithBurst(1))
+		lim, err := limit.PerSecond(2, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := HTTP()
+		p := must(HTTP())
 		fn := acquireOnce(lim)
 		if _, err := Run(t.Context(), p, fn); err != nil {
 			t.Fatal(err)
@@ -81,16 +83,16 @@ func TestQueueWaitPastAttemptTimeoutIsSelfImposed(t *testing.T) {
 		held, _ := lim.Acquire(t.Context())
 		defer held.Release()
 		br, _ := NewBreaker(BreakerOptions{ConsecutiveFailures: 1, BreakDuration: time.Minute})
-		bu, _ := NewBudget(BudgetOptions{TTL: 10 * time.Second, Ratio: 1})
-		p := HTTP(WithRetries(1), WithAttemptTimeout(time.Second), WithTimeout(time.Minute),
-			WithBackoff(Backoff{Initial: time.Millisecond}), WithBreaker(br), WithBudget(bu))
-		before := bu.Balance(time.Now())
+		bu, _ := NewBudget(BudgetOptions{TTL: 10 * time.Second, MinRetriesPerSecond: new(0), Ratio: new(1.0)})
+		p := must(HTTP(WithRetries(1), WithAttemptTimeout(time.Second), WithTimeout(time.Minute),
+			WithBackoff(headroom.Backoff{Initial: headroom.Duration(time.Millisecond)}), WithBreaker(br), WithBudget(bu)))
+		before := bu.balance(time.Now())
 		r := Try(t.Context(), p, acquireOnce(lim))
 		v := r.Attempts[0].Verdict
-		if v.Kind != Throttled || !v.SelfImposed || br.State() != Closed || bu.Balance(time.Now()) != before {
+		if v.Kind != Throttled || !v.SelfImposed || br.State() != Closed || bu.balance(time.Now()) != before {
 			t.Fatalf("a wait in our own queue: verdict %v, breaker %v, budget %d→%d, stop %v; "+
 				"want throttled (self-imposed), breaker closed, budget untouched",
-				v, br.State(), before, bu.Balance(time.Now()), r.Stop)
+				v, br.State(), before, bu.balance(time.Now()), r.Stop)
 		}
 	})
 }
@@ -100,7 +102,7 @@ func TestQueueWaitPastAttemptTimeoutIsSelfImposed(t *testing.T) {
 // admitted at the limiter's rate, and none is retried.
 func TestREADMEBurstThroughQueuedLimiter(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		lim, err := limit.PerSecond(100, limit.WithQueueLimit(1000))
+		lim, err := limit.PerSecond(100, 100, limit.WithQueueLimit(1000))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,7 +112,7 @@ func TestREADMEBurstThroughQueuedLimiter(t *testing.T) {
 		attempts := make(chan int, callers)
 		for range callers {
 			go func() {
-				r := Try(t.Context(), HTTP(), acquireOnce(lim))
+				r := Try(t.Context(), must(HTTP()), acquireOnce(lim))
 				attempts <- len(r.Attempts)
 				errs <- r.Err
 			}()
@@ -131,12 +133,12 @@ func TestREADMEBurstThroughQueuedLimiter(t *testing.T) {
 }
 
 // Without a queue, callers refused together are told to come back one after
-// another, not all at the same instant: 512 callers on PerSecond(100), with
+// another, not all at the same instant: 512 callers on PerSecond(100, 100), with
 // HTTP's four attempts, are all served, in two attempts at most, as fast as
 // the rate allows.
 func TestRefusedBurstComesBackSpread(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		lim, err := limit.PerSecond(100)
+		lim, err := limit.PerSecond(100, 100)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,7 +146,7 @@ func TestRefusedBurstComesBackSpread(t *testing.T) {
 		start := time.Now()
 		errs := make(chan error, callers)
 		attempts := make(chan int, callers)
-		p := HTTP()
+		p := must(HTTP())
 		for range callers {
 			go func() {
 				r := Try(t.Context(), p, acquireOnce(lim))
@@ -176,7 +178,7 @@ func TestQueueWaitEndedByOverallTimeoutStopsOnDeadline(t *testing.T) {
 		lim, _ := limit.Concurrency(1, limit.WithQueueLimit(10))
 		held, _ := lim.Acquire(t.Context())
 		defer held.Release()
-		p := HTTP(WithRetries(0), WithAttemptTimeout(0), WithTimeout(time.Second), WithBreaker(nil), WithBudget(nil))
+		p := must(HTTP(WithRetries(0), WithAttemptTimeout(0), WithTimeout(time.Second), WithBreaker(nil), WithBudget(nil)))
 		r := Try(t.Context(), p, acquireOnce(lim))
 		if r.Stop != StopDeadline || len(r.Attempts) != 1 || !r.Attempts[0].Verdict.SelfImposed {
 			t.Fatalf("stop %v after %d attempts (err %v); want StopDeadline after one self-imposed refusal", r.Stop, len(r.Attempts), r.Err)

@@ -21,7 +21,9 @@ const (
 	StopPermanent
 	// StopDeadline: the overall deadline (Options.Timeout, or the caller's
 	// context deadline, whichever is sooner) passed, or the next delay would
-	// not end before it. The runner never sleeps past the deadline.
+	// not end before it. The runner never sleeps past the deadline. The
+	// run's error matches context.DeadlineExceeded (errors.Is), and the last
+	// attempt's error too.
 	StopDeadline
 	// StopCancelled: the caller's context was cancelled.
 	StopCancelled

@@ -48,194 +48,48 @@ func Try[T any](ctx context.Context, p *Policy, fn func(ctx context.Context) (T,
 
 // run is Run and Try. rec, when not nil, receives the attempts.
 func run[T any](ctx context.Context, p *Policy, fn func(context.Context) (T, error), rec *[]Attempt) (v T, err error, stop StopReason) {
-	if p == nil {
-		return v, ErrNilPolicy, StopInvalid
+	if err, stop = p.admit(ctx); stop != running {
+		return v, err, stop
 	}
-	if p.err != nil {
-		return v, p.err, StopInvalid
-	}
-	if e := ctx.Err(); e != nil {
-		stop = callerStop(e)
-		p.tel.Stop(ctx, int(stop))
-		return v, e, stop
-	}
-	o := &p.o
-	br, bu := o.Breaker, o.Budget
-
-	// The clock is read only when something needs it: on a fast machine
-	// time.Now costs little, but on some virtual machines it is the larger
-	// part of the runner's overhead. A run whose first attempt succeeds reads
-	// it once: before the attempt when timeouts need it, and then the
-	// breaker's window and the budget's slice take the attempt's start as its
-	// stamp (their slices are seconds long); otherwise after the attempt.
-	// Only a slow-call threshold and Try's durations need both readings.
-	slow := br != nil && br.opts.SlowCallThreshold > 0
-	needStart := o.Timeout > 0 || o.AttemptTimeout > 0 || rec != nil || slow
-	needEnd := rec != nil || slow ||
-		(!needStart && ((br != nil && br.needsTime()) || (bu != nil && bu.deposit > 0)))
-	var now time.Time
-	if needStart {
-		now = time.Now()
-	}
-	var deadline time.Time // the overall deadline, when hasDeadline
-	hasDeadline := false
-	if o.Timeout > 0 {
-		deadline, hasDeadline = now.Add(o.Timeout), true
-	}
-	callerDeadline, callerHas := ctx.Deadline()
-	if callerHas && (!hasDeadline || callerDeadline.Before(deadline)) {
-		deadline, hasDeadline = callerDeadline, true
-	}
-
-	var curves *[2]curve // Transient, Throttled; allocated on the first retry
-	deposited := false
+	var r runState
+	r.start(p, ctx, rec)
 	for n := 0; ; n++ {
-		probe := false
-		if br != nil {
-			var e error
-			if probe, e = br.Allow(now); e != nil {
-				err, stop = e, StopBreakerOpen
-				break
-			}
+		var a attempt
+		if refused := r.begin(&a); refused != nil {
+			err, stop = refused, StopBreakerOpen
+			break
 		}
-
-		// The attempt's context: its deadline is the sooner of its own
-		// timeout and the overall deadline. The caller's context serves when
-		// it already ends by then.
-		actx := ctx
-		var ac *attemptCtx
-		own := false // the attempt's own timeout is the binding one
-		if o.AttemptTimeout > 0 || hasDeadline {
-			ad := deadline
-			if o.AttemptTimeout > 0 {
-				if t := now.Add(o.AttemptTimeout); !hasDeadline || t.Before(deadline) {
-					ad, own = t, true
-				}
-			}
-			if !callerHas || ad.Before(callerDeadline) {
-				ac = &attemptCtx{parent: ctx, deadline: ad}
-				actx = ac
-			}
-		}
-
-		v, err = call(fn, actx, ac, br, probe)
-		var end time.Time
-		var took time.Duration
-		if needEnd || err != nil {
-			end = time.Now()
-			if !now.IsZero() {
-				took = end.Sub(now)
-			}
-		}
-
+		v, err = call(fn, a.ctx, a.ac, r.p.breaker, a.probe)
 		var verdict Verdict
-		evidence := true // whether the breaker may learn from the attempt
-		stop = StopSucceeded
-		switch {
-		case err == nil:
-		case ctx.Err() != nil:
-			// The caller's cancellation or deadline: stop at once, and teach
-			// the breaker nothing.
-			e := ctx.Err()
-			verdict, evidence, stop = p.classify(err), false, callerStop(e)
-			if !errors.Is(err, e) {
-				err = errors.Join(e, err)
-			}
-		default:
-			verdict = p.classify(err)
-			// A self-imposed refusal stays one even when it wraps the
-			// deadline that ended its wait in our own queue: the dependency
-			// never saw the attempt, so it is no timeout of the dependency's.
-			if ac == nil || end.Before(ac.deadline) || !errors.Is(err, context.DeadlineExceeded) {
-				break
-			}
-			if verdict.SelfImposed {
-				if !own {
-					stop = StopDeadline // the policy's Timeout ended the wait: no time is left
-				}
-				break
-			}
-			if own {
-				verdict = Verdict{Kind: Transient}
-				err = &TimeoutError{Timeout: o.AttemptTimeout, Err: err}
-			} else {
-				// The policy's overall Timeout ran out during the attempt.
-				verdict, evidence, stop = Verdict{Kind: Transient}, false, StopDeadline
-			}
-		}
-
-		stamp := end // when the breaker and the budget count the attempt
-		if stamp.IsZero() {
-			stamp = now
-		}
-		if br != nil {
-			if evidence {
-				br.Record(stamp, probe, verdict.Kind, took)
-			} else {
-				br.release(probe)
-			}
-		}
-		if bu != nil && !deposited && !verdict.SelfImposed {
-			bu.Deposit(stamp)
-			deposited = true
-		}
-		p.tel.Attempt(ctx, int(verdict.Kind), verdict.SelfImposed)
-		if rec != nil {
-			*rec = append(*rec, Attempt{Verdict: verdict, Err: err, Duration: took})
-		}
-		now = end
-
-		switch {
-		case stop != StopSucceeded:
-		case verdict.Kind == Success:
-		case verdict.Kind == Permanent:
-			stop = StopPermanent
-		case n >= o.Retries:
-			stop = StopAttemptsExhausted
-		}
-		if stop != StopSucceeded || verdict.Kind == Success {
+		if err, verdict, stop = r.judge(&a, err); stop != running {
 			break
 		}
-
-		// The delay: the verdict's hint, else its curve; capped by
-		// MaximumDelay, and never past the deadline.
-		d := max(verdict.RetryAfter, 0)
-		if !verdict.hinted() {
-			if curves == nil {
-				curves = new([2]curve)
+		if stop = r.decide(n, verdict); stop != running {
+			break
+		}
+		var cancelled error
+		if cancelled, stop = r.wait(verdict); stop != running {
+			if cancelled != nil {
+				err = cancelled
 			}
-			if verdict.Kind == Throttled {
-				d = curves[1].next(&o.ThrottledBackoff)
-			} else {
-				d = curves[0].next(&o.Backoff)
-			}
-		}
-		if o.MaximumDelay > 0 {
-			d = min(d, o.MaximumDelay)
-		}
-		if hasDeadline && !now.Add(d).Before(deadline) {
-			stop = StopDeadline
 			break
 		}
-		if bu != nil && !verdict.SelfImposed && !bu.TryWithdraw(now) {
-			p.tel.BudgetDenied(ctx)
-			stop = StopBudgetExhausted
-			break
-		}
-		if rec != nil {
-			(*rec)[len(*rec)-1].Delay = d
-		}
-		p.tel.Retry(ctx, int(verdict.Kind), verdict.SelfImposed, d)
-		if d > 0 && !sleep(ctx, d) {
-			e := ctx.Err()
-			err, stop = e, callerStop(e)
-			break
-		}
-		now = time.Now()
 	}
 	p.tel.Stop(ctx, int(stop))
+	if stop == StopDeadline && err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		err = &deadlineError{err}
+	}
 	return v, err, stop
 }
+
+// deadlineError is the error of a run that stopped on its deadline after an
+// attempt failed otherwise (the next delay would not end before the
+// deadline, or fn returned after it without its context's error): it reads
+// as the attempt's error, and matches both it and context.DeadlineExceeded.
+type deadlineError struct{ err error }
+
+func (e *deadlineError) Error() string   { return e.err.Error() }
+func (e *deadlineError) Unwrap() []error { return []error{e.err, context.DeadlineExceeded} }
 
 // call runs one attempt. Whatever happens in fn, a panic included, the
 // attempt's context ends when it returns; on a panic the breaker's probe

@@ -74,7 +74,7 @@ func breakerCounts(b *Breaker) (ok, fail int64) {
 
 func TestRefusedThreeTimesThenAdmitted(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p := HTTP()
+		p := must(HTTP())
 		lim := &refuser{n: 3, retryAfter: func(int) time.Duration { return 250 * time.Millisecond }}
 		start := time.Now()
 		r := Try(t.Context(), p, func(ctx context.Context) (string, error) {
@@ -98,13 +98,13 @@ func TestRefusedThreeTimesThenAdmitted(t *testing.T) {
 		}
 		// The budget took the one deposit of the call that reached the
 		// dependency, and paid for no retry.
-		if got := budgetTokens(p.Budget()); got != budgetScale {
+		if got := budgetTokens(p.budget); got != budgetScale {
 			t.Errorf("budget tokens = %d; want %d (one deposit, no withdrawal)", got, budgetScale)
 		}
-		if s := p.Breaker().State(); s != Closed {
+		if s := p.breaker.State(); s != Closed {
 			t.Errorf("breaker %v; want closed", s)
 		}
-		if ok, fail := breakerCounts(p.Breaker()); ok != 1 || fail != 0 {
+		if ok, fail := breakerCounts(p.breaker); ok != 1 || fail != 0 {
 			t.Errorf("breaker saw %d successes, %d failures; want 1, 0", ok, fail)
 		}
 		if lim.held != 0 {
@@ -115,7 +115,7 @@ func TestRefusedThreeTimesThenAdmitted(t *testing.T) {
 
 func TestEveryAttemptRefused(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p := HTTP()
+		p := must(HTTP())
 		lim := &refuser{n: 100, retryAfter: func(i int) time.Duration { return time.Duration(i+1) * 100 * time.Millisecond }}
 		r := Try(t.Context(), p, func(ctx context.Context) (int, error) {
 			release, err := lim.acquire()
@@ -125,8 +125,8 @@ func TestEveryAttemptRefused(t *testing.T) {
 			defer release()
 			return 1, nil
 		})
-		if r.Stop != StopAttemptsExhausted || len(r.Attempts) != 1+HTTPRetries {
-			t.Fatalf("stop %v after %d attempts; want attempts_exhausted after %d", r.Stop, len(r.Attempts), 1+HTTPRetries)
+		if r.Stop != StopAttemptsExhausted || len(r.Attempts) != 4 {
+			t.Fatalf("stop %v after %d attempts; want attempts_exhausted after 4", r.Stop, len(r.Attempts))
 		}
 		var rl *limit.RateLimitedError
 		if !errors.As(r.Err, &rl) || rl.RetryAfter != 400*time.Millisecond || rl.Limiter != "payments" {
@@ -135,10 +135,10 @@ func TestEveryAttemptRefused(t *testing.T) {
 		if !errors.Is(r.Err, limit.ErrRateLimited) {
 			t.Errorf("errors.Is(err, limit.ErrRateLimited) = false")
 		}
-		if got := budgetTokens(p.Budget()); got != 0 {
+		if got := budgetTokens(p.budget); got != 0 {
 			t.Errorf("budget tokens = %d; want 0: refusals neither deposit nor withdraw", got)
 		}
-		if ok, fail := breakerCounts(p.Breaker()); ok != 0 || fail != 0 {
+		if ok, fail := breakerCounts(p.breaker); ok != 0 || fail != 0 {
 			t.Errorf("breaker saw %d successes, %d failures; want nothing", ok, fail)
 		}
 		// Run says the same.
@@ -156,7 +156,7 @@ func TestEveryAttemptRefused(t *testing.T) {
 func TestServerRetryAfterWinsOverCurve(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var at []time.Time
-		r := Try(t.Context(), HTTP(), func(ctx context.Context) (int, error) {
+		r := Try(t.Context(), must(HTTP()), func(ctx context.Context) (int, error) {
 			at = append(at, time.Now())
 			if len(at) == 1 {
 				return 0, &ThrottledError{Err: errors.New("429 Too Many Requests"), RetryAfter: 7 * time.Second}
@@ -187,7 +187,7 @@ func (e *verdictErr) Verdict() Verdict { return e.v }
 func TestZeroHintRetriesAtOnce(t *testing.T) {
 	for _, hinted := range []bool{true, false} {
 		synctest.Test(t, func(t *testing.T) {
-			r := Try(t.Context(), HTTP(), func(ctx context.Context) (int, error) {
+			r := Try(t.Context(), must(HTTP()), func(ctx context.Context) (int, error) {
 				return 0, &verdictErr{Verdict{Kind: Throttled, HasRetryAfter: hinted}}
 			})
 			d := r.Attempts[0].Delay
@@ -200,7 +200,7 @@ func TestZeroHintRetriesAtOnce(t *testing.T) {
 
 func TestMaximumDelayCapsHint(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p, _ := New(Options{Retries: 1, MaximumDelay: 2 * time.Second})
+		p, _ := New(Options{Retries: 1, MaximumDelay: headroom.Duration(2 * time.Second)})
 		r := Try(t.Context(), p, func(ctx context.Context) (int, error) {
 			return 0, &ThrottledError{RetryAfter: time.Minute}
 		})
@@ -212,7 +212,7 @@ func TestMaximumDelayCapsHint(t *testing.T) {
 
 func TestDeadlineShorterThanDelay(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p := HTTP(WithTimeout(5*time.Second), WithAttemptTimeout(time.Second))
+		p := must(HTTP(WithTimeout(5*time.Second), WithAttemptTimeout(time.Second)))
 		start := time.Now()
 		r := Try(t.Context(), p, func(ctx context.Context) (int, error) {
 			return 0, &ThrottledError{RetryAfter: 7 * time.Second}
@@ -231,7 +231,7 @@ func TestDeadlineShorterThanDelay(t *testing.T) {
 		// The caller's deadline counts the same way.
 		ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
 		defer cancel()
-		r = Try(ctx, Default(), func(ctx context.Context) (int, error) {
+		r = Try(ctx, must(Default()), func(ctx context.Context) (int, error) {
 			return 0, &ThrottledError{RetryAfter: 3 * time.Second}
 		})
 		if r.Stop != StopDeadline || time.Since(start) != 0 {
@@ -247,7 +247,7 @@ func TestPermanentStopsAtOnce(t *testing.T) {
 	} {
 		synctest.Test(t, func(t *testing.T) {
 			calls := 0
-			r := Try(t.Context(), HTTP(), func(ctx context.Context) (int, error) {
+			r := Try(t.Context(), must(HTTP()), func(ctx context.Context) (int, error) {
 				calls++
 				return 0, e
 			})
@@ -260,7 +260,7 @@ func TestPermanentStopsAtOnce(t *testing.T) {
 
 func TestTransientCurve(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p, _ := New(Options{Retries: 3, Backoff: Backoff{Initial: time.Second, Multiplier: 2}})
+		p, _ := New(Options{Retries: 3, Backoff: headroom.Backoff{Initial: headroom.Duration(time.Second), Multiplier: 2, Jitter: new(0.0)}})
 		r := Try(t.Context(), p, func(ctx context.Context) (int, error) { return 0, errors.New("reset") })
 		want := []attemptView{
 			{Kind: Transient, Delay: time.Second},
@@ -279,7 +279,7 @@ func TestTransientCurve(t *testing.T) {
 
 func TestJitterStaysOnCurve(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p := HTTP(WithBudget(nil), WithBreaker(nil), WithTimeout(0), WithAttemptTimeout(0), WithRetries(2))
+		p := must(HTTP(WithBudget(nil), WithBreaker(nil), WithTimeout(0), WithAttemptTimeout(0), WithRetries(2)))
 		for range 20 {
 			r := Try(t.Context(), p, func(ctx context.Context) (int, error) { return 0, &ThrottledError{} })
 			for i, lo := range []time.Duration{3200 * time.Millisecond, 6400 * time.Millisecond} {
@@ -293,7 +293,8 @@ func TestJitterStaysOnCurve(t *testing.T) {
 
 func TestAttemptTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p, _ := New(Options{Retries: 5, Timeout: 2500 * time.Millisecond, AttemptTimeout: time.Second})
+		p, _ := New(Options{Retries: 5, Timeout: headroom.Duration(2500 * time.Millisecond), AttemptTimeout: headroom.Duration(time.Second),
+			Backoff: headroom.Backoff{Initial: headroom.Duration(time.Millisecond), Multiplier: 1, Jitter: new(0.0)}})
 		start := time.Now()
 		var deadlines []time.Duration
 		r := Try(t.Context(), p, func(ctx context.Context) (int, error) {
@@ -302,9 +303,10 @@ func TestAttemptTimeout(t *testing.T) {
 			<-ctx.Done()
 			return 0, ctx.Err()
 		})
-		// Attempts at 0 s and 1 s run out their own timeout (Transient);
-		// the third is cut to the 0.5 s left on the overall deadline.
-		if d := cmp.Diff([]time.Duration{time.Second, 2 * time.Second, 2500 * time.Millisecond}, deadlines); d != "" {
+		// Attempts at 0 s and 1.001 s run out their own timeout
+		// (Transient); the third is cut to the time left on the overall
+		// deadline.
+		if d := cmp.Diff([]time.Duration{time.Second, 2001 * time.Millisecond, 2500 * time.Millisecond}, deadlines); d != "" {
 			t.Errorf("attempt deadlines (-want +got):\n%s", d)
 		}
 		if r.Stop != StopDeadline || len(r.Attempts) != 3 {
@@ -326,7 +328,7 @@ func TestAttemptTimeout(t *testing.T) {
 func TestAttemptContextLinkedWithCaller(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
-		p, _ := New(Options{Retries: 3, AttemptTimeout: time.Minute})
+		p, _ := New(Options{Retries: 3, AttemptTimeout: headroom.Duration(time.Minute)})
 		go func() {
 			time.Sleep(time.Second)
 			cancel()
@@ -348,7 +350,7 @@ func TestAttemptContextLinkedWithCaller(t *testing.T) {
 func TestCancelledDuringDelay(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
-		p, _ := New(Options{Retries: 3, Backoff: Backoff{Initial: time.Minute}})
+		p, _ := New(Options{Retries: 3, Backoff: headroom.Backoff{Initial: headroom.Duration(time.Minute)}})
 		time.AfterFunc(time.Second, cancel)
 		start := time.Now()
 		_, err := Run(ctx, p, func(ctx context.Context) (int, error) { return 0, errors.New("boom") })
@@ -395,7 +397,7 @@ func TestLazyAttemptContext(t *testing.T) {
 func TestPanicPropagates(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		br, _ := NewBreaker(BreakerOptions{ConsecutiveFailures: 1, BreakDuration: time.Second})
-		p := HTTP(WithBreaker(br), WithRetries(0))
+		p := must(HTTP(WithBreaker(br), WithRetries(0)))
 		_, _ = Run(t.Context(), p, func(ctx context.Context) (int, error) { return 0, errors.New("x") })
 		time.Sleep(time.Second) // the next call is the half-open probe
 		lim := &refuser{}
@@ -430,15 +432,15 @@ func TestPanicPropagates(t *testing.T) {
 }
 
 func TestInvalidPolicy(t *testing.T) {
-	p := HTTP(WithRetries(-1), WithAttemptTimeout(time.Minute))
+	p, _ := HTTP(WithRetries(-1), WithTimeout(time.Second), WithAttemptTimeout(time.Minute))
 	calls := 0
 	r := Try(t.Context(), p, func(ctx context.Context) (int, error) { calls++; return 0, nil })
 	var oe *headroom.ConfigError
 	if r.Stop != StopInvalid || calls != 0 || !errors.As(r.Err, &oe) || r.Err != p.Err() {
 		t.Errorf("stop %v, %d calls, err %v; want invalid, no call, the validation error", r.Stop, calls, r.Err)
 	}
-	if _, err := Run[int](t.Context(), nil, nil); err != ErrNilPolicy {
-		t.Errorf("nil policy: %v", err)
+	if _, err := Run[int](t.Context(), nil, nil); !errors.Is(err, headroom.ErrConfig) {
+		t.Errorf("nil policy: %v; want a configuration error", err)
 	}
 }
 
@@ -446,12 +448,12 @@ func TestEveryStopReason(t *testing.T) {
 	seen := map[StopReason]bool{}
 	fail := func(ctx context.Context) (int, error) { return 0, errors.New("x") }
 	synctest.Test(t, func(t *testing.T) {
-		quick := Backoff{Initial: time.Millisecond}
+		quick := headroom.Backoff{Initial: headroom.Duration(time.Millisecond)}
 		p, _ := New(Options{Retries: 1, Backoff: quick})
 		seen[Try(t.Context(), p, func(ctx context.Context) (int, error) { return 1, nil }).Stop] = true
 		seen[Try(t.Context(), p, fail).Stop] = true
 		seen[Try(t.Context(), p, func(ctx context.Context) (int, error) { return 0, &PermanentError{} }).Stop] = true
-		pd, _ := New(Options{Retries: 1, Timeout: time.Second, Backoff: Backoff{Initial: time.Hour}})
+		pd, _ := New(Options{Retries: 1, Timeout: headroom.Duration(time.Second), Backoff: headroom.Backoff{Initial: headroom.Duration(time.Hour)}})
 		seen[Try(t.Context(), pd, fail).Stop] = true
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
@@ -459,10 +461,11 @@ func TestEveryStopReason(t *testing.T) {
 		br, _ := NewBreaker(BreakerOptions{ConsecutiveFailures: 1, BreakDuration: time.Hour})
 		pb, _ := New(Options{Retries: 1, Backoff: quick, Breaker: br})
 		seen[Try(t.Context(), pb, fail).Stop] = true
-		bu, _ := NewBudget(BudgetOptions{TTL: time.Second})
+		bu, _ := NewBudget(BudgetOptions{TTL: time.Second, MinRetriesPerSecond: new(0), Ratio: new(0.0)})
 		pu, _ := New(Options{Retries: 1, Backoff: quick, Budget: bu})
 		seen[Try(t.Context(), pu, fail).Stop] = true
-		seen[Try(t.Context(), HTTP(WithRetries(-1)), fail).Stop] = true
+		invalid, _ := HTTP(WithRetries(-1))
+		seen[Try(t.Context(), invalid, fail).Stop] = true
 	})
 	for r := StopSucceeded; r <= StopInvalid; r++ {
 		if !seen[r] {
@@ -475,7 +478,7 @@ func TestBudgetDeniesRun(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		// A floor of 1 retry a second over 1 s, nothing from traffic: one
 		// retry in the window.
-		bu, _ := NewBudget(BudgetOptions{TTL: time.Second, MinRetriesPerSecond: 1})
+		bu, _ := NewBudget(BudgetOptions{TTL: time.Second, MinRetriesPerSecond: new(1), Ratio: new(0.0)})
 		p, _ := New(Options{Retries: 5, Budget: bu})
 		r := Try(t.Context(), p, func(ctx context.Context) (int, error) { return 0, errors.New("x") })
 		if r.Stop != StopBudgetExhausted || len(r.Attempts) != 2 {
@@ -514,9 +517,9 @@ func TestTelemetryOrder(t *testing.T) {
 func TestRefusalAtAttemptDeadlineIsSelfImposed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		br, _ := NewBreaker(BreakerOptions{ConsecutiveFailures: 1, BreakDuration: time.Minute})
-		bu, _ := NewBudget(BudgetOptions{TTL: 10 * time.Second, Ratio: 1})
-		p := HTTP(WithRetries(1), WithAttemptTimeout(time.Second), WithTimeout(time.Minute),
-			WithThrottledBackoff(Backoff{Initial: time.Millisecond}), WithBreaker(br), WithBudget(bu))
+		bu, _ := NewBudget(BudgetOptions{TTL: 10 * time.Second, MinRetriesPerSecond: new(0), Ratio: new(1.0)})
+		p := must(HTTP(WithRetries(1), WithAttemptTimeout(time.Second), WithTimeout(time.Minute),
+			WithThrottledBackoff(headroom.Backoff{Initial: headroom.Duration(time.Millisecond), Jitter: new(0.0)}), WithBreaker(br), WithBudget(bu)))
 		r := Try(t.Context(), p, func(ctx context.Context) (int, error) {
 			<-ctx.Done() // queued in our own limiter until the attempt's deadline
 			return 0, &waitRefusal{&limit.RateLimitedError{Limiter: "local", Reason: limit.ReasonDeadline}, ctx.Err()}
@@ -543,3 +546,57 @@ type waitRefusal struct {
 
 func (e *waitRefusal) Error() string   { return e.rl.Error() + ": " + e.ctx.Error() }
 func (e *waitRefusal) Unwrap() []error { return []error{e.rl, e.ctx} }
+
+// Every way a run meets its deadline gives an error that matches
+// context.DeadlineExceeded, and still the last attempt's error.
+func TestDeadlineErrorsMatchDeadlineExceeded(t *testing.T) {
+	throttled := &ThrottledError{RetryAfter: 7 * time.Second}
+	for _, c := range []struct {
+		name     string
+		ctx      func(context.Context) (context.Context, context.CancelFunc)
+		opts     []Option
+		fn       func(context.Context) (int, error)
+		stop     StopReason
+		attempts int
+		is       error // the attempt's error the run's must also match
+	}{
+		{"attempt timeout", nil, []Option{WithRetries(0), WithAttemptTimeout(time.Second)},
+			func(ctx context.Context) (int, error) { <-ctx.Done(); return 0, ctx.Err() }, StopAttemptsExhausted, 1, nil},
+		{"overall timeout in an attempt", nil, []Option{WithTimeout(2 * time.Second), WithAttemptTimeout(0)},
+			func(ctx context.Context) (int, error) { <-ctx.Done(); return 0, ctx.Err() }, StopDeadline, 1, nil},
+		{"overall timeout, fn ignores its context", nil, []Option{WithTimeout(2 * time.Second), WithAttemptTimeout(0)},
+			func(ctx context.Context) (int, error) { time.Sleep(3 * time.Second); return 0, throttled }, StopDeadline, 1, throttled},
+		{"next delay past the deadline", nil, []Option{WithTimeout(5 * time.Second)},
+			func(ctx context.Context) (int, error) { return 0, throttled }, StopDeadline, 1, throttled},
+		{"caller's deadline", func(ctx context.Context) (context.Context, context.CancelFunc) {
+			return context.WithTimeout(ctx, time.Second)
+		}, []Option{WithTimeout(0), WithAttemptTimeout(0)},
+			func(ctx context.Context) (int, error) { <-ctx.Done(); return 0, ctx.Err() }, StopDeadline, 1, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ctx := t.Context()
+				if c.ctx != nil {
+					var cancel context.CancelFunc
+					ctx, cancel = c.ctx(ctx)
+					defer cancel()
+				}
+				r := Try(ctx, must(HTTP(append(c.opts, WithBreaker(nil), WithBudget(nil))...)), c.fn)
+				if r.Stop != c.stop || len(r.Attempts) != c.attempts {
+					t.Fatalf("%s: stop %v after %d attempts; want %v after %d", c.name, r.Stop, len(r.Attempts), c.stop, c.attempts)
+				}
+				if !errors.Is(r.Err, context.DeadlineExceeded) {
+					t.Errorf("%s: err %v does not match context.DeadlineExceeded", c.name, r.Err)
+				}
+				if c.is != nil && !errors.Is(r.Err, c.is) {
+					t.Errorf("%s: err %v does not match the attempt's %v", c.name, r.Err, c.is)
+				}
+			})
+		})
+	}
+	var te *TimeoutError
+	if err := error(&TimeoutError{Timeout: time.Second, Err: context.DeadlineExceeded}); !errors.As(err, &te) ||
+		!errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("*TimeoutError %v does not match context.DeadlineExceeded", err)
+	}
+}

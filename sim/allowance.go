@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Allowance is the most units an ideal client could have had accepted over
+// allowance is the most units an ideal client could have had accepted over
 // the run, beginning with a fresh server: the yardstick of
 // Result.AllowanceShare, which, unlike Share, counts what each kind of
 // server lets through.
@@ -22,21 +22,11 @@ import (
 //
 // For the seeds' server and scenario it is the mean quota times the run,
 // 43,500 units, so AllowanceShare equals Share.
-func (c Config) Allowance() float64 {
+func (c Config) allowance() float64 {
 	c = c.Defaults()
-	s, sched := c.Server, c.Schedule()
-	quotaAt := func(t time.Duration) int {
-		q := sched[0].Units
-		for _, st := range sched[1:] {
-			if st.At > t {
-				break
-			}
-			q = st.Units
-		}
-		return q
-	}
+	s, sched := c.Server, c.schedule()
 	switch s.Kind {
-	case TokenBucket, LeakyBucket:
+	case kindTokenBucket, kindLeakyBucket:
 		refill := 0.0
 		for i, st := range sched {
 			end := c.Duration
@@ -47,7 +37,7 @@ func (c Config) Allowance() float64 {
 				refill += float64(st.Units) * float64(end-st.At) / float64(s.Window)
 			}
 		}
-		if s.Kind == LeakyBucket {
+		if s.Kind == kindLeakyBucket {
 			return float64(s.Burst+1) + refill
 		}
 		burst := s.Burst
@@ -59,7 +49,7 @@ func (c Config) Allowance() float64 {
 	windows := int64(math.Ceil(float64(c.Duration) / float64(s.Window)))
 	total := 0.0
 	for k := range windows {
-		total += float64(quotaAt(time.Duration(k) * s.Window))
+		total += float64(quotaAt(sched, time.Duration(k)*s.Window))
 	}
 	return total
 }

@@ -6,17 +6,21 @@ import (
 	"github.com/headroom-go/headroom/limit/adaptive"
 )
 
-// AdaptiveConcurrency is the latency-adaptive concurrency limit's engine
+// concurrencyMode is the latency-adaptive concurrency limit's engine
 // (adaptive.Concurrency) configured by c: each instance may have
 // its limit of requests in flight, learnt from their latency; a 429 is a
 // dropped call, the engine's queueing signal. Requests that do not fit wait
 // in a FIFO queue bounded as the adaptive rate limiter's is (500 requests,
 // 100 s). It counts requests, not units: it bounds what is in flight, not
 // the rate.
-func AdaptiveConcurrency(c adaptive.ConcurrencyConfig) Mode {
+func concurrencyMode(c adaptive.ConcurrencyConfig) Mode {
 	return Mode{Name: "adaptive concurrency", newLimiter: func(env limiterEnv) (limiter, error) {
-		return &concurrencyLimiter{core: adaptive.NewConcurrency(c),
-			queue: holdQueue{limit: adaptive.DefaultQueueLimit, maxWait: adaptive.DefaultMaxWait}}, nil
+		core, err := adaptive.NewConcurrency(c)
+		if err != nil {
+			return nil, err
+		}
+		rc := adaptive.DefaultRateConfig()
+		return &concurrencyLimiter{core: core, queue: holdQueue{limit: rc.QueueLimit, maxWait: rc.MaxWait}}, nil
 	}}
 }
 
@@ -39,7 +43,7 @@ func (l *concurrencyLimiter) poll(now time.Duration, out *pollOut) (time.Duratio
 	return l.queue.release(now, out, func(*request) (bool, time.Duration) { return l.core.TryAcquire(1), 0 })
 }
 
-func (l *concurrencyLimiter) feedback(now time.Duration, req *request, resp *Response) {
+func (l *concurrencyLimiter) feedback(now time.Duration, req *request, resp *response) {
 	if resp.Status == 200 {
 		l.core.Release(now, now-req.sent, 1)
 	} else {

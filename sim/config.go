@@ -4,14 +4,28 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
+
+	"github.com/headroom-go/headroom"
 )
 
-// Scenario names what happens to the quota and the instances during a run.
-type Scenario string
+// The scenarios (Config.Scenario): what happens to the quota and the
+// instances during a run.
+const (
+	// scenarioSteady keeps the quota and the instances as they start.
+	scenarioSteady = "steady"
+	// scenarioDrop lets another client take DropShare of the quota for
+	// DropFor from DropAt on (the seeds' scenario: half of it for 60 s
+	// after minute 5).
+	scenarioDrop = "drop"
+	// scenarioJoin adds one instance at JoinAt; every limiter takes its new
+	// share.
+	scenarioJoin = "join"
+)
 
-// Scenarios lists the scenarios, in the order the command shows them.
-var Scenarios = []Scenario{Steady, Drop, Join}
+// scenarios lists the scenarios, in the order the command shows them.
+var scenarios = []string{scenarioSteady, scenarioDrop, scenarioJoin}
 
 // Cost is one class of request in the demand: Units per request, drawn with
 // probability Weight/(sum of weights).
@@ -20,12 +34,12 @@ type Cost struct {
 	Weight float64
 }
 
-// DefaultCosts is the default mix of request costs: 55% cost 1, 35% cost 2,
+// defaultCosts is the default mix of request costs: 55% cost 1, 35% cost 2,
 // 10% cost 5, a mean of 1.75 units (SharePoint's resource units: 1 for a
 // single-item read, 2 for a multi-item query or a write, 5 for a permission
 // operation; its rule of thumb is about 2 a request). See docs/simulator.md
 // for why this mix.
-var DefaultCosts = []Cost{{1, 0.55}, {2, 0.35}, {5, 0.10}}
+var defaultCosts = []Cost{{1, 0.55}, {2, 0.35}, {5, 0.10}}
 
 // Latency is the one-way network delay, drawn uniformly from [Min, Max] for
 // each leg (client to API, API to client).
@@ -39,12 +53,12 @@ type Config struct {
 	Seed      uint64        // 42
 	Instances int           // 2 at the start
 	Quota     int           // 3,000 units per Server.Window (60 s)
-	Server    Server        // a sliding log of 60 s publishing draft-03 (Server.Defaults)
+	Server    Server        // a sliding log of 60 s publishing draft-03
 	Demand    float64       // 2,000 units a minute for each instance
 	Duration  time.Duration // 15 min
-	Scenario  Scenario      // Drop
+	Scenario  string        // drop; or steady, join
 
-	Costs    []Cost  // DefaultCosts
+	Costs    []Cost  // 55% cost 1, 35% cost 2, 10% cost 5
 	Latency  Latency // 20–60 ms each way
 	Attempts int     // 4: the first try and 3 retries
 
@@ -55,9 +69,9 @@ type Config struct {
 
 	// NoSeries skips the per-second time series.
 	NoSeries bool
-	// Trace, when set, sees every call the simulator makes on an engine
-	// core, with the core's rate after it.
-	Trace func(TraceEvent)
+	// trace, when set, sees every call the simulator makes on an engine
+	// core, with the core's rate after it: the tests replay the calls.
+	trace func(traceEvent)
 }
 
 // Defaults returns c with every zero field set to its default.
@@ -71,7 +85,7 @@ func (c Config) Defaults() Config {
 	if c.Quota == 0 {
 		c.Quota = 3000
 	}
-	c.Server = c.Server.Defaults()
+	c.Server = c.Server.defaults()
 	if c.Demand == 0 {
 		c.Demand = 2000
 	}
@@ -79,10 +93,10 @@ func (c Config) Defaults() Config {
 		c.Duration = 15 * time.Minute
 	}
 	if c.Scenario == "" {
-		c.Scenario = Drop
+		c.Scenario = scenarioDrop
 	}
 	if c.Costs == nil {
-		c.Costs = DefaultCosts
+		c.Costs = defaultCosts
 	}
 	if c.Latency == (Latency{}) {
 		c.Latency = Latency{Min: 20 * time.Millisecond, Max: 60 * time.Millisecond}
@@ -105,82 +119,96 @@ func (c Config) Defaults() Config {
 	return c
 }
 
-// Validate lists every problem with c (after Defaults) at once.
+// Validate lists every problem with c (after Defaults) at once, joined
+// with errors.Join; each is a *headroom.ConfigError, so that
+// errors.Is(err, headroom.ErrConfig) holds.
 func (c Config) Validate() error {
 	var errs []error
-	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf("sim: "+format, a...)) }
+	bad := func(field string, value any, want string) {
+		errs = append(errs, &headroom.ConfigError{Package: "sim", Field: field, Value: value, Want: want})
+	}
 	if c.Instances < 1 || c.Instances > 1000 {
-		bad("instances = %d: want 1 to 1000", c.Instances)
+		bad("Instances", c.Instances, "1 to 1000")
 	}
 	if c.Quota < 1 {
-		bad("quota = %d: want 1 or more units per window", c.Quota)
+		bad("Quota", c.Quota, "1 or more units per window")
 	}
 	if !(c.Demand > 0) || math.IsInf(c.Demand, 0) || c.Demand > 1e7 {
-		bad("demand = %v: want more than 0 and at most 10,000,000 units a minute", c.Demand)
+		bad("Demand", c.Demand, "more than 0 and at most 10,000,000 units a minute")
 	}
 	if c.Duration < time.Second || c.Duration > 24*time.Hour {
-		bad("duration = %v: want 1s to 24h", c.Duration)
+		bad("Duration", c.Duration, "1s to 24h")
 	}
-	switch c.Scenario {
-	case Steady, Drop, Join:
-	default:
-		bad("scenario = %q: want steady, drop or join", c.Scenario)
+	if !slices.Contains(scenarios, c.Scenario) {
+		bad("Scenario", c.Scenario, "steady, drop or join")
 	}
-	sum, maxCost := 0.0, 1
-	for _, k := range c.Costs {
-		maxCost = max(maxCost, k.Units)
-		if k.Units < 1 || !(k.Weight >= 0) || math.IsInf(k.Weight, 0) {
-			bad("cost %d with weight %v: want 1 or more units and a weight of 0 or more", k.Units, k.Weight)
-		}
-		sum += k.Weight
-	}
-	if !(sum > 0) {
-		bad("costs: want at least one cost with a weight above 0")
-	}
+	maxCost := c.validateCosts(bad)
 	if c.Latency.Min < 0 || c.Latency.Max < c.Latency.Min {
-		bad("latency %v–%v: want 0 <= min <= max", c.Latency.Min, c.Latency.Max)
+		bad("Latency", fmt.Sprintf("%v–%v", c.Latency.Min, c.Latency.Max), "0 <= Min <= Max")
 	}
 	if c.Attempts < 1 || c.Attempts > 100 {
-		bad("attempts = %d: want 1 to 100", c.Attempts)
+		bad("Attempts", c.Attempts, "1 to 100")
 	}
 	if !(c.DropShare >= 0 && c.DropShare < 1) {
-		bad("drop share = %v: want at least 0 and below 1", c.DropShare)
+		bad("DropShare", c.DropShare, "at least 0 and below 1")
 	}
-	if c.DropAt < 0 || c.DropFor < 0 || c.JoinAt < 0 {
-		bad("drop and join times must not be negative")
+	for _, t := range []struct {
+		field string
+		at    time.Duration
+	}{{"DropAt", c.DropAt}, {"DropFor", c.DropFor}, {"JoinAt", c.JoinAt}} {
+		if t.at < 0 {
+			bad(t.field, t.at, "0 or more")
+		}
 	}
 	if c.Quota >= 1 {
-		errs = append(errs, c.Server.validate(c.Schedule(), maxCost)...)
+		errs = append(errs, c.Server.validate(c.schedule(), maxCost)...)
 	}
 	// A scenario whose event falls after the end would print a scenario
 	// that never happened, and a recovery that cannot be measured.
 	switch {
-	case c.Scenario == Drop && c.DropAt+c.DropFor >= c.Duration:
-		bad("scenario drop takes the quota from %v to %v; duration %v ends first: want a duration above %v, or scenario steady",
-			c.DropAt, c.DropAt+c.DropFor, c.Duration, c.DropAt+c.DropFor)
-	case c.Scenario == Join && c.JoinAt >= c.Duration:
-		bad("scenario join adds an instance at %v; duration %v ends first: want a duration above %v, or scenario steady",
-			c.JoinAt, c.Duration, c.JoinAt)
+	case c.Scenario == scenarioDrop && c.DropAt+c.DropFor >= c.Duration:
+		bad("Duration", c.Duration, fmt.Sprintf("above %v, when scenario drop takes the quota from %v to %v; or scenario steady",
+			c.DropAt+c.DropFor, c.DropAt, c.DropAt+c.DropFor))
+	case c.Scenario == scenarioJoin && c.JoinAt >= c.Duration:
+		bad("Duration", c.Duration, fmt.Sprintf("above %v, when scenario join adds an instance then; or scenario steady", c.JoinAt))
 	}
 	return errors.Join(errs...)
 }
 
-// Schedule is the quota schedule of the scenario.
-func (c Config) Schedule() []QuotaStep {
-	s := []QuotaStep{{0, c.Quota}}
-	if c.Scenario == Drop {
+// validateCosts reports every bad cost, and returns the largest cost.
+func (c Config) validateCosts(bad func(field string, value any, want string)) (maxCost int) {
+	sum := 0.0
+	maxCost = 1
+	for i, k := range c.Costs {
+		maxCost = max(maxCost, k.Units)
+		if k.Units < 1 || !(k.Weight >= 0) || math.IsInf(k.Weight, 0) {
+			bad(fmt.Sprintf("Costs[%d]", i), fmt.Sprintf("%d units with weight %v", k.Units, k.Weight),
+				"1 or more units and a weight of 0 or more")
+		}
+		sum += k.Weight
+	}
+	if !(sum > 0) {
+		bad("Costs", "no weight above 0", "at least one cost with a weight above 0")
+	}
+	return maxCost
+}
+
+// schedule is the quota schedule of the scenario.
+func (c Config) schedule() []quotaStep {
+	s := []quotaStep{{0, c.Quota}}
+	if c.Scenario == scenarioDrop {
 		s = append(s,
-			QuotaStep{c.DropAt, c.Quota - int(math.Round(float64(c.Quota)*c.DropShare))},
-			QuotaStep{c.DropAt + c.DropFor, c.Quota})
+			quotaStep{c.DropAt, c.Quota - int(math.Round(float64(c.Quota)*c.DropShare))},
+			quotaStep{c.DropAt + c.DropFor, c.Quota})
 	}
 	return s
 }
 
-// MeanQuota is the time-weighted mean of the quota over the run, in units a
+// meanQuota is the time-weighted mean of the quota over the run, in units a
 // minute (the quota is per Server.Window).
-func (c Config) MeanQuota() float64 {
+func (c Config) meanQuota() float64 {
 	total := 0.0
-	s := c.Schedule()
+	s := c.schedule()
 	for i, step := range s {
 		end := c.Duration
 		if i+1 < len(s) {
@@ -190,5 +218,5 @@ func (c Config) MeanQuota() float64 {
 			total += float64(step.Units) * (end - step.At).Seconds()
 		}
 	}
-	return total / c.Duration.Seconds() * (float64(time.Minute) / float64(c.Server.Defaults().Window))
+	return total / c.Duration.Seconds() * (float64(time.Minute) / float64(c.Server.defaults().Window))
 }

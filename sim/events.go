@@ -1,8 +1,9 @@
 package sim
 
 import (
-	"container/heap"
 	"time"
+
+	"github.com/headroom-go/headroom/internal/eventqueue"
 )
 
 type eventKind uint8
@@ -17,7 +18,7 @@ const (
 	evSample                    // the per-second time series
 )
 
-// event is small and holds no pointer, so that the heap moves it cheaply;
+// event is small and holds no pointer, so that the queue moves it cheaply;
 // req indexes runner.reqs.
 type event struct {
 	at   time.Duration
@@ -27,55 +28,36 @@ type event struct {
 	kind eventKind
 }
 
-type eventQueue []event
-
-func (q eventQueue) Len() int { return len(q) }
-func (q eventQueue) Less(i, j int) bool {
-	if q[i].at != q[j].at {
-		return q[i].at < q[j].at
+// Before orders events by time, then in the order they were scheduled.
+func (e event) Before(o event) bool {
+	if e.at != o.at {
+		return e.at < o.at
 	}
-	return q[i].seq < q[j].seq
-}
-func (q eventQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *eventQueue) Push(x any)   { *q = append(*q, x.(event)) }
-func (q *eventQueue) Pop() any {
-	old := *q
-	e := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return e
+	return e.seq < o.seq
 }
 
 // loop is the virtual clock and the event queue.
 type loop struct {
 	now    time.Duration
 	seq    uint64
-	events eventQueue
+	events eventqueue.Queue[event]
 }
 
-// schedule and next use container/heap through Fix, which moves values
-// without boxing them in an interface (heap.Push and heap.Pop would
-// allocate for each event).
+// schedule queues e, at now at the earliest.
 func (l *loop) schedule(e event) {
 	if e.at < l.now {
 		e.at = l.now
 	}
 	l.seq++
 	e.seq = l.seq
-	l.events = append(l.events, e)
-	heap.Fix(&l.events, len(l.events)-1)
+	l.events.Push(e)
 }
 
+// next takes the first event off the queue and moves the clock to it.
 func (l *loop) next() (event, bool) {
-	n := len(l.events)
-	if n == 0 {
-		return event{}, false
+	e, ok := l.events.Pop()
+	if ok {
+		l.now = e.at
 	}
-	e := l.events[0]
-	l.events[0] = l.events[n-1]
-	l.events = l.events[:n-1]
-	if n > 1 {
-		heap.Fix(&l.events, 0)
-	}
-	l.now = e.at
-	return e, true
+	return e, ok
 }

@@ -11,7 +11,11 @@ import (
 // instances share a hidden quota of 3,000 units a minute; after minute 5
 // another client takes half of it for 60 s.
 func ExampleRun() {
-	res, err := sim.Run(sim.Config{NoSeries: true}, sim.CubicQuota())
+	mode, err := sim.ModeNamed("cubic+quota")
+	if err != nil {
+		panic(err)
+	}
+	res, err := sim.Run(sim.Config{NoSeries: true}, mode)
 	if err != nil {
 		panic(err)
 	}
@@ -26,7 +30,7 @@ func ExampleModeNamed() {
 	if err != nil {
 		panic(err)
 	}
-	res, err := sim.Run(sim.Config{Scenario: sim.Steady, Duration: 5 * time.Minute, NoSeries: true}, m)
+	res, err := sim.Run(sim.Config{Scenario: "steady", Duration: 5 * time.Minute, NoSeries: true}, m)
 	if err != nil {
 		panic(err)
 	}
@@ -34,15 +38,27 @@ func ExampleModeNamed() {
 	// Output: fixed rate: 1549 units a minute, 0 429s
 }
 
-// The model API alone: a quota of 10 units in any 60 s.
-func ExampleNewAPI() {
-	api := sim.NewAPI([]sim.QuotaStep{{At: 0, Units: 10}})
-	fmt.Println(api.Handle(0, 8).Status)
-	r := api.Handle(20*time.Second, 5)
-	fmt.Println(r.Status, r.RetryAfter)
-	fmt.Println(api.Handle(60*time.Second, 5).Status)
-	// Output:
-	// 200
-	// 429 40s
-	// 200
+// Another server, by the names the command's flags take: a token bucket of
+// 50 units a second that publishes draft-06 headers, for a minute.
+func ExampleServerKindNamed() {
+	kind, err := sim.ServerKindNamed("Token Bucket")
+	if err != nil {
+		panic(err)
+	}
+	publish, err := sim.PublishNamed("draft6")
+	if err != nil {
+		panic(err)
+	}
+	mode, err := sim.ModeNamed("cubic+quota")
+	if err != nil {
+		panic(err)
+	}
+	cfg := sim.Config{Scenario: "steady", Duration: time.Minute, Quota: 50, NoSeries: true,
+		Server: sim.Server{Kind: kind, Window: time.Second, Publish: publish}}
+	res, err := sim.Run(cfg, mode)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%s against a %s: %.0f%% of the allowance, %d 429s\n", res.Mode, cfg.Server, res.AllowanceShare*100, res.Throttled)
+	// Output: CUBIC + quota against a token bucket (burst a window), 1 s window, publishing draft-6: 97% of the allowance, 0 429s
 }

@@ -12,8 +12,8 @@ import (
 // guardKey is the one key the model API has.
 const guardKey = "api"
 
-// GuardOptions configures the quota-guard modes.
-type GuardOptions struct {
+// guardOptions configures the quota-guard modes.
+type guardOptions struct {
 	// Guard configures each instance's quota.Guard; the zero value is the
 	// library's defaults (a reserve of 2% of the published limit).
 	Guard quota.Options
@@ -22,7 +22,7 @@ type GuardOptions struct {
 	// and 100 s). A request beyond them is rejected.
 	QueueLimit int
 	MaxWait    time.Duration
-	// Cap, above 0, caps the rate limiter's rate in Combined with the
+	// Cap, above 0, caps the rate limiter's rate in combinedMode with the
 	// library's own feature: after each response the instance calls
 	// adaptive.Rate.SetPublishedLimit with the limit its guard knows
 	// (quota.State.PerMinute over CapWindow; 0 when the guard knows none),
@@ -38,12 +38,13 @@ type GuardOptions struct {
 	NoHold bool
 }
 
-func (o GuardOptions) defaults() GuardOptions {
+func (o guardOptions) defaults() guardOptions {
+	rc := adaptive.DefaultRateConfig()
 	if o.QueueLimit == 0 {
-		o.QueueLimit = adaptive.DefaultQueueLimit
+		o.QueueLimit = rc.QueueLimit
 	}
 	if o.MaxWait == 0 {
-		o.MaxWait = adaptive.DefaultMaxWait
+		o.MaxWait = rc.MaxWait
 	}
 	if o.CapWindow == 0 {
 		o.CapWindow = time.Minute
@@ -51,29 +52,29 @@ func (o GuardOptions) defaults() GuardOptions {
 	return o
 }
 
-// QuotaGuard is the "quota guard" mode: the model API publishes
+// quotaGuardMode is the "quota guard" mode: the model API publishes
 // RateLimit-Limit, -Remaining and -Reset (draft-03, as SharePoint sends them,
 // from 80% of the quota) and Retry-After, and each instance's quota.Guard
 // parses them from the real header values (Observe) and holds an attempt
 // while the remaining allowance less its cost is inside the reserve
-// (AdmitN), in a FIFO queue.
-func QuotaGuard(o GuardOptions) Mode {
+// (TryAcquireAt), in a FIFO queue.
+func quotaGuardMode(o guardOptions) Mode {
 	o = o.defaults()
-	return Mode{Name: "quota guard", Headers: true,
+	return Mode{Name: "quota guard", headers: true,
 		newLimiter: func(limiterEnv) (limiter, error) { return newGuardLimiter(o) }}
 }
 
-// Combined is the adaptive rate limiter (configured by c) with a quota guard
+// combinedMode is the adaptive rate limiter (configured by c) with a quota guard
 // behind it, in the order the httpx layers take: the rate limiter paces the
 // attempts, then the guard holds those that the published quota has no
 // room for (unless o.NoHold). With o.Cap the guard's published limit also
 // caps the rate (adaptive.Rate.SetPublishedLimit).
-func Combined(name string, c adaptive.RateConfig, o GuardOptions) Mode {
+func combinedMode(name string, c adaptive.RateConfig, o guardOptions) Mode {
 	o = o.defaults()
 	if o.Cap > 0 {
 		c.PublishedLimitFraction = o.Cap
 	}
-	return Mode{Name: name, Headers: true,
+	return Mode{Name: name, headers: true,
 		newLimiter: func(env limiterEnv) (limiter, error) {
 			g, err := newGuardLimiter(o)
 			if err != nil {
@@ -91,17 +92,18 @@ func Combined(name string, c adaptive.RateConfig, o GuardOptions) Mode {
 		}}
 }
 
-// CubicQuota is the "CUBIC + quota" mode, the combination the target search
-// found (docs/simulator.md): CUBIC with the library's defaults, its rate
-// capped at 98% of the quota the API publishes (adaptive.Rate's
-// SetPublishedLimit with the default PublishedLimitFraction, 1 − the
-// guard's default reserve of 2%), read by a quota.Guard that only parses
-// the headers and never holds an attempt.
-func CubicQuota() Mode {
-	return Combined("CUBIC + quota", withController(adaptive.Cubic{}), GuardOptions{Cap: adaptive.DefaultPublishedLimitFraction})
+// cubicQuotaMode is the "CUBIC + quota" mode, the combination the target
+// search found (docs/simulator.md) and the one httpx builds by default:
+// CUBIC with the library's defaults, its rate capped at 98% of the quota
+// the API publishes (adaptive.Rate's SetPublishedLimit with the default
+// PublishedLimitFraction, 1 − the guard's default reserve of 2%), read by
+// a quota.Guard behind it that also holds the attempts the published quota
+// has no room for.
+func cubicQuotaMode() Mode {
+	return combinedMode("CUBIC + quota", withController(adaptive.Cubic{}), guardOptions{Cap: adaptive.DefaultRateConfig().PublishedLimitFraction})
 }
 
-func newGuardLimiter(o GuardOptions) (*guardLimiter, error) {
+func newGuardLimiter(o guardOptions) (*guardLimiter, error) {
 	g, err := quota.New(o.Guard)
 	if err != nil {
 		return nil, err
@@ -123,7 +125,8 @@ func (l *guardLimiter) admit(now time.Duration, req *request) time.Duration {
 	if l.noHold {
 		return 0
 	}
-	return l.g.AdmitN(guardKey, epoch.Add(now), int64(req.cost))
+	_, d := l.g.TryAcquireAt(guardKey, int64(req.cost), epoch.Add(now))
+	return d
 }
 
 func (l *guardLimiter) acquire(now time.Duration, req *request) admit {
@@ -140,13 +143,13 @@ func (l *guardLimiter) poll(now time.Duration, out *pollOut) (time.Duration, boo
 	})
 }
 
-func (l *guardLimiter) feedback(now time.Duration, req *request, resp *Response) {
+func (l *guardLimiter) feedback(now time.Duration, req *request, resp *response) {
 	l.observe(now, req, resp, false)
 }
 
 // observe hands the guard req's response; paced says a rate limiter in
 // front of the guard answers its throttles (quota.Response.Paced).
-func (l *guardLimiter) observe(now time.Duration, req *request, resp *Response, paced bool) {
+func (l *guardLimiter) observe(now time.Duration, req *request, resp *response, paced bool) {
 	l.g.Observe(guardKey, quota.Response{Status: resp.Status, Header: resp.Header, Sent: epoch.Add(req.sent), Paced: paced}, epoch.Add(now))
 }
 
@@ -166,7 +169,7 @@ func (l *guardLimiter) setInstances(time.Duration, int) {}
 func (l *guardLimiter) rate(time.Duration) float64      { return 0 }
 func (l *guardLimiter) queued() int                     { return l.queue.len() }
 
-// rateThenGuard is Combined's limiter: a request passes the rate limiter
+// rateThenGuard is combinedMode's limiter: a request passes the rate limiter
 // (the pacer), then the guard.
 type rateThenGuard struct {
 	pacer *rateLimiter
@@ -214,7 +217,7 @@ func (c *rateThenGuard) poll(now time.Duration, out *pollOut) (time.Duration, bo
 // feedback reports to the guard first, then its published limit to the
 // rate core, then the response to the rate core: the cap is this
 // response's when the rate core hears of it.
-func (c *rateThenGuard) feedback(now time.Duration, req *request, resp *Response) {
+func (c *rateThenGuard) feedback(now time.Duration, req *request, resp *response) {
 	c.guard.observe(now, req, resp, true)
 	if c.capWindow > 0 {
 		perMinute, window := c.guard.published(now, c.capWindow)

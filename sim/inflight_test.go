@@ -14,12 +14,12 @@ type recorder struct {
 
 type heard struct {
 	sent, at time.Duration
-	resp     Response
+	resp     response
 }
 
 func (r *recorder) acquire(time.Duration, *request) admit              { return granted }
 func (r *recorder) poll(time.Duration, *pollOut) (time.Duration, bool) { return 0, false }
-func (r *recorder) feedback(now time.Duration, req *request, resp *Response) {
+func (r *recorder) feedback(now time.Duration, req *request, resp *response) {
 	r.heard = append(r.heard, heard{req.sent, now, *resp})
 }
 func (r *recorder) setInstances(time.Duration, int) {}
@@ -32,17 +32,17 @@ func (r *recorder) queued() int                     { return 0 }
 // delay, for a request nginx holds.
 func TestRequestsInFlight(t *testing.T) {
 	const leg = 25 * time.Millisecond
-	for _, k := range ServerKinds {
-		s := Server{Kind: k, Window: 10 * time.Second, Publish: PublishDraft6}
-		if k == LeakyBucket {
+	for _, k := range serverKinds {
+		s := Server{Kind: k, Window: 10 * time.Second, Publish: publishDraft6}
+		if k == kindLeakyBucket {
 			s.Burst = 20 // and nginx's default: every request of the excess delayed
 		}
 		var rec *recorder
-		mode := Mode{Name: "recorder", Headers: true, newLimiter: func(limiterEnv) (limiter, error) {
+		mode := Mode{Name: "recorder", headers: true, newLimiter: func(limiterEnv) (limiter, error) {
 			rec = &recorder{}
 			return rec, nil
 		}}
-		cfg := Config{Instances: 1, Scenario: Steady, Duration: time.Minute, Quota: 300, Server: s,
+		cfg := Config{Instances: 1, Scenario: scenarioSteady, Duration: time.Minute, Quota: 300, Server: s,
 			Latency: Latency{Min: leg, Max: leg}, Attempts: 1, NoSeries: true}
 		res, err := Run(cfg, mode)
 		if err != nil {
@@ -62,7 +62,7 @@ func TestRequestsInFlight(t *testing.T) {
 		if res.Sent < len(rec.heard) || len(rec.heard) < 1000 {
 			t.Errorf("%s: %d sent, %d heard", k, res.Sent, len(rec.heard))
 		}
-		if (k == LeakyBucket) != (delayed > 0) {
+		if (k == kindLeakyBucket) != (delayed > 0) {
 			t.Errorf("%s: %d responses delayed by the server", k, delayed)
 		}
 	}
@@ -72,26 +72,26 @@ func TestRequestsInFlight(t *testing.T) {
 // window kind's is the quota of every window the run starts; a bucket's is
 // its depth plus the refill.
 func TestAllowance(t *testing.T) {
-	if got := (Config{}).Allowance(); got != 43500 {
+	if got := (Config{}).allowance(); got != 43500 {
 		t.Errorf("seeds' allowance %v, want 43,500 (14 windows of 3,000 and one of 1,500)", got)
 	}
 	for _, c := range []struct {
 		s    Server
 		want float64
 	}{
-		{Server{Kind: FixedWindow, Window: 7 * time.Minute}, 3 * 100},             // 15 min: 3 windows started
-		{Server{Kind: SlidingCounter, Window: 10 * time.Second}, 90 * 100},        // 90 windows
-		{Server{Kind: TokenBucket, Window: 10 * time.Second}, 100 + 90*100},       // a window's burst and the refill
-		{Server{Kind: TokenBucket, Window: 10 * time.Second, Burst: 7}, 7 + 9000}, // burst 7
-		{Server{Kind: LeakyBucket, Window: 10 * time.Second, Burst: 7}, 8 + 9000}, // the one on schedule, and 7
+		{Server{Kind: kindFixedWindow, Window: 7 * time.Minute}, 3 * 100},             // 15 min: 3 windows started
+		{Server{Kind: kindSlidingCounter, Window: 10 * time.Second}, 90 * 100},        // 90 windows
+		{Server{Kind: kindTokenBucket, Window: 10 * time.Second}, 100 + 90*100},       // a window's burst and the refill
+		{Server{Kind: kindTokenBucket, Window: 10 * time.Second, Burst: 7}, 7 + 9000}, // burst 7
+		{Server{Kind: kindLeakyBucket, Window: 10 * time.Second, Burst: 7}, 8 + 9000}, // the one on schedule, and 7
 	} {
-		got := Config{Scenario: Steady, Quota: 100, Server: c.s}.Allowance()
+		got := Config{Scenario: scenarioSteady, Quota: 100, Server: c.s}.allowance()
 		if math.Abs(got-c.want) > 1e-9 {
-			t.Errorf("%v: allowance %v, want %v", c.s.Defaults(), got, c.want)
+			t.Errorf("%v: allowance %v, want %v", c.s.defaults(), got, c.want)
 		}
 	}
-	res, err := Run(Config{Scenario: Steady, Duration: 2 * time.Minute, NoSeries: true,
-		Server: Server{Kind: TokenBucket, Window: time.Second}, Quota: 50}, NoLimiter())
+	res, err := Run(Config{Scenario: scenarioSteady, Duration: 2 * time.Minute, NoSeries: true,
+		Server: Server{Kind: kindTokenBucket, Window: time.Second}, Quota: 50}, noLimiterMode())
 	if err != nil {
 		t.Fatal(err)
 	}

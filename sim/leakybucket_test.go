@@ -36,13 +36,13 @@ func TestLeakyBucketWorkedExamples(t *testing.T) {
 		// burst=0, nginx's default: one request per 1/rate, nothing more.
 		{"burst=0", Server{}, 10, 2, []want{{true, 0}, {false, 0}}},
 	} {
-		c.s.Kind, c.s.Window = LeakyBucket, time.Second
-		a, err := NewServerAPI(c.s, []QuotaStep{{0, c.quota}})
+		c.s.Kind, c.s.Window = kindLeakyBucket, time.Second
+		a, err := newServerAPI(c.s, []quotaStep{{0, c.quota}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i, w := range c.want {
-			r := a.Handle(time.Second, 1)
+			r := a.handle(time.Second, 1)
 			if (r.Status == 200) != w.ok || r.Delay != w.delay {
 				t.Errorf("%s: request %d: %d delayed %v, want accepted %v delayed %v", c.name, i+1, r.Status, r.Delay, w.ok, w.delay)
 			}
@@ -53,17 +53,17 @@ func TestLeakyBucketWorkedExamples(t *testing.T) {
 	// 1 s (excess 12); a second later 5 have leaked: one more goes at
 	// once (excess 8), the next is delayed 200 ms (excess 9), and four
 	// more fill the burst.
-	a, _ := NewServerAPI(Server{Kind: LeakyBucket, Window: time.Second, Burst: 12, Delay: 8}, []QuotaStep{{0, 5}})
+	a, _ := newServerAPI(Server{Kind: kindLeakyBucket, Window: time.Second, Burst: 12, Delay: 8}, []quotaStep{{0, 5}})
 	for range 13 {
-		a.Handle(time.Second, 1)
+		a.handle(time.Second, 1)
 	}
-	if r := a.Handle(2*time.Second, 1); r.Status != 200 || r.Delay != 0 {
+	if r := a.handle(2*time.Second, 1); r.Status != 200 || r.Delay != 0 {
 		t.Errorf("after a second: %d %v, want at once", r.Status, r.Delay)
 	}
-	if r := a.Handle(2*time.Second, 1); r.Status != 200 || r.Delay != 200*ms {
+	if r := a.handle(2*time.Second, 1); r.Status != 200 || r.Delay != 200*ms {
 		t.Errorf("then: %d %v, want 200 ms", r.Status, r.Delay)
 	}
-	if got := a.Used(2 * time.Second); got != 9 {
+	if got := a.used(2 * time.Second); got != 9 {
 		t.Errorf("excess %d, want 9", got)
 	}
 }
@@ -73,12 +73,12 @@ func TestLeakyBucketWorkedExamples(t *testing.T) {
 // 999.9 ms only 999.
 func TestLeakyBucketCountsWholeMilliseconds(t *testing.T) {
 	us := time.Microsecond
-	a, _ := NewServerAPI(Server{Kind: LeakyBucket, Window: time.Second}, []QuotaStep{{0, 1}})
-	a.Handle(400*us, 1)
-	if r := a.Handle(999900*us, 1); r.Status != 429 || r.RetryAfter != time.Second {
+	a, _ := newServerAPI(Server{Kind: kindLeakyBucket, Window: time.Second}, []quotaStep{{0, 1}})
+	a.handle(400*us, 1)
+	if r := a.handle(999900*us, 1); r.Status != 429 || r.RetryAfter != time.Second {
 		t.Errorf("999 ms later: %d %v, want 429 1s", r.Status, r.RetryAfter)
 	}
-	if r := a.Handle(1000300*us, 1); r.Status != 200 {
+	if r := a.handle(1000300*us, 1); r.Status != 200 {
 		t.Errorf("1000 ms later: %d, want 200", r.Status)
 	}
 	// A rate nginx writes in r/m is truncated: 30r/m is 500 thousandths a
@@ -98,11 +98,11 @@ func TestLeakyBucketCountsWholeMilliseconds(t *testing.T) {
 // of d whole milliseconds never exceed burst + rate × d.
 func TestLeakyBucketIsNginx(t *testing.T) {
 	for _, s := range []Server{{Burst: 0}, {Burst: 4}, {Burst: 10, NoDelay: true}, {Burst: 10, Delay: 3}} {
-		s.Kind, s.Window = LeakyBucket, 3*time.Second
+		s.Kind, s.Window = kindLeakyBucket, 3*time.Second
 		for seed := range uint64(20) {
 			const quota = 20 // 6.666 units a second: nginx's rate 6666
 			in := traffic(seed, 2*time.Minute, s.Window, 3)
-			out := feed(t, s, []QuotaStep{{0, quota}}, in)
+			out := feed(t, s, []quotaStep{{0, quota}}, in)
 			rate := int64(quota) * 1000 * 1000 / 3000 // thousandths a second, truncated
 			var excess, last int64
 			fresh := true
@@ -158,11 +158,11 @@ func TestLeakyBucketReset(t *testing.T) {
 		unit        bool
 		reset, left string
 	}{{false, "3", "0"}, {true, "1", "0"}} {
-		a, _ := NewServerAPI(Server{Kind: LeakyBucket, Window: time.Second, Burst: 3, NoDelay: true, UnitReset: c.unit, Publish: PublishDraft6}, []QuotaStep{{0, 1}})
-		a.Publish = true
-		var r Response
+		a, _ := newServerAPI(Server{Kind: kindLeakyBucket, Window: time.Second, Burst: 3, NoDelay: true, UnitReset: c.unit, Publish: publishDraft6}, []quotaStep{{0, 1}})
+		a.publish = true
+		var r response
 		for range 4 {
-			r = a.Handle(0, 1)
+			r = a.handle(0, 1)
 		}
 		if r.Status != 200 || r.Header.Get("RateLimit-Reset") != c.reset || r.Header.Get("RateLimit-Remaining") != c.left {
 			t.Errorf("unit %v: %d %v, want reset %s", c.unit, r.Status, r.Header, c.reset)

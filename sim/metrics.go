@@ -17,8 +17,9 @@ type Result struct {
 	// Share is Throughput / MeanQuota.
 	Share float64
 	// Allowance is the most units an ideal client could have had accepted
-	// (Config.Allowance), and AllowanceShare is Accepted / Allowance: the
-	// share that counts a bucket's burst and the windows a run starts.
+	// from a fresh server of the kind (docs/simulator.md, "The
+	// allowance"), and AllowanceShare is Accepted / Allowance: the share
+	// that counts a bucket's burst and the windows a run starts.
 	Allowance      float64
 	AllowanceShare float64
 	// Throttled counts the 429 responses.
@@ -54,7 +55,7 @@ type Sample struct {
 	At        time.Duration // the start of the second
 	Rate      float64       // the sum of the instances' rates at At, units a minute (0 without a rate)
 	Quota     int           // the quota in force at At, units per window
-	Used      int           // what the API's limiter counts against it at At (API.Used)
+	Used      int           // what the API's limiter counts against it at At
 	Queued    int           // requests waiting in the limiters at At
 	Accepted  int           // units accepted during the second
 	Throttled int           // 429s during the second
@@ -88,7 +89,7 @@ func (r *runner) finish() {
 			res.Series[i].Throttled = r.thr[sec]
 		}
 	}
-	if cfg.Scenario == Drop && cfg.DropShare > 0 {
+	if cfg.Scenario == scenarioDrop && cfg.DropShare > 0 {
 		res.Recovery, res.HasRecovery = recovery(r.acc, cfg.DropAt, cfg.DropAt+cfg.DropFor)
 	}
 }

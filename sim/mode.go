@@ -9,14 +9,14 @@ import (
 )
 
 // A Mode is a way for the clients to hold themselves back: each instance
-// gets its own limiter from the mode. Build one with the mode constructors
-// (NoLimiter, FixedRate, AIMD, CUBIC, QuotaGuard, ...); every limiter they
-// build is one of the library's engine cores, driven on virtual time.
+// gets its own limiter from the mode, one of the library's engine cores
+// driven on virtual time. Modes lists them and ModeNamed finds one by name;
+// the zero Mode has no limiter, and Run refuses it.
 type Mode struct {
 	// Name is how the table and the -modes flag call the mode.
 	Name string
-	// Headers makes the model API publish its rate-limit headers.
-	Headers bool
+	// headers makes the model API publish its rate-limit headers.
+	headers bool
 
 	newLimiter func(env limiterEnv) (limiter, error)
 }
@@ -26,7 +26,7 @@ type limiterEnv struct {
 	now       time.Duration
 	instances int
 	inst      int
-	trace     func(TraceEvent)
+	trace     func(traceEvent)
 }
 
 type admit uint8
@@ -53,7 +53,7 @@ type limiter interface {
 	// be polled (ok false: only a new event can change anything).
 	poll(now time.Duration, out *pollOut) (next time.Duration, ok bool)
 	// feedback reports the API's answer to an attempt this limiter sent.
-	feedback(now time.Duration, req *request, resp *Response)
+	feedback(now time.Duration, req *request, resp *response)
 	// setInstances tells the limiter how many instances share the budget.
 	setInstances(now time.Duration, n int)
 	// rate is this instance's rate at now, units a minute (0: none).
@@ -62,9 +62,9 @@ type limiter interface {
 	queued() int
 }
 
-// NoLimiter is the "no limiter" mode: every attempt goes at once, and only
+// noLimiterMode is the "no limiter" mode: every attempt goes at once, and only
 // the retry handler (Retry-After, 4 attempts) holds the clients back.
-func NoLimiter() Mode {
+func noLimiterMode() Mode {
 	return Mode{Name: "no limiter", newLimiter: func(limiterEnv) (limiter, error) { return noLimiter{}, nil }}
 }
 
@@ -72,56 +72,40 @@ type noLimiter struct{}
 
 func (noLimiter) acquire(time.Duration, *request) admit              { return granted }
 func (noLimiter) poll(time.Duration, *pollOut) (time.Duration, bool) { return 0, false }
-func (noLimiter) feedback(time.Duration, *request, *Response)        {}
+func (noLimiter) feedback(time.Duration, *request, *response)        {}
 func (noLimiter) setInstances(time.Duration, int)                    {}
 func (noLimiter) rate(time.Duration) float64                         { return 0 }
 func (noLimiter) queued() int                                        { return 0 }
 
-// ModeNames lists the names DefaultModes uses, in table order.
-func ModeNames() []string {
+// modeNames lists the names of Modes, in table order.
+func modeNames() []string {
 	var s []string
-	for _, m := range DefaultModes() {
+	for _, m := range Modes() {
 		s = append(s, m.Name)
 	}
 	return s
 }
 
-// ModeNamed returns the default mode called name; a case-insensitive match
-// that ignores spaces, dashes and underscores ("no-limiter", "fixed_rate").
+// ModeNamed returns the mode called name, ignoring case, spaces, dashes and
+// underscores ("no-limiter", "fixed_rate", "CUBIC+quota"); the names are
+// those of Modes.
 func ModeNamed(name string) (Mode, error) {
 	key := normalize(name)
-	for _, m := range DefaultModes() {
+	for _, m := range Modes() {
 		if normalize(m.Name) == key {
 			return m, nil
 		}
 	}
-	return Mode{}, fmt.Errorf("sim: unknown mode %q; want one of: %s", name, strings.Join(ModeNames(), ", "))
+	return Mode{}, fmt.Errorf("sim: unknown mode %q; want one of: %s", name, strings.Join(modeNames(), ", "))
 }
 
-func normalize(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch r {
-		case ' ', '-', '_':
-			return -1
-		}
-		if 'A' <= r && r <= 'Z' {
-			return r + 'a' - 'A'
-		}
-		return r
-	}, s)
-}
-
-// DefaultModes is every mode the command compares, in table order.
-func DefaultModes() []Mode {
-	return []Mode{NoLimiter(), FixedRate(FixedRateUnitsPerMinute), AIMD(adaptive.AIMD{}), CUBIC(adaptive.Cubic{}),
-		AdaptiveConcurrency(adaptive.ConcurrencyConfig{}),
-		QuotaGuard(GuardOptions{}),
-		CubicQuota(),
+// Modes is every mode, in the order the command's table shows them: no
+// limiter, fixed rate, AIMD, CUBIC, adaptive concurrency, quota guard and
+// CUBIC + quota (docs/simulator.md describes each).
+func Modes() []Mode {
+	return []Mode{noLimiterMode(), fixedRateMode(fixedRateUnitsPerMinute), aimdMode(adaptive.AIMD{}), cubicMode(adaptive.Cubic{}),
+		concurrencyMode(adaptive.ConcurrencyConfig{}),
+		quotaGuardMode(guardOptions{}),
+		cubicQuotaMode(),
 	}
-}
-
-func withController(c adaptive.RateController) adaptive.RateConfig {
-	cfg := adaptive.DefaultRateConfig()
-	cfg.Controller = c
-	return cfg
 }

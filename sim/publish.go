@@ -59,17 +59,17 @@ func epochSeconds(t time.Duration, ceil bool) int64 {
 // headers writes what the server publishes about a request decided as d,
 // whose response leaves at sent, under quota q; nil when it publishes
 // nothing on this response.
-func (a *API) headers(sent time.Duration, q int, d *decision, retryAfter time.Duration) http.Header {
+func (a *modelAPI) headers(sent time.Duration, q int, d *decision, retryAfter time.Duration) http.Header {
 	var h http.Header
 	switch a.server.Publish {
-	case PublishNone:
+	case publishNone:
 		return nil
-	case PublishRetryAfter:
+	case publishRetryAfter:
 		if retryAfter > 0 {
 			h = make(http.Header, 1)
 		}
-	case PublishDraft3:
-		if float64(q-d.remaining) >= a.PublishAt*float64(q) {
+	case publishDraft3:
+		if float64(q-d.remaining) >= a.publishAt*float64(q) {
 			reset := retryAfter // SharePoint makes them match on a 429
 			if reset == 0 {
 				reset = wholeSeconds(d.resetAt - sent)
@@ -81,7 +81,7 @@ func (a *API) headers(sent time.Duration, q int, d *decision, retryAfter time.Du
 		} else if retryAfter > 0 {
 			h = make(http.Header, 1)
 		}
-	case PublishDraft6:
+	case publishDraft6:
 		h = make(http.Header, 5)
 		h.Set("RateLimit-Policy", strconv.Itoa(q)+";w="+strconv.FormatInt(ceilSeconds(a.server.Window), 10))
 		h.Set("RateLimit-Limit", strconv.Itoa(q))
@@ -89,7 +89,7 @@ func (a *API) headers(sent time.Duration, q int, d *decision, retryAfter time.Du
 		if s := ceilSeconds(d.resetAt - sent); s > 0 {
 			h.Set("RateLimit-Reset", strconv.FormatInt(s, 10))
 		}
-	case PublishXRateLimit:
+	case publishXRateLimit:
 		h = make(http.Header, 5)
 		h.Set("X-RateLimit-Limit", strconv.Itoa(q))
 		h.Set("X-RateLimit-Remaining", strconv.Itoa(d.remaining))

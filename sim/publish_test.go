@@ -5,20 +5,20 @@ import (
 	"time"
 )
 
-func handleAll(t *testing.T, s Server, quota int, reqs ...arrival) []Response {
+func handleAll(t *testing.T, s Server, quota int, reqs ...arrival) []response {
 	t.Helper()
-	return feed(t, s, []QuotaStep{{0, quota}}, reqs)
+	return feed(t, s, []quotaStep{{0, quota}}, reqs)
 }
 
 func TestPublishNoneSaysNothing(t *testing.T) {
-	out := handleAll(t, Server{Kind: FixedWindow, Window: 10 * time.Second, Publish: PublishNone}, 1, arrival{0, 1}, arrival{time.Second, 1})
+	out := handleAll(t, Server{Kind: kindFixedWindow, Window: 10 * time.Second, Publish: publishNone}, 1, arrival{0, 1}, arrival{time.Second, 1})
 	if out[1].Status != 429 || out[1].RetryAfter != 0 || out[0].Header != nil || out[1].Header != nil {
 		t.Errorf("none: %+v %+v, want a bare 429", out[0], out[1])
 	}
 }
 
 func TestPublishRetryAfterOnlyOnA429(t *testing.T) {
-	out := handleAll(t, Server{Kind: FixedWindow, Window: 10 * time.Second, Publish: PublishRetryAfter}, 1,
+	out := handleAll(t, Server{Kind: kindFixedWindow, Window: 10 * time.Second, Publish: publishRetryAfter}, 1,
 		arrival{0, 1}, arrival{1500 * time.Millisecond, 1})
 	if out[0].Header != nil {
 		t.Errorf("200: %v, want no headers", out[0].Header)
@@ -33,7 +33,7 @@ func TestPublishRetryAfterOnlyOnA429(t *testing.T) {
 // seconds rounded up (express-rate-limit: Math.ceil), and a reset of 0 is
 // left out.
 func TestPublishDraft6Rounding(t *testing.T) {
-	out := handleAll(t, Server{Kind: FixedWindow, Window: 1500 * time.Millisecond, Aligned: true, Publish: PublishDraft6}, 4,
+	out := handleAll(t, Server{Kind: kindFixedWindow, Window: 1500 * time.Millisecond, Aligned: true, Publish: publishDraft6}, 4,
 		arrival{100 * time.Millisecond, 3}, arrival{1499 * time.Millisecond, 2})
 	h := out[0].Header
 	if h.Get("RateLimit-Policy") != "4;w=2" || h.Get("RateLimit-Limit") != "4" || h.Get("RateLimit-Remaining") != "1" || h.Get("RateLimit-Reset") != "2" {
@@ -44,7 +44,7 @@ func TestPublishDraft6Rounding(t *testing.T) {
 		t.Errorf("429 1 ms before the end: %d %v; want reset and Retry-After 1", out[1].Status, h)
 	}
 	// A token bucket that is full has nothing to reset: no field.
-	out = handleAll(t, Server{Kind: TokenBucket, Window: time.Second, Publish: PublishDraft6}, 5, arrival{0, 0})
+	out = handleAll(t, Server{Kind: kindTokenBucket, Window: time.Second, Publish: publishDraft6}, 5, arrival{0, 0})
 	if _, ok := out[0].Header["Ratelimit-Reset"]; ok {
 		t.Errorf("full bucket: %v, want no RateLimit-Reset", out[0].Header)
 	}
@@ -59,7 +59,7 @@ func TestPublishXRateLimitEpoch(t *testing.T) {
 		ceil bool
 		want string
 	}{{false, "1767225611"}, {true, "1767225612"}} {
-		out := handleAll(t, Server{Kind: FixedWindow, Window: 10 * time.Second, Publish: PublishXRateLimit, EpochCeil: c.ceil}, 5, arrival{at, 2})
+		out := handleAll(t, Server{Kind: kindFixedWindow, Window: 10 * time.Second, Publish: publishXRateLimit, EpochCeil: c.ceil}, 5, arrival{at, 2})
 		h := out[0].Header
 		if h.Get("X-RateLimit-Reset") != c.want || h.Get("X-RateLimit-Limit") != "5" || h.Get("X-RateLimit-Remaining") != "3" ||
 			h.Get("Date") != "Thu, 01 Jan 2026 00:00:01 GMT" {
@@ -71,7 +71,7 @@ func TestPublishXRateLimitEpoch(t *testing.T) {
 // TestPublishDraft3AsSharePoint: nothing below 80% of the quota; from it
 // the bare trio with no window; on a 429 the reset equals Retry-After.
 func TestPublishDraft3AsSharePoint(t *testing.T) {
-	out := handleAll(t, Server{Kind: TokenBucket, Window: 10 * time.Second, Publish: PublishDraft3}, 10,
+	out := handleAll(t, Server{Kind: kindTokenBucket, Window: 10 * time.Second, Publish: publishDraft3}, 10,
 		arrival{0, 7}, arrival{0, 1}, arrival{0, 3})
 	if out[0].Header != nil {
 		t.Errorf("70%% used: %v, want nothing", out[0].Header)
@@ -88,12 +88,12 @@ func TestPublishDraft3AsSharePoint(t *testing.T) {
 // are written when the response leaves: relative values count from then,
 // and the Date is then.
 func TestPublishAfterTheServersDelay(t *testing.T) {
-	s := Server{Kind: LeakyBucket, Window: time.Second, Burst: 5, Publish: PublishXRateLimit}
+	s := Server{Kind: kindLeakyBucket, Window: time.Second, Burst: 5, Publish: publishXRateLimit}
 	out := handleAll(t, s, 1, arrival{0, 1}, arrival{0, 1}, arrival{0, 1})
 	if out[2].Delay != 2*time.Second || out[2].Header.Get("Date") != "Thu, 01 Jan 2026 00:00:02 GMT" {
 		t.Errorf("held 2 s: delay %v, %v", out[2].Delay, out[2].Header)
 	}
-	s.Publish = PublishDraft6
+	s.Publish = publishDraft6
 	out = handleAll(t, s, 1, arrival{0, 1}, arrival{0, 1}, arrival{0, 1})
 	// Excess 2 leaks away at 2 s, when the response leaves: no reset left.
 	if got := out[2].Header.Get("RateLimit-Reset"); got != "" {

@@ -1,137 +1,77 @@
 package sim
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/bits"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/headroom-go/headroom"
 )
-
-// ServerKind names an algorithm a server limits with; the names are the
-// acceptance suite's.
-type ServerKind string
-
-// The kinds of server-side limiter the model API can be.
-const (
-	// FixedWindow counts the units of each window and gives them all back
-	// at its end (express-rate-limit, ulule/limiter, envoyproxy/ratelimit).
-	FixedWindow ServerKind = "fixed-window"
-	// SlidingLog keeps every accepted request until it leaves the window:
-	// at most the quota in any window (the seeds' model, SharePoint).
-	SlidingLog ServerKind = "sliding-log"
-	// SlidingCounter counts this window and weighs the last one by the part
-	// of it still inside the window (go-chi/httprate, Cloudflare, HAProxy's
-	// freq_ctr).
-	SlidingCounter ServerKind = "sliding-counter"
-	// TokenBucket is a bucket of Burst units refilled at the quota per
-	// window, or GCRA, which admits the same requests (x/time/rate-based
-	// servers, tollbooth, go-redis/redis_rate).
-	TokenBucket ServerKind = "token-bucket"
-	// LeakyBucket is nginx's limit_req: an excess that leaks at the rate,
-	// up to Burst, served at once (NoDelay), after a delay, or in part
-	// (Delay).
-	LeakyBucket ServerKind = "leaky-bucket"
-)
-
-// ServerKinds lists the kinds, in the order the command shows them.
-var ServerKinds = []ServerKind{FixedWindow, SlidingLog, SlidingCounter, TokenBucket, LeakyBucket}
-
-// ServerKindNamed finds a kind by name, ignoring case, spaces, dashes and
-// underscores; "fixed" is FixedWindow.
-func ServerKindNamed(name string) (ServerKind, error) {
-	key := normalize(name)
-	if key == "fixed" {
-		return FixedWindow, nil
-	}
-	for _, k := range ServerKinds {
-		if normalize(string(k)) == key {
-			return k, nil
-		}
-	}
-	return "", fmt.Errorf("sim: unknown server %q; want one of: %s", name, joinNames(ServerKinds))
-}
-
-// takesBurst reports whether the kind has a bucket whose depth Burst sets.
-func (k ServerKind) takesBurst() bool { return k == TokenBucket || k == LeakyBucket }
-
-// Publish says what the model API tells its clients about its limit.
-type Publish string
-
-// What a server can publish. Every one but PublishNone sends Retry-After
-// on a 429, in whole seconds rounded up (RFC 9110 §10.2.3 delay-seconds).
-const (
-	// PublishNone sends nothing, not even Retry-After (nginx's limit_req).
-	PublishNone Publish = "none"
-	// PublishRetryAfter sends Retry-After on a 429 and nothing else.
-	PublishRetryAfter Publish = "retry-after"
-	// PublishDraft6 sends RateLimit-Limit, RateLimit-Remaining,
-	// RateLimit-Reset (delay-seconds, rounded up, left out when 0) and
-	// RateLimit-Policy "limit;w=window seconds" on every response, as
-	// express-rate-limit's standardHeaders "draft-6" does
-	// (draft-ietf-httpapi-ratelimit-headers-06).
-	PublishDraft6 Publish = "draft-6"
-	// PublishDraft3 sends RateLimit-Limit, -Remaining and -Reset with no
-	// window, and only once PublishAt of the quota is used; on a 429 Reset
-	// equals Retry-After. SharePoint Online sends them so ("based on
-	// draft-03"), and the seeds' model API does.
-	PublishDraft3 Publish = "draft-3"
-	// PublishXRateLimit sends X-RateLimit-Limit, -Remaining and -Reset as
-	// epoch seconds, with a Date header, on every response (ulule/limiter,
-	// go-chi/httprate, express-rate-limit's legacyHeaders).
-	PublishXRateLimit Publish = "x-ratelimit"
-)
-
-// Publishes lists what a server can publish, in the order the command shows
-// them.
-var Publishes = []Publish{PublishNone, PublishRetryAfter, PublishDraft6, PublishDraft3, PublishXRateLimit}
-
-// PublishNamed finds a Publish by name, ignoring case, spaces, dashes and
-// underscores ("draft6", "x_ratelimit").
-func PublishNamed(name string) (Publish, error) {
-	key := normalize(name)
-	for _, p := range Publishes {
-		if normalize(string(p)) == key {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("sim: unknown publish %q; want one of: %s", name, joinNames(Publishes))
-}
-
-func joinNames[T ~string](names []T) string {
-	s := make([]string, len(names))
-	for i, n := range names {
-		s[i] = string(n)
-	}
-	return strings.Join(s, ", ")
-}
 
 // Server describes the model API's limiter: its kind, its window, what it
 // publishes. The quota — units per Window — comes from the schedule
-// (Config.Quota and the scenario). The zero value, after Defaults, is the
-// seeds' server: a sliding log of 60 s that publishes draft-03 headers from
-// 80% of the quota.
+// (Config.Quota and the scenario). The zero value is the seeds' server: a
+// sliding log of 60 s that publishes draft-03 headers from 80% of the
+// quota.
+//
+// Kind is one of ServerKinds (ServerKindNamed reads looser spellings):
+//
+//   - "fixed-window" counts the units of each window and gives them all
+//     back at its end (express-rate-limit, ulule/limiter,
+//     envoyproxy/ratelimit);
+//   - "sliding-log" keeps every accepted request until it leaves the
+//     window: at most the quota in any window (the seeds' model,
+//     SharePoint);
+//   - "sliding-counter" counts this window and weighs the last one by the
+//     part of it still inside the window (go-chi/httprate, Cloudflare,
+//     HAProxy's freq_ctr);
+//   - "token-bucket" is a bucket of Burst units refilled at the quota per
+//     window, or GCRA, which admits the same requests (x/time/rate-based
+//     servers, tollbooth, go-redis/redis_rate);
+//   - "leaky-bucket" is nginx's limit_req: an excess that leaks at the
+//     rate, up to Burst, served at once (NoDelay), after a delay, or in
+//     part (Delay).
+//
+// Publish is one of Publishes (PublishNamed reads looser spellings). Every
+// one but "none" sends Retry-After on a 429, in whole seconds rounded up
+// (RFC 9110 §10.2.3 delay-seconds):
+//
+//   - "none" sends nothing, not even Retry-After (nginx's limit_req);
+//   - "retry-after" sends Retry-After on a 429 and nothing else;
+//   - "draft-6" sends RateLimit-Limit, RateLimit-Remaining,
+//     RateLimit-Reset (delay-seconds, rounded up, left out when 0) and
+//     RateLimit-Policy "limit;w=window seconds" on every response, as
+//     express-rate-limit's standardHeaders "draft-6" does
+//     (draft-ietf-httpapi-ratelimit-headers-06);
+//   - "draft-3" sends RateLimit-Limit, -Remaining and -Reset with no
+//     window, and only once 80% of the quota is used; on a 429 Reset
+//     equals Retry-After. SharePoint Online sends them so ("based on
+//     draft-03"), and the seeds' model API does;
+//   - "x-ratelimit" sends X-RateLimit-Limit, -Remaining and -Reset as
+//     epoch seconds, with a Date header, on every response (ulule/limiter,
+//     go-chi/httprate, express-rate-limit's legacyHeaders).
 type Server struct {
-	Kind   ServerKind    // SlidingLog
+	Kind   string        // "sliding-log"
 	Window time.Duration // 60 s; 1 s to 24 h
 
-	// Burst is the depth of a bucket. TokenBucket: its capacity in units
+	// Burst is the depth of a bucket. token-bucket: its capacity in units
 	// (0: the first step's quota, a window's worth, as redis_rate's
 	// PerSecond and PerMinute set it); the quota schedule changes the
-	// refill rate, never the capacity. LeakyBucket: nginx's burst, the
+	// refill rate, never the capacity. leaky-bucket: nginx's burst, the
 	// excess it takes beyond the rate (0, nginx's default). Other kinds
 	// have no bucket: 0.
 	Burst int
 	// NoDelay and Delay are nginx's limit_req nodelay and delay=
-	// (LeakyBucket only): with neither, every request of the excess is
+	// (leaky-bucket only): with neither, every request of the excess is
 	// delayed until it conforms to the rate; NoDelay serves the excess at
 	// once; Delay serves the first Delay units of it at once and delays the
 	// rest.
 	NoDelay bool
 	Delay   int
-	// Aligned makes a FixedWindow's windows multiples of Window from the
+	// Aligned makes a fixed window's windows multiples of Window from the
 	// start of the run (envoyproxy/ratelimit); otherwise a window starts
 	// with the first request after the last one ended (express-rate-limit's
 	// MemoryStore, ulule/limiter, Redis INCR with EXPIRE).
@@ -141,52 +81,49 @@ type Server struct {
 	// redis_rate's ResetAfter and OpenAI's reset headers count it.
 	UnitReset bool
 
-	// Publish is what the API tells its clients (PublishDraft3).
-	Publish Publish
-	// EpochCeil rounds PublishXRateLimit's reset up to the next epoch
+	// Publish is what the API tells its clients ("draft-3").
+	Publish string
+	// EpochCeil rounds x-ratelimit's reset up to the next epoch
 	// second, as express-rate-limit does (Math.ceil); otherwise it is
 	// rounded down, as Go's time.Unix gives it to ulule/limiter and
 	// go-chi/httprate.
 	EpochCeil bool
 }
 
-// Defaults returns s with its zero fields set to their defaults.
-func (s Server) Defaults() Server {
+// defaults returns s with its zero fields set to their defaults.
+func (s Server) defaults() Server {
 	if s.Kind == "" {
-		s.Kind = SlidingLog
+		s.Kind = kindSlidingLog
 	}
 	if s.Window == 0 {
-		s.Window = Window
+		s.Window = defaultWindow
 	}
 	if s.Publish == "" {
-		s.Publish = PublishDraft3
+		s.Publish = publishDraft3
 	}
 	return s
 }
 
-// IsSeeds reports whether s (after Defaults) is the seeds' server.
-func (s Server) IsSeeds() bool { return s == Server{}.Defaults() }
-
-// String describes s (after Defaults): "token bucket (burst 500), 10 s
+// String describes s (after Config.Defaults): "token bucket (burst 500), 10 s
 // window, publishing draft-6".
 func (s Server) String() string {
 	var b strings.Builder
-	b.WriteString(strings.ReplaceAll(string(s.Kind), "-", " "))
+	b.WriteString(strings.ReplaceAll(s.Kind, "-", " "))
 	switch s.Kind {
-	case FixedWindow:
+	case kindFixedWindow:
 		if s.Aligned {
 			b.WriteString(" (aligned)")
 		} else {
 			b.WriteString(" (from the first request)")
 		}
-	case TokenBucket:
+	case kindTokenBucket:
 		if s.Burst > 0 {
 			fmt.Fprintf(&b, " (burst %d", s.Burst)
 		} else {
 			b.WriteString(" (burst a window")
 		}
 		b.WriteString(s.resetNote())
-	case LeakyBucket:
+	case kindLeakyBucket:
 		fmt.Fprintf(&b, " (burst %d", s.Burst)
 		switch {
 		case s.NoDelay:
@@ -197,7 +134,7 @@ func (s Server) String() string {
 		b.WriteString(s.resetNote())
 	}
 	fmt.Fprintf(&b, ", %s window, publishing %s", humanWindow(s.Window), s.Publish)
-	if s.Publish == PublishXRateLimit && s.EpochCeil {
+	if s.Publish == publishXRateLimit && s.EpochCeil {
 		b.WriteString(" (reset rounded up)")
 	}
 	return b.String()
@@ -218,53 +155,72 @@ func humanWindow(d time.Duration) string {
 	return d.String()
 }
 
-// validate lists every problem with s (after Defaults), a server with the
-// quota schedule schedule and requests of up to maxCost units.
-func (s Server) validate(schedule []QuotaStep, maxCost int) []error {
+// validate lists every problem with s (after defaults), a server with the
+// quota schedule schedule and requests of up to maxCost units; each is a
+// *headroom.ConfigError.
+func (s Server) validate(schedule []quotaStep, maxCost int) []error {
 	var errs []error
-	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf("sim: server: "+format, a...)) }
-	kindOK := slices.Contains(ServerKinds, s.Kind)
+	bad := func(field string, value any, want string) {
+		errs = append(errs, &headroom.ConfigError{Package: "sim", Field: "Server." + field, Value: value, Want: want})
+	}
+	kindOK := slices.Contains(serverKinds, s.Kind)
 	if !kindOK {
-		bad("kind %q: want one of %s", s.Kind, joinNames(ServerKinds))
+		bad("Kind", s.Kind, "one of "+strings.Join(serverKinds, ", "))
 	}
-	if !slices.Contains(Publishes, s.Publish) {
-		bad("publish %q: want one of %s", s.Publish, joinNames(Publishes))
+	if !slices.Contains(publishes, s.Publish) {
+		bad("Publish", s.Publish, "one of "+strings.Join(publishes, ", "))
 	}
-	if s.Window < time.Second || s.Window > 24*time.Hour {
-		bad("window %v: want 1s to 24h", s.Window)
+	windowOK := s.Window >= time.Second && s.Window <= 24*time.Hour
+	if !windowOK {
+		bad("Window", s.Window, "1s to 24h")
 	}
 	if s.Burst < 0 {
-		bad("burst %d: want 0 or more", s.Burst)
+		bad("Burst", s.Burst, "0 or more")
 	}
 	if s.Delay < 0 {
-		bad("delay %d: want 0 or more", s.Delay)
+		bad("Delay", s.Delay, "0 or more")
 	}
 	if !kindOK {
 		return errs
 	}
-	if s.Burst != 0 && !s.Kind.takesBurst() {
-		bad("burst %d: only token-bucket and leaky-bucket have a bucket; the %s has none", s.Burst, s.Kind)
-	}
-	if (s.NoDelay || s.Delay != 0) && s.Kind != LeakyBucket {
-		bad("nodelay and delay are nginx's: only for leaky-bucket, not %s", s.Kind)
-	}
-	if s.NoDelay && s.Delay != 0 {
-		bad("nodelay and delay=%d: nginx takes one or the other", s.Delay)
-	}
-	if s.Aligned && s.Kind != FixedWindow {
-		bad("aligned windows: only for fixed-window, not %s", s.Kind)
-	}
-	if s.UnitReset && !s.Kind.takesBurst() {
-		bad("a reset at one unit: only for token-bucket and leaky-bucket, not %s", s.Kind)
-	}
-	if s.EpochCeil && s.Publish != PublishXRateLimit {
-		bad("an epoch reset rounded up: only when publishing x-ratelimit, not %s", s.Publish)
-	}
-	if len(errs) > 0 || s.Window < time.Second || s.Window > 24*time.Hour {
+	s.validateForKind(bad)
+	if len(errs) > 0 || !windowOK {
 		return errs
 	}
+	s.validateSize(schedule, maxCost, bad)
+	return errs
+}
+
+// validateForKind reports the settings that s's kind or publish does not
+// take.
+func (s Server) validateForKind(bad func(field string, value any, want string)) {
+	if s.Burst != 0 && !takesBurst(s.Kind) {
+		bad("Burst", s.Burst, "0: only token-bucket and leaky-bucket have a bucket; the "+s.Kind+" has none")
+	}
+	if s.NoDelay && s.Kind != kindLeakyBucket {
+		bad("NoDelay", s.NoDelay, "false: nodelay is nginx's, for leaky-bucket only, not "+s.Kind)
+	}
+	if s.Delay != 0 && s.Kind != kindLeakyBucket {
+		bad("Delay", s.Delay, "0: delay is nginx's, for leaky-bucket only, not "+s.Kind)
+	}
+	if s.NoDelay && s.Delay != 0 {
+		bad("Delay", s.Delay, "0 with NoDelay: nginx takes one or the other")
+	}
+	if s.Aligned && s.Kind != kindFixedWindow {
+		bad("Aligned", s.Aligned, "false: aligned windows are for fixed-window only, not "+s.Kind)
+	}
+	if s.UnitReset && !takesBurst(s.Kind) {
+		bad("UnitReset", s.UnitReset, "false: a reset at one unit is for token-bucket and leaky-bucket only, not "+s.Kind)
+	}
+	if s.EpochCeil && s.Publish != publishXRateLimit {
+		bad("EpochCeil", s.EpochCeil, "false: an epoch reset rounded up is for x-ratelimit only, not "+s.Publish)
+	}
+}
+
+// validateSize reports a bucket that the kind's arithmetic cannot count.
+func (s Server) validateSize(schedule []quotaStep, maxCost int, bad func(field string, value any, want string)) {
 	switch s.Kind {
-	case TokenBucket:
+	case kindTokenBucket:
 		// The bucket counts in units × window nanoseconds (tokenbucket.go):
 		// its capacity must fit, with room for a request on top.
 		burst := s.Burst
@@ -272,87 +228,23 @@ func (s Server) validate(schedule []QuotaStep, maxCost int) []error {
 			burst = schedule[0].Units
 		}
 		if hi, lo := bits.Mul64(uint64(max(burst, maxCost, 1)), uint64(s.Window)); hi != 0 || lo > math.MaxInt64/4 {
-			bad("a bucket of %d units over a %v window is too large to count in nanoseconds", max(burst, maxCost), s.Window)
+			bad("Burst", max(burst, maxCost),
+				fmt.Sprintf("fewer units: a bucket that large over a %v window is too large to count in nanoseconds", s.Window))
 		}
-	case LeakyBucket:
+	case kindLeakyBucket:
 		// nginx counts the rate in thousandths of a unit a second: each
 		// step's quota must leak at least that.
 		for _, st := range schedule {
 			if r := nginxRate(st.Units, s.Window); r < 1 {
-				bad("%d units per %v is below nginx's smallest rate, 0.001 units a second", st.Units, s.Window)
+				bad("Window", s.Window,
+					fmt.Sprintf("a window in which %d units leak at nginx's smallest rate, 0.001 units a second, or faster", st.Units))
 				break
 			}
 		}
 		// Its excess is in thousandths, and a delay multiplies that by
 		// 1000 again.
 		if hi, lo := bits.Mul64(uint64(max(s.Burst, maxCost, s.Delay)), 1_000_000); hi != 0 || lo > math.MaxInt64/4 {
-			bad("burst %d, delay %d: too large for nginx's thousandths", s.Burst, s.Delay)
+			bad("Burst", s.Burst, fmt.Sprintf("fewer units (with Delay %d): too large for nginx's thousandths", s.Delay))
 		}
 	}
-	return errs
-}
-
-// NewServerAPI returns a model API limited by s (Defaults applied) with a
-// quota schedule of units per s.Window; the first step's time is taken as
-// 0. It lists every problem with s at once.
-func NewServerAPI(s Server, schedule []QuotaStep) (*API, error) {
-	s = s.Defaults()
-	steps := append([]QuotaStep(nil), schedule...)
-	if len(steps) == 0 {
-		steps = []QuotaStep{{Units: 0}}
-	}
-	steps[0].At = 0
-	if errs := s.validate(steps, 1); len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	return newAPI(s, steps), nil
-}
-
-// serverLimit is one kind of server-side limiter, as the API uses it: the
-// API hands it each step of the quota schedule as its time comes and asks it
-// about each request when the request arrives. Times never go back.
-type serverLimit interface {
-	// setQuota makes the quota units per window from at on.
-	setQuota(at time.Duration, units int)
-	// decide accepts (and counts) or refuses a request of units arriving at
-	// now.
-	decide(now time.Duration, units int) decision
-	// used is what the limiter counts against the quota at now, in units:
-	// the window's count, or what the bucket holds beyond what has leaked.
-	used(now time.Duration) int
-}
-
-// decision is a kind's answer to one request and its state after it, which
-// the API publishes (publish.go) as that kind of server computes it.
-type decision struct {
-	ok bool
-	// remaining is the units the limiter would still accept at once, after
-	// this request; never below 0.
-	remaining int
-	// resetAt is the instant this kind's reset names: the end of a fixed
-	// or counted window, when the oldest unit leaves a sliding log, when a
-	// bucket is full again (or has one unit back: Server.UnitReset).
-	resetAt time.Duration
-	// fitsAt is, for a refused request, the first instant it would be
-	// accepted if nothing else arrived; never says it never would be (more
-	// units than the limiter can ever take).
-	fitsAt time.Duration
-	never  bool
-	// delay is how long the server holds an accepted request before it
-	// answers (nginx's limit_req delay).
-	delay time.Duration
-}
-
-func newServerLimit(s Server, q int) serverLimit {
-	switch s.Kind {
-	case FixedWindow:
-		return newFixedWindow(s, q)
-	case SlidingCounter:
-		return newSlidingCounter(s, q)
-	case TokenBucket:
-		return newTokenBucket(s, q)
-	case LeakyBucket:
-		return newLeakyBucket(s, q)
-	}
-	return newSlidingLog(s, q)
 }

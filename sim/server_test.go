@@ -34,81 +34,61 @@ func traffic(seed uint64, d, window time.Duration, maxUnits int) []arrival {
 
 // accepted feeds the arrivals to a fresh API limited by s under schedule
 // and returns them with what the API answered.
-func feed(t *testing.T, s Server, schedule []QuotaStep, in []arrival) []Response {
+func feed(t *testing.T, s Server, schedule []quotaStep, in []arrival) []response {
 	t.Helper()
-	a, err := NewServerAPI(s, schedule)
+	a, err := newServerAPI(s, schedule)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.Publish = true
-	out := make([]Response, len(in))
+	a.publish = true
+	out := make([]response, len(in))
 	for i, r := range in {
-		out[i] = a.Handle(r.at, r.units)
+		out[i] = a.handle(r.at, r.units)
 	}
 	return out
 }
 
 func TestServerDefaultsAreTheSeeds(t *testing.T) {
-	s := Server{}.Defaults()
-	if s.Kind != SlidingLog || s.Window != time.Minute || s.Publish != PublishDraft3 || !s.IsSeeds() {
+	s := Server{}.defaults()
+	if s.Kind != kindSlidingLog || s.Window != time.Minute || s.Publish != publishDraft3 {
 		t.Errorf("defaults %+v, want the seeds' sliding log of 60 s publishing draft-3", s)
 	}
-	if (Server{Kind: TokenBucket}).Defaults().IsSeeds() {
+	if (Server{Kind: kindTokenBucket}).defaults() == (Server{}).defaults() {
 		t.Error("a token bucket is the seeds' server")
 	}
 }
 
 func TestServerValidateListsEveryProblem(t *testing.T) {
-	_, err := NewServerAPI(Server{Kind: "warp", Window: time.Millisecond, Publish: "smoke", Burst: -1, Delay: -2}, []QuotaStep{{0, 10}})
+	_, err := newServerAPI(Server{Kind: "warp", Window: time.Millisecond, Publish: "smoke", Burst: -1, Delay: -2}, []quotaStep{{0, 10}})
 	if err == nil {
 		t.Fatal("no error")
 	}
-	for _, want := range []string{`kind "warp"`, `publish "smoke"`, "window 1ms", "burst -1", "delay -2"} {
+	for _, want := range []string{"Server.Kind = warp", "Server.Publish = smoke", "Server.Window = 1ms", "Server.Burst = -1", "Server.Delay = -2"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q: %v", want, err)
 		}
 	}
-	_, err = NewServerAPI(Server{Kind: FixedWindow, Burst: 5, NoDelay: true, Delay: 3, UnitReset: true, Publish: PublishDraft6, EpochCeil: true}, []QuotaStep{{0, 10}})
-	for _, want := range []string{"burst 5: only token-bucket and leaky-bucket", "nodelay and delay are nginx's", "nodelay and delay=3", "reset at one unit", "epoch reset rounded up"} {
+	_, err = newServerAPI(Server{Kind: kindFixedWindow, Burst: 5, NoDelay: true, Delay: 3, UnitReset: true, Publish: publishDraft6, EpochCeil: true}, []quotaStep{{0, 10}})
+	for _, want := range []string{"Server.Burst = 5: want 0: only token-bucket and leaky-bucket", "Server.NoDelay = true: want false: nodelay is nginx's",
+		"Server.Delay = 3: want 0: delay is nginx's", "Server.Delay = 3: want 0 with NoDelay", "Server.UnitReset = true", "Server.EpochCeil = true"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q: %v", want, err)
 		}
 	}
-	if _, err := NewServerAPI(Server{Kind: SlidingLog, Aligned: true}, nil); err == nil || !strings.Contains(err.Error(), "aligned windows") {
+	if _, err := newServerAPI(Server{Kind: kindSlidingLog, Aligned: true}, nil); err == nil || !strings.Contains(err.Error(), "aligned windows") {
 		t.Errorf("aligned sliding log: %v", err)
 	}
 	// nginx cannot express a rate below a thousandth of a unit a second.
-	if _, err := NewServerAPI(Server{Kind: LeakyBucket, Window: 24 * time.Hour}, []QuotaStep{{0, 50}}); err == nil || !strings.Contains(err.Error(), "nginx's smallest rate") {
+	if _, err := newServerAPI(Server{Kind: kindLeakyBucket, Window: 24 * time.Hour}, []quotaStep{{0, 50}}); err == nil || !strings.Contains(err.Error(), "nginx's smallest rate") {
 		t.Errorf("leaky bucket of 50 a day: %v", err)
 	}
-	if _, err := NewServerAPI(Server{Kind: TokenBucket, Burst: 1 << 40, Window: time.Hour}, []QuotaStep{{0, 50}}); err == nil || !strings.Contains(err.Error(), "too large") {
+	if _, err := newServerAPI(Server{Kind: kindTokenBucket, Burst: 1 << 40, Window: time.Hour}, []quotaStep{{0, 50}}); err == nil || !strings.Contains(err.Error(), "too large") {
 		t.Errorf("token bucket of 2^40 units an hour: %v", err)
 	}
 	// A whole Config lists the server's problems with its own.
-	err = Config{Instances: -1, Server: Server{Kind: FixedWindow, Burst: 3}}.Defaults().Validate()
-	if err == nil || !strings.Contains(err.Error(), "instances") || !strings.Contains(err.Error(), "burst 3") {
+	err = Config{Instances: -1, Server: Server{Kind: kindFixedWindow, Burst: 3}}.Defaults().Validate()
+	if err == nil || !strings.Contains(err.Error(), "Instances = -1") || !strings.Contains(err.Error(), "Server.Burst = 3") {
 		t.Errorf("config: %v", err)
-	}
-}
-
-func TestNamesAreForgiving(t *testing.T) {
-	for name, want := range map[string]ServerKind{"fixed": FixedWindow, "Fixed_Window": FixedWindow, "sliding log": SlidingLog,
-		"SLIDING-COUNTER": SlidingCounter, "tokenbucket": TokenBucket, "leaky-bucket": LeakyBucket} {
-		if k, err := ServerKindNamed(name); err != nil || k != want {
-			t.Errorf("%q: %v %v, want %v", name, k, err, want)
-		}
-	}
-	for name, want := range map[string]Publish{"draft6": PublishDraft6, "Draft-3": PublishDraft3, "x_ratelimit": PublishXRateLimit,
-		"retryafter": PublishRetryAfter, "none": PublishNone} {
-		if p, err := PublishNamed(name); err != nil || p != want {
-			t.Errorf("%q: %v %v, want %v", name, p, err, want)
-		}
-	}
-	if _, err := ServerKindNamed("gcra"); err == nil || !strings.Contains(err.Error(), "token-bucket") {
-		t.Errorf("gcra: %v", err)
-	}
-	if _, err := PublishNamed("draft-8"); err == nil || !strings.Contains(err.Error(), "x-ratelimit") {
-		t.Errorf("draft-8: %v", err)
 	}
 }
 
@@ -118,20 +98,20 @@ func TestNamesAreForgiving(t *testing.T) {
 // Retry-After is more than a second (the wait is the first whole second at
 // which it fits).
 func TestEveryKindRetryAfterIsWhenItFits(t *testing.T) {
-	checked := map[ServerKind]int{}
-	for _, k := range ServerKinds {
+	checked := map[string]int{}
+	for _, k := range serverKinds {
 		for seed := range uint64(50) {
-			s := Server{Kind: k, Window: 10 * time.Second, Publish: PublishRetryAfter}
-			if k.takesBurst() {
+			s := Server{Kind: k, Window: 10 * time.Second, Publish: publishRetryAfter}
+			if takesBurst(k) {
 				s.Burst = 5
 			}
 			in := traffic(seed, 60*time.Second, s.Window, 5)
-			a, err := NewServerAPI(s, []QuotaStep{{0, 40}})
+			a, err := newServerAPI(s, []quotaStep{{0, 40}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			for i, r := range in {
-				resp := a.Handle(r.at, r.units)
+				resp := a.handle(r.at, r.units)
 				if resp.Status == 200 || i+1 == len(in) || in[i+1].at < r.at+resp.RetryAfter {
 					continue
 				}
@@ -139,13 +119,13 @@ func TestEveryKindRetryAfterIsWhenItFits(t *testing.T) {
 				// API at that instant, and a second before it.
 				if resp.RetryAfter > time.Second {
 					early := cloneAPI(t, s, in[:i+1])
-					if got := early.Handle(r.at+resp.RetryAfter-time.Second, r.units); got.Status == 200 {
+					if got := early.handle(r.at+resp.RetryAfter-time.Second, r.units); got.Status == 200 {
 						t.Errorf("%s seed %d: %d units at %v: Retry-After %v, but accepted a second earlier", k, seed, r.units, r.at, resp.RetryAfter)
 					}
 				}
 				checked[k]++
 				later := cloneAPI(t, s, in[:i+1])
-				if got := later.Handle(r.at+resp.RetryAfter, r.units); got.Status != 200 {
+				if got := later.handle(r.at+resp.RetryAfter, r.units); got.Status != 200 {
 					t.Errorf("%s seed %d: %d units at %v: Retry-After %v, but refused then", k, seed, r.units, r.at, resp.RetryAfter)
 				}
 			}
@@ -158,14 +138,14 @@ func TestEveryKindRetryAfterIsWhenItFits(t *testing.T) {
 }
 
 // cloneAPI replays in on a fresh API of s (quota 40 per window).
-func cloneAPI(t *testing.T, s Server, in []arrival) *API {
+func cloneAPI(t *testing.T, s Server, in []arrival) *modelAPI {
 	t.Helper()
-	a, err := NewServerAPI(s, []QuotaStep{{0, 40}})
+	a, err := newServerAPI(s, []quotaStep{{0, 40}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range in {
-		a.Handle(r.at, r.units)
+		a.handle(r.at, r.units)
 	}
 	return a
 }

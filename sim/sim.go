@@ -6,17 +6,6 @@ import (
 	"time"
 )
 
-// The scenarios.
-const (
-	// Steady keeps the quota and the instances as they start.
-	Steady Scenario = "steady"
-	// Drop lets another client take DropShare of the quota for DropFor from
-	// DropAt on (the seeds' scenario: half of it for 60 s after minute 5).
-	Drop Scenario = "drop"
-	// Join adds one instance at JoinAt; every limiter takes its new share.
-	Join Scenario = "join"
-)
-
 // request is one call of a client, across its attempts.
 type request struct {
 	id      int
@@ -26,7 +15,7 @@ type request struct {
 	asked   time.Duration // when this attempt asked its limiter
 	sent    time.Duration // when this attempt was sent
 	held    time.Duration // when a guard started to hold this attempt
-	resp    Response      // the API's answer to the attempt in flight
+	resp    response      // the API's answer to the attempt in flight
 }
 
 // instance is one process: its limiter and its demand.
@@ -42,7 +31,7 @@ type runner struct {
 	cfg   Config
 	mode  Mode
 	loop  loop
-	api   *API
+	api   *modelAPI
 	insts []*instance
 	net   *rand.Rand
 	reqs  []*request // by id; reqs[0] is unused
@@ -70,11 +59,11 @@ func Run(cfg Config, mode Mode) (*Result, error) {
 		return nil, err
 	}
 	if mode.newLimiter == nil {
-		return nil, fmt.Errorf("sim: mode %q has no limiter constructor; use one of the sim mode constructors", mode.Name)
+		return nil, fmt.Errorf("sim: mode %q has no limiter constructor; use Modes or ModeNamed", mode.Name)
 	}
 	r := &runner{cfg: cfg, mode: mode}
-	r.api = newAPI(cfg.Server, cfg.Schedule())
-	r.api.Publish = mode.Headers
+	r.api = newAPI(cfg.Server, cfg.schedule())
+	r.api.publish = mode.headers
 	r.net = rand.New(rand.NewPCG(cfg.Seed, 1))
 	sum, mean := 0.0, 0.0
 	for _, k := range cfg.Costs {
@@ -88,13 +77,13 @@ func Run(cfg Config, mode Mode) (*Result, error) {
 	secs := int((cfg.Duration + time.Second - 1) / time.Second)
 	r.acc = make([]int, secs)
 	r.thr = make([]int, secs)
-	r.res = &Result{Mode: mode.Name, MeanQuota: cfg.MeanQuota(), Allowance: cfg.Allowance()}
+	r.res = &Result{Mode: mode.Name, MeanQuota: cfg.meanQuota(), Allowance: cfg.allowance()}
 	if !cfg.NoSeries {
 		r.res.Series = make([]Sample, 0, secs)
 	}
 
 	total := cfg.Instances
-	if cfg.Scenario == Join {
+	if cfg.Scenario == scenarioJoin {
 		total++
 	}
 	r.count = cfg.Instances
@@ -124,7 +113,7 @@ func Run(cfg Config, mode Mode) (*Result, error) {
 }
 
 func (r *runner) activate(in *instance) {
-	lim, err := r.mode.newLimiter(limiterEnv{now: r.loop.now, instances: r.count, inst: in.id, trace: r.cfg.Trace})
+	lim, err := r.mode.newLimiter(limiterEnv{now: r.loop.now, instances: r.count, inst: in.id, trace: r.cfg.trace})
 	if err != nil {
 		r.err = err
 		return
@@ -189,7 +178,7 @@ func (r *runner) run() {
 			// the headers it wrote) reaches the client a leg later, later
 			// still when the server holds the request (nginx's delay).
 			req := r.reqs[e.req]
-			resp := r.api.Handle(now, req.cost)
+			resp := r.api.handle(now, req.cost)
 			req.resp = resp
 			r.res.Sent++
 			sec := int(now / time.Second)
@@ -233,7 +222,7 @@ func (r *runner) run() {
 
 // retryDelay is the retry handler's wait before attempt: the Retry-After
 // when the API sent one, else exponential backoff from 1 s.
-func retryDelay(resp *Response, attempt int) time.Duration {
+func retryDelay(resp *response, attempt int) time.Duration {
 	if resp.RetryAfter > 0 {
 		return resp.RetryAfter
 	}
@@ -282,7 +271,7 @@ func (r *runner) kick(in *instance) {
 }
 
 func (r *runner) sample(now time.Duration) {
-	s := Sample{At: now, Quota: r.api.Quota(now), Used: r.api.Used(now)}
+	s := Sample{At: now, Quota: r.api.quotaAt(now), Used: r.api.used(now)}
 	for _, in := range r.insts {
 		if in.active {
 			s.Rate += in.lim.rate(now)

@@ -12,8 +12,8 @@ import (
 )
 
 func TestSameSeedSameResults(t *testing.T) {
-	for _, m := range DefaultModes() {
-		for _, sc := range Scenarios {
+	for _, m := range Modes() {
+		for _, sc := range scenarios {
 			// Through the drop, the recovery and the join, brought forward
 			// to keep the race-enabled suite quick.
 			cfg := Config{Scenario: sc, Duration: 150 * time.Second, DropAt: time.Minute, JoinAt: time.Minute}
@@ -33,8 +33,8 @@ func TestSameSeedSameResults(t *testing.T) {
 }
 
 func TestDifferentSeedsDiffer(t *testing.T) {
-	a, _ := Run(Config{Seed: 1, Scenario: Steady, Duration: 2 * time.Minute, NoSeries: true}, NoLimiter())
-	b, _ := Run(Config{Seed: 2, Scenario: Steady, Duration: 2 * time.Minute, NoSeries: true}, NoLimiter())
+	a, _ := Run(Config{Seed: 1, Scenario: scenarioSteady, Duration: 2 * time.Minute, NoSeries: true}, noLimiterMode())
+	b, _ := Run(Config{Seed: 2, Scenario: scenarioSteady, Duration: 2 * time.Minute, NoSeries: true}, noLimiterMode())
 	if a.Accepted == b.Accepted && a.Throttled == b.Throttled && a.Requests == b.Requests {
 		t.Errorf("seeds 1 and 2 gave the same run: %+v", a)
 	}
@@ -44,7 +44,7 @@ func TestDifferentSeedsDiffer(t *testing.T) {
 // the modes are compared on the same requests.
 func TestDemandIsTheSameForEveryMode(t *testing.T) {
 	var want int
-	for i, m := range DefaultModes() {
+	for i, m := range Modes() {
 		res, err := Run(Config{NoSeries: true}, m)
 		if err != nil {
 			t.Fatal(err)
@@ -61,9 +61,9 @@ func TestDemandIsTheSameForEveryMode(t *testing.T) {
 	}
 }
 
-// TestRule1SameTraceSameRates proves DESIGN rule 1: the simulator drives the
-// library's adaptive.Rate core itself. Every call the simulator made on
-// each instance's core is replayed, with the same times and arguments, on a
+// TestRule1SameTraceSameRates proves the first rule of the architecture:
+// the simulator drives the library's adaptive.Rate core itself. Every call
+// the simulator made on each instance's core is replayed, with the same times and arguments, on a
 // fresh core built from the same configuration, and the rates after each
 // call must be identical, bit for bit — so there is no model of the limiter
 // in the simulator to drift from the code.
@@ -72,18 +72,18 @@ func TestRule1SameTraceSameRates(t *testing.T) {
 		mode Mode
 		cfg  adaptive.RateConfig
 	}{
-		{AIMD(adaptive.AIMD{}), withController(adaptive.AIMD{})},
-		{CUBIC(adaptive.Cubic{}), withController(adaptive.Cubic{})},
+		{aimdMode(adaptive.AIMD{}), withController(adaptive.AIMD{})},
+		{cubicMode(adaptive.Cubic{}), withController(adaptive.Cubic{})},
 		// The cap from the published limit is the core's own
 		// SetPublishedLimit: replayed like every other call.
-		{CubicQuota(), withController(adaptive.Cubic{})},
+		{cubicQuotaMode(), withController(adaptive.Cubic{})},
 	}
-	for _, sc := range Scenarios {
+	for _, sc := range scenarios {
 		for _, m := range modes {
 			t.Run(fmt.Sprintf("%s/%s", m.mode.Name, sc), func(t *testing.T) {
 				t.Parallel() // each run is its own world
-				var trace []TraceEvent
-				cfg := Config{Scenario: sc, Trace: func(e TraceEvent) { trace = append(trace, e) }}
+				var trace []traceEvent
+				cfg := Config{Scenario: sc, trace: func(e traceEvent) { trace = append(trace, e) }}
 				res, err := Run(cfg, m.mode)
 				if err != nil {
 					t.Fatal(err)
@@ -92,21 +92,21 @@ func TestRule1SameTraceSameRates(t *testing.T) {
 					t.Fatalf("only %d calls traced", len(trace))
 				}
 				kinds := replayRates(t, trace, m.cfg, func(inst int) (int, time.Duration) {
-					if sc == Join && inst == 2 {
+					if sc == scenarioJoin && inst == 2 {
 						return 3, joinTime(sc, inst)
 					}
 					return 2, 0
 				})
-				for _, k := range []TraceKind{TraceAcquire, TraceEnqueue, TraceDequeue, TraceSuccess, TraceThrottled} {
+				for _, k := range []traceKind{traceAcquire, traceEnqueue, traceDequeue, traceSuccess, traceThrottled} {
 					if kinds[k] == 0 {
 						t.Errorf("the trace has no call of kind %d: %v", k, kinds)
 					}
 				}
-				if m.mode.Name == CubicQuota().Name && kinds[TracePublished] == 0 {
+				if m.mode.Name == cubicQuotaMode().Name && kinds[tracePublished] == 0 {
 					t.Errorf("CUBIC + quota never set a published limit: %v", kinds)
 				}
-				if sc == Join && kinds[TraceInstances] != 2 {
-					t.Errorf("join: %d SetInstances calls, want 2 (one per instance already there)", kinds[TraceInstances])
+				if sc == scenarioJoin && kinds[traceInstances] != 2 {
+					t.Errorf("join: %d SetInstances calls, want 2 (one per instance already there)", kinds[traceInstances])
 				}
 				// And the time series' rates are the cores' rates.
 				for _, s := range res.Series {
@@ -124,10 +124,10 @@ func TestRule1SameTraceSameRates(t *testing.T) {
 // created gives), and fails unless each core's rate after each call is the
 // one the simulator saw, bit for bit. It returns how many calls of each
 // kind it replayed.
-func replayRates(t *testing.T, trace []TraceEvent, cfg adaptive.RateConfig, created func(inst int) (instances int, at time.Duration)) map[TraceKind]int {
+func replayRates(t *testing.T, trace []traceEvent, cfg adaptive.RateConfig, created func(inst int) (instances int, at time.Duration)) map[traceKind]int {
 	t.Helper()
 	cores := map[int]*adaptive.Rate{}
-	kinds := map[TraceKind]int{}
+	kinds := map[traceKind]int{}
 	for i, e := range trace {
 		c := cores[e.Instance]
 		if c == nil {
@@ -142,27 +142,27 @@ func replayRates(t *testing.T, trace []TraceEvent, cfg adaptive.RateConfig, crea
 		}
 		kinds[e.Kind]++
 		switch e.Kind {
-		case TraceAcquire:
-			if !c.Acquire(e.At, e.N) {
+		case traceAcquire:
+			if ok, _ := c.TryAcquire(e.At, e.N); !ok {
 				t.Fatalf("call %d: %+v: the direct core did not admit", i, e)
 			}
-		case TraceEnqueue:
-			if c.Acquire(e.At, e.N) {
+		case traceEnqueue:
+			if ok, _ := c.TryAcquire(e.At, e.N); ok {
 				t.Fatalf("call %d: %+v: the direct core admitted", i, e)
 			}
 			c.Enqueue(e.At, e.N, adaptive.NoDeadline)
-		case TraceDequeue:
+		case traceDequeue:
 			w, ok := c.Dequeue(e.At)
 			if !ok || w.Cost != e.N {
 				t.Fatalf("call %d: %+v: the direct core's Dequeue gave %+v %v", i, e, w, ok)
 			}
-		case TraceSuccess:
+		case traceSuccess:
 			c.OnSuccess(e.At, e.Sent, e.N)
-		case TraceThrottled:
+		case traceThrottled:
 			c.OnThrottled(e.At, e.Sent, e.N, e.RetryAfter)
-		case TraceInstances:
+		case traceInstances:
 			c.SetInstances(e.At, e.N)
-		case TracePublished:
+		case tracePublished:
 			c.SetPublishedLimit(e.At, e.Limit, e.Window)
 		}
 		if got := c.Rate(); got != e.Rate {
@@ -177,33 +177,33 @@ func replayRates(t *testing.T, trace []TraceEvent, cfg adaptive.RateConfig, crea
 // bit for bit, and its cap still comes from the library's quota.Guard
 // (SetPublishedLimit is traced) whenever the server publishes a limit.
 func TestRule1OnEveryServer(t *testing.T) {
-	for _, k := range ServerKinds {
-		for _, p := range Publishes {
+	for _, k := range serverKinds {
+		for _, p := range publishes {
 			t.Run(fmt.Sprintf("%s/%s", k, p), func(t *testing.T) {
 				t.Parallel()
-				var trace []TraceEvent
-				cfg := Config{Scenario: Steady, Duration: 2 * time.Minute, NoSeries: true, Quota: 500,
-					Server: Server{Kind: k, Window: 10 * time.Second, Publish: p}, Trace: func(e TraceEvent) { trace = append(trace, e) }}
-				if k == LeakyBucket {
+				var trace []traceEvent
+				cfg := Config{Scenario: scenarioSteady, Duration: 2 * time.Minute, NoSeries: true, Quota: 500,
+					Server: Server{Kind: k, Window: 10 * time.Second, Publish: p}, trace: func(e traceEvent) { trace = append(trace, e) }}
+				if k == kindLeakyBucket {
 					cfg.Server.Burst = 20
 				}
-				if _, err := Run(cfg, CubicQuota()); err != nil {
+				if _, err := Run(cfg, cubicQuotaMode()); err != nil {
 					t.Fatal(err)
 				}
 				kinds := replayRates(t, trace, withController(adaptive.Cubic{}), func(int) (int, time.Duration) { return 2, 0 })
-				if kinds[TraceAcquire] == 0 || kinds[TraceSuccess] == 0 {
+				if kinds[traceAcquire] == 0 || kinds[traceSuccess] == 0 {
 					t.Errorf("hardly a run: %v", kinds)
 				}
-				if publishesLimit := p == PublishDraft6 || p == PublishDraft3 || p == PublishXRateLimit; publishesLimit != (kinds[TracePublished] > 0) {
-					t.Errorf("publishing %s: %d published limits set", p, kinds[TracePublished])
+				if publishesLimit := p == publishDraft6 || p == publishDraft3 || p == publishXRateLimit; publishesLimit != (kinds[tracePublished] > 0) {
+					t.Errorf("publishing %s: %d published limits set", p, kinds[tracePublished])
 				}
 			})
 		}
 	}
 }
 
-func joinTime(sc Scenario, inst int) time.Duration {
-	if sc == Join && inst == 2 {
+func joinTime(sc string, inst int) time.Duration {
+	if sc == scenarioJoin && inst == 2 {
 		return Config{}.Defaults().JoinAt
 	}
 	return 0
@@ -215,7 +215,7 @@ func joinTime(sc Scenario, inst int) time.Duration {
 // to keep the race-enabled suite quick).
 func TestCubicQuotaMeetsTheTarget(t *testing.T) {
 	for seed := uint64(42); seed < 45; seed++ {
-		r, err := Run(Config{Seed: seed, NoSeries: true}, CubicQuota())
+		r, err := Run(Config{Seed: seed, NoSeries: true}, cubicQuotaMode())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -230,7 +230,7 @@ func TestCubicQuotaMeetsTheTarget(t *testing.T) {
 // forgets what it knows when the API falls silent below 80% instead of
 // holding forever.
 func TestQuotaGuardNoLongerFloods(t *testing.T) {
-	r, err := Run(Config{NoSeries: true}, QuotaGuard(GuardOptions{}))
+	r, err := Run(Config{NoSeries: true}, quotaGuardMode(guardOptions{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,12 +245,12 @@ func TestConfigValidateListsEveryProblem(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error")
 	}
-	for _, want := range []string{"instances", "quota", "demand", "duration", "scenario", "cost 0", "attempts", "drop share"} {
+	for _, want := range []string{"Instances", "Quota", "Demand", "Duration", "Scenario", "Costs[0]", "Attempts", "DropShare"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q: %v", want, err)
 		}
 	}
-	if _, err := Run(Config{Quota: -5}, NoLimiter()); err == nil {
+	if _, err := Run(Config{Quota: -5}, noLimiterMode()); err == nil {
 		t.Error("Run with a bad config: no error")
 	}
 	if _, err := Run(Config{}, Mode{Name: "empty"}); err == nil {
@@ -258,7 +258,7 @@ func TestConfigValidateListsEveryProblem(t *testing.T) {
 	}
 	bad := adaptive.DefaultRateConfig()
 	bad.MinUnitsPerMinute = -1
-	if _, err := Run(Config{Scenario: Steady, Duration: time.Minute}, RateMode("bad", bad)); err == nil || !strings.Contains(err.Error(), "MinUnitsPerMinute") {
+	if _, err := Run(Config{Scenario: scenarioSteady, Duration: time.Minute}, rateMode("bad", bad)); err == nil || !strings.Contains(err.Error(), "MinUnitsPerMinute") {
 		t.Errorf("a mode with a bad engine config: %v", err)
 	}
 }
@@ -275,7 +275,7 @@ func TestModeNamed(t *testing.T) {
 }
 
 func TestMeanQuotaAndRecovery(t *testing.T) {
-	if got := (Config{}).Defaults().MeanQuota(); got != 2900 {
+	if got := (Config{}).Defaults().meanQuota(); got != 2900 {
 		t.Errorf("mean quota %v, want 2,900 (14 min of 3,000 and 1 of 1,500)", got)
 	}
 	acc := make([]int, 500)

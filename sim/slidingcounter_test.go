@@ -18,7 +18,7 @@ func TestSlidingCounterIsExact(t *testing.T) {
 		const quota = 20
 		w := 10 * time.Second
 		in := traffic(seed, 5*time.Minute, w, 5)
-		out := feed(t, Server{Kind: SlidingCounter, Window: w, Publish: PublishDraft6}, []QuotaStep{{0, quota}}, in)
+		out := feed(t, Server{Kind: kindSlidingCounter, Window: w, Publish: publishDraft6}, []quotaStep{{0, quota}}, in)
 		perWindow := map[time.Duration]int{} // accepted units by window start
 		var acc []arrival
 		for i, r := range in {
@@ -55,38 +55,38 @@ func TestSlidingCounterIsExact(t *testing.T) {
 // current aligned window (httprate's X-RateLimit-Reset), and a refusal's
 // Retry-After is when the previous window's weight has decayed enough.
 func TestSlidingCounterResetIsTheWindowsEnd(t *testing.T) {
-	a, _ := NewServerAPI(Server{Kind: SlidingCounter, Window: 10 * time.Second, Publish: PublishXRateLimit}, []QuotaStep{{0, 10}})
-	a.Publish = true
-	if r := a.Handle(9*time.Second, 10); r.Status != 200 {
+	a, _ := newServerAPI(Server{Kind: kindSlidingCounter, Window: 10 * time.Second, Publish: publishXRateLimit}, []quotaStep{{0, 10}})
+	a.publish = true
+	if r := a.handle(9*time.Second, 10); r.Status != 200 {
 		t.Fatal(r.Status)
 	}
 	// At 12 s: 10 × 0.8 = 8 of the last window still count; 3 more would
 	// make 11. They fit when 10 × (20 s − t)/10 s < 7.5: after 12.5 s.
-	r := a.Handle(12*time.Second, 3)
+	r := a.handle(12*time.Second, 3)
 	if r.Status != 429 || r.RetryAfter != time.Second || r.Header.Get("X-RateLimit-Remaining") != "2" {
 		t.Errorf("%d %v %v", r.Status, r.RetryAfter, r.Header)
 	}
 	if got, want := r.Header.Get("X-RateLimit-Reset"), "1767225620"; got != want { // 2026-01-01T00:00:20Z
 		t.Errorf("reset %s, want %s: the end of the window [10 s, 20 s)", got, want)
 	}
-	if r := a.Handle(12500*time.Millisecond, 3); r.Status != 429 {
+	if r := a.handle(12500*time.Millisecond, 3); r.Status != 429 {
 		t.Errorf("at 12.5 s the estimate rounds to 8: %d", r.Status)
 	}
-	if r := a.Handle(12501*time.Millisecond, 3); r.Status != 200 {
+	if r := a.handle(12501*time.Millisecond, 3); r.Status != 200 {
 		t.Errorf("just after 12.5 s: %d", r.Status)
 	}
 	// A count that the current window alone cannot pass: it fits in the
 	// next window, once this one's weight 9 × (20 s − t)/10 s is below 8.5,
 	// after 10.56 s: 8.56 s from 2 s, written 9.
-	b, _ := NewServerAPI(Server{Kind: SlidingCounter, Window: 10 * time.Second}, []QuotaStep{{0, 10}})
-	b.Handle(time.Second, 9)
-	if r := b.Handle(2*time.Second, 2); r.Status != 429 || r.RetryAfter != 9*time.Second {
+	b, _ := newServerAPI(Server{Kind: kindSlidingCounter, Window: 10 * time.Second}, []quotaStep{{0, 10}})
+	b.handle(time.Second, 9)
+	if r := b.handle(2*time.Second, 2); r.Status != 429 || r.RetryAfter != 9*time.Second {
 		t.Errorf("next window: %d %v, want 429 9s", r.Status, r.RetryAfter)
 	}
-	if r := b.Handle(10500*time.Millisecond, 2); r.Status != 429 {
+	if r := b.handle(10500*time.Millisecond, 2); r.Status != 429 {
 		t.Errorf("at 10.5 s the estimate 8.55 rounds to 9: %d", r.Status)
 	}
-	if r := b.Handle(11*time.Second, 2); r.Status != 200 {
+	if r := b.handle(11*time.Second, 2); r.Status != 200 {
 		t.Errorf("at 11 s the estimate 8.1 rounds to 8: %d", r.Status)
 	}
 }

@@ -14,7 +14,7 @@ func TestSlidingLogIsExact(t *testing.T) {
 		const quota = 20
 		w := 10 * time.Second
 		in := traffic(seed, 5*time.Minute, w, 5)
-		out := feed(t, Server{Kind: SlidingLog, Window: w, Publish: PublishDraft6}, []QuotaStep{{0, quota}}, in)
+		out := feed(t, Server{Kind: kindSlidingLog, Window: w, Publish: publishDraft6}, []quotaStep{{0, quota}}, in)
 		var acc []arrival
 		inWindow := func(end time.Duration) int { // units accepted in (end−w, end]
 			n := 0
@@ -47,14 +47,14 @@ func TestSlidingLogIsExact(t *testing.T) {
 // TestSlidingLogResetIsWhenTheOldestUnitLeaves: draft-6's reset names the
 // instant the oldest accepted unit leaves the window.
 func TestSlidingLogResetIsWhenTheOldestUnitLeaves(t *testing.T) {
-	a, _ := NewServerAPI(Server{Kind: SlidingLog, Window: 10 * time.Second, Publish: PublishDraft6}, []QuotaStep{{0, 10}})
-	a.Publish = true
-	a.Handle(500*time.Millisecond, 3)
-	r := a.Handle(2*time.Second, 3)
+	a, _ := newServerAPI(Server{Kind: kindSlidingLog, Window: 10 * time.Second, Publish: publishDraft6}, []quotaStep{{0, 10}})
+	a.publish = true
+	a.handle(500*time.Millisecond, 3)
+	r := a.handle(2*time.Second, 3)
 	if r.Header.Get("RateLimit-Reset") != "9" || r.Header.Get("RateLimit-Remaining") != "4" { // 10.5 − 2 = 8.5 → 9
 		t.Errorf("%v", r.Header)
 	}
-	r = a.Handle(3*time.Second, 8) // needs the 3 of 0.5 s and the 3 of 2 s gone: 12 s
+	r = a.handle(3*time.Second, 8) // needs the 3 of 0.5 s and the 3 of 2 s gone: 12 s
 	if r.Status != 429 || r.RetryAfter != 9*time.Second || r.Header.Get("RateLimit-Reset") != "8" {
 		t.Errorf("429: %d %v %v; want Retry-After 9 s, when 8 units fit, and reset 8 s, when the first 3 leave", r.Status, r.RetryAfter, r.Header)
 	}

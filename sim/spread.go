@@ -60,7 +60,7 @@ func RunSeeds(cfg Config, mode Mode, n int) (*SeedSpread, error) {
 		ts = append(ts, r.ThrottledShare())
 		if r.HasRecovery {
 			rec = append(rec, r.Recovery.Seconds())
-		} else if cfg.Scenario == Drop {
+		} else if cfg.Scenario == scenarioDrop {
 			out.Unrecovered++
 		}
 	}

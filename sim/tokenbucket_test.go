@@ -17,7 +17,7 @@ func TestTokenBucketIsExact(t *testing.T) {
 			const quota = 20
 			w := 3 * time.Second // 20 units per 3 s: a unit every 150 ms, not a whole number of anything
 			in := traffic(seed, 2*time.Minute, w, 5)
-			out := feed(t, Server{Kind: TokenBucket, Window: w, Burst: burst, Publish: PublishDraft6}, []QuotaStep{{0, quota}}, in)
+			out := feed(t, Server{Kind: kindTokenBucket, Window: w, Burst: burst, Publish: publishDraft6}, []quotaStep{{0, quota}}, in)
 			rate := big.NewRat(quota, int64(w)) // units per ns
 			tokens, last := big.NewRat(int64(burst), 1), time.Duration(0)
 			var acc []arrival
@@ -60,28 +60,28 @@ func TestTokenBucketReset(t *testing.T) {
 		reset, left string
 	}{{false, "4", "0"}, {true, "1", "0"}} {
 		// 10 units a 10 s window: a unit a second; a bucket of 4.
-		a, _ := NewServerAPI(Server{Kind: TokenBucket, Window: 10 * time.Second, Burst: 4, UnitReset: c.unit, Publish: PublishDraft6}, []QuotaStep{{0, 10}})
-		a.Publish = true
-		r := a.Handle(0, 4)
+		a, _ := newServerAPI(Server{Kind: kindTokenBucket, Window: 10 * time.Second, Burst: 4, UnitReset: c.unit, Publish: publishDraft6}, []quotaStep{{0, 10}})
+		a.publish = true
+		r := a.handle(0, 4)
 		if r.Status != 200 || r.Header.Get("RateLimit-Reset") != c.reset || r.Header.Get("RateLimit-Remaining") != c.left {
 			t.Errorf("unit %v: %d %v, want reset %s", c.unit, r.Status, r.Header, c.reset)
 		}
-		if r := a.Handle(1500*time.Millisecond, 2); r.Status != 429 || r.RetryAfter != time.Second { // 1.5 held, 2 at 2 s
+		if r := a.handle(1500*time.Millisecond, 2); r.Status != 429 || r.RetryAfter != time.Second { // 1.5 held, 2 at 2 s
 			t.Errorf("unit %v: %d %v, want 429 1s", c.unit, r.Status, r.RetryAfter)
 		}
-		if r := a.Handle(2*time.Second, 5); r.Status != 429 || r.RetryAfter != 10*time.Second {
+		if r := a.handle(2*time.Second, 5); r.Status != 429 || r.RetryAfter != 10*time.Second {
 			t.Errorf("unit %v: 5 units in a bucket of 4: %d %v, want 429 and a window", c.unit, r.Status, r.RetryAfter)
 		}
-		if r := a.Handle(2*time.Second, 2); r.Status != 200 {
+		if r := a.handle(2*time.Second, 2); r.Status != 200 {
 			t.Errorf("unit %v: %d", c.unit, r.Status)
 		}
 	}
 	// A full bucket: draft-6 leaves the reset out, as express-rate-limit does
 	// for 0.
-	a, _ := NewServerAPI(Server{Kind: TokenBucket, Window: time.Second, Burst: 10, Publish: PublishDraft6}, []QuotaStep{{0, 10}})
-	a.Publish = true
-	a.Handle(0, 1)
-	if r := a.Handle(time.Second, 0); r.Header.Get("RateLimit-Reset") != "" || r.Header.Get("RateLimit-Remaining") != "10" {
+	a, _ := newServerAPI(Server{Kind: kindTokenBucket, Window: time.Second, Burst: 10, Publish: publishDraft6}, []quotaStep{{0, 10}})
+	a.publish = true
+	a.handle(0, 1)
+	if r := a.handle(time.Second, 0); r.Header.Get("RateLimit-Reset") != "" || r.Header.Get("RateLimit-Remaining") != "10" {
 		t.Errorf("full: %v", r.Header)
 	}
 }
@@ -89,16 +89,16 @@ func TestTokenBucketReset(t *testing.T) {
 // TestTokenBucketQuotaStep: the bucket refills at the old rate until the
 // step and at the new one after it; its depth stays.
 func TestTokenBucketQuotaStep(t *testing.T) {
-	a, _ := NewServerAPI(Server{Kind: TokenBucket, Window: time.Second, Burst: 10}, []QuotaStep{{0, 10}, {time.Second, 1}})
-	a.Handle(500*time.Millisecond, 10)
+	a, _ := newServerAPI(Server{Kind: kindTokenBucket, Window: time.Second, Burst: 10}, []quotaStep{{0, 10}, {time.Second, 1}})
+	a.handle(500*time.Millisecond, 10)
 	// Empty at 0.5 s; 0.5 s at 10 a second, then 1 s at 1 a second: 6.
-	if r := a.Handle(2*time.Second, 7); r.Status != 429 {
+	if r := a.handle(2*time.Second, 7); r.Status != 429 {
 		t.Errorf("7 units at 2 s: %d, want 429 (6 held)", r.Status)
 	}
-	if r := a.Handle(2*time.Second, 6); r.Status != 200 {
+	if r := a.handle(2*time.Second, 6); r.Status != 200 {
 		t.Errorf("6 units at 2 s: %d, want 200", r.Status)
 	}
-	if got := a.Used(2 * time.Second); got != 10 {
+	if got := a.used(2 * time.Second); got != 10 {
 		t.Errorf("used %d, want 10: the bucket is empty", got)
 	}
 }

@@ -44,52 +44,20 @@ func parse(args []string) (*options, *flag.FlagSet, error) {
 		server    = addServerFlags(fs)
 	)
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, fs, err
-		}
-		return nil, fs, err
+		return nil, fs, err // flag.ErrHelp for -h
 	}
 	if fs.NArg() > 0 {
 		return nil, fs, fmt.Errorf("unexpected argument %q: every setting is a flag", fs.Arg(0))
 	}
-	var errs []error
-	if *seed == 0 {
-		errs = append(errs, errors.New("-seed 0: want 1 or more"))
-	}
-	if *seeds > 1 && *seed > math.MaxUint64-uint64(*seeds-1) {
-		errs = append(errs, fmt.Errorf("-seed %d with -seeds %d runs past the largest seed: want -seed at most %d",
-			*seed, *seeds, uint64(math.MaxUint64)-uint64(*seeds-1)))
-	}
 	o := &options{format: *format, plot: *plot, seeds: *seeds}
-	if *seeds < 1 || *seeds > 1000 {
-		errs = append(errs, fmt.Errorf("-seeds %d: want 1 to 1000", *seeds))
-	}
-	if *seeds > 1 && *plot != "" {
-		errs = append(errs, errors.New("-plot draws one seed: leave out -seeds"))
-	}
-	switch *format {
-	case "table", "markdown", "csv", "json":
-	default:
-		errs = append(errs, fmt.Errorf("-format %q: want table, csv or json (or markdown: the table in Markdown)", *format))
-	}
-	if p := *plot; p != "" {
-		switch strings.ToLower(filepath.Ext(p)) {
-		case ".svg", ".png":
-		default:
-			errs = append(errs, fmt.Errorf("-plot %q: want a file name ending in .svg or .png", p))
-		}
-	}
+	errs := checkOutput(*seed, *seeds, *format, *plot)
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	base := sim.Config{
 		Seed: *seed, Instances: *instances, Demand: *demand,
-		Duration: *duration, Scenario: sim.Scenario(strings.ToLower(*scenario)),
+		Duration: *duration, Scenario: strings.ToLower(*scenario),
 	}
 	o.cfgs, errs = server.configs(base, set, errs)
-	// Zero means "default" in sim.Config; on the command line it is a
-	// value like any other, so the flags are validated as given. A problem
-	// common to every server is said once.
-	said := map[string]bool{}
 	check := o.cfgs
 	if len(check) == 0 {
 		// No server came out of the flags (their problems are listed
@@ -97,16 +65,7 @@ func parse(args []string) (*options, *flag.FlagSet, error) {
 		check = []sim.Config{base}
 		check[0].Quota = *server.quota
 	}
-	for _, c := range check {
-		given := c.Defaults()
-		given.Instances, given.Quota, given.Demand, given.Duration = *instances, c.Quota, *demand, *duration
-		for _, err := range splitJoined(given.Validate()) {
-			if !said[err.Error()] {
-				said[err.Error()] = true
-				errs = append(errs, err)
-			}
-		}
-	}
+	errs = validateGiven(check, base, errs)
 	if len(o.cfgs) > 0 {
 		o.cfg = o.cfgs[0]
 	}
@@ -118,6 +77,58 @@ func parse(args []string) (*options, *flag.FlagSet, error) {
 		return nil, fs, err
 	}
 	return o, fs, nil
+}
+
+// checkOutput lists the problems with the flags that choose the seeds and
+// what is printed.
+func checkOutput(seed uint64, seeds int, format, plot string) []error {
+	var errs []error
+	if seed == 0 {
+		errs = append(errs, errors.New("-seed 0: want 1 or more"))
+	}
+	if seeds > 1 && seed > math.MaxUint64-uint64(seeds-1) {
+		errs = append(errs, fmt.Errorf("-seed %d with -seeds %d runs past the largest seed: want -seed at most %d",
+			seed, seeds, uint64(math.MaxUint64)-uint64(seeds-1)))
+	}
+	if seeds < 1 || seeds > 1000 {
+		errs = append(errs, fmt.Errorf("-seeds %d: want 1 to 1000", seeds))
+	}
+	if seeds > 1 && plot != "" {
+		errs = append(errs, errors.New("-plot draws one seed: leave out -seeds"))
+	}
+	switch format {
+	case "table", "markdown", "csv", "json":
+	default:
+		errs = append(errs, fmt.Errorf("-format %q: want table, csv or json (or markdown: the table in Markdown)", format))
+	}
+	if plot != "" {
+		switch strings.ToLower(filepath.Ext(plot)) {
+		case ".svg", ".png":
+		default:
+			errs = append(errs, fmt.Errorf("-plot %q: want a file name ending in .svg or .png", plot))
+		}
+	}
+	return errs
+}
+
+// validateGiven appends the problems sim finds with each configuration of
+// cfgs. Zero means "default" in sim.Config; on the command line it is a
+// value like any other, so the instances, demand and duration are
+// validated as given (base holds them), each with its server's quota. A
+// problem common to every server is said once.
+func validateGiven(cfgs []sim.Config, base sim.Config, errs []error) []error {
+	said := map[string]bool{}
+	for _, c := range cfgs {
+		given := c.Defaults()
+		given.Instances, given.Quota, given.Demand, given.Duration = base.Instances, c.Quota, base.Demand, base.Duration
+		for _, err := range splitJoined(given.Validate()) {
+			if !said[err.Error()] {
+				said[err.Error()] = true
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errs
 }
 
 // splitJoined returns the errors an errors.Join holds, or err alone.
@@ -173,15 +184,15 @@ flags:
 // "cubic+quota".
 func modeFlagNames() []string {
 	var s []string
-	for _, n := range sim.ModeNames() {
-		s = append(s, strings.ReplaceAll(strings.ReplaceAll(n, " + ", "+"), " ", "-"))
+	for _, m := range sim.Modes() {
+		s = append(s, strings.ReplaceAll(strings.ReplaceAll(m.Name, " + ", "+"), " ", "-"))
 	}
 	return s
 }
 
 func parseModes(s string, errs []error) ([]sim.Mode, []error) {
 	if strings.TrimSpace(strings.ToLower(s)) == "all" {
-		return sim.DefaultModes(), errs
+		return sim.Modes(), errs
 	}
 	var modes []sim.Mode
 	seen := map[string]bool{}

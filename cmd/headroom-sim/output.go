@@ -55,7 +55,7 @@ func toRow(r *sim.Result, shares bool) row {
 func writeJSON(w io.Writer, cfg sim.Config, results []*sim.Result) error {
 	rows := make([]row, 0, len(results))
 	for _, r := range results {
-		rows = append(rows, toRow(r, !cfg.Server.IsSeeds()))
+		rows = append(rows, toRow(r, !seedsServer(cfg.Server)))
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -64,7 +64,7 @@ func writeJSON(w io.Writer, cfg sim.Config, results []*sim.Result) error {
 
 func writeCSV(w io.Writer, cfg sim.Config, results []*sim.Result) error {
 	cw := csv.NewWriter(w)
-	shares := !cfg.Server.IsSeeds()
+	shares := !seedsServer(cfg.Server)
 	head := []string{"mode", "throughput_per_min", "share", "throttled", "rejected", "gave_up", "p95_wait_s", "recovery_s"}
 	if shares {
 		head = append(head, "allowance_share", "throttled_share")
@@ -112,7 +112,7 @@ func thousands(n int) string {
 // the scenario.
 func describe(cfg sim.Config, withSeed bool) string {
 	s := fmt.Sprintf("Quota %s", thousands(cfg.Quota))
-	if !cfg.Server.IsSeeds() {
+	if !seedsServer(cfg.Server) {
 		s += ", " + cfg.Server.String()
 	}
 	s += fmt.Sprintf(", %d instances of %s, %s", cfg.Instances,
@@ -125,15 +125,20 @@ func describe(cfg sim.Config, withSeed bool) string {
 
 // scenarioNote is ", scenario drop (50% of the quota taken …)".
 func scenarioNote(cfg sim.Config) string {
-	s := ", scenario " + string(cfg.Scenario)
+	s := ", scenario " + cfg.Scenario
 	switch cfg.Scenario {
-	case sim.Drop:
+	case "drop":
 		s += fmt.Sprintf(" (%.0f%% of the quota taken for %s after %s)", cfg.DropShare*100, human(cfg.DropFor), human(cfg.DropAt))
-	case sim.Join:
+	case "join":
 		s += fmt.Sprintf(" (one more instance after %s)", human(cfg.JoinAt))
 	}
 	return s
 }
+
+// seedsServer reports whether s (after Defaults) is the seeds' server, the
+// default one: with another server the tables add the share of the
+// allowance and the 429 share.
+func seedsServer(s sim.Server) bool { return s == sim.Config{}.Defaults().Server }
 
 // footer is the last line of a table.
 const footer = "Rates in units a minute; model numbers, not a real API. Modes, columns, the recommended default: docs/simulator.md\n"
@@ -148,7 +153,7 @@ func human(d time.Duration) string {
 
 func writeTable(w io.Writer, cfg sim.Config, results []*sim.Result, markdown bool) error {
 	fmt.Fprintf(w, "%s\n\n", describe(cfg, true))
-	shares := !cfg.Server.IsSeeds()
+	shares := !seedsServer(cfg.Server)
 	rows := [][]string{withShares(shares, []string{"Mode", "Throughput", "Share", "429s", "Rejected", "Gave up", "p95 wait", "Recovery"},
 		"Of allowance", "429 share")}
 	for _, r := range results {
@@ -165,7 +170,7 @@ func writeTable(w io.Writer, cfg sim.Config, results []*sim.Result, markdown boo
 		return err
 	}
 	if shares {
-		fmt.Fprintf(w, "\nOf allowance: units accepted over the most an ideal client could have had (%s).\n", thousands(int(math.Round(cfg.Allowance()))))
+		fmt.Fprintf(w, "\nOf allowance: units accepted over the most an ideal client could have had (%s).\n", thousands(int(math.Round(results[0].Allowance))))
 	}
 	_, err := io.WriteString(w, "\n"+footer)
 	return err

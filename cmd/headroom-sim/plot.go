@@ -37,7 +37,7 @@ func writePlot(file string, cfg sim.Config, results []*sim.Result) error {
 	// minute. With the seeds' 60 s window the factor is exactly 1.
 	perMinute := float64(time.Minute) / float64(cfg.Server.Window)
 	usedLabel := "accepted, last 60 s"
-	if !cfg.Server.IsSeeds() {
+	if !seedsServer(cfg.Server) {
 		usedLabel = "server's count, per minute"
 	}
 	for i, r := range results {
@@ -67,7 +67,7 @@ func writePlot(file string, cfg sim.Config, results []*sim.Result) error {
 	dc.Max.Y = title.Min.Y
 	sty := draw.TextStyle{Color: color.Black, Font: plot.DefaultFont, XAlign: draw.XCenter, YAlign: draw.YCenter, Handler: plot.DefaultTextHandler}
 	sty.Font.Size = 11
-	if !cfg.Server.IsSeeds() {
+	if !seedsServer(cfg.Server) {
 		sty.Font.Size = 8 // the title names the server too
 	}
 	sty.Font.Variant = "Sans"

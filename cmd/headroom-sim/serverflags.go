@@ -17,6 +17,15 @@ import (
 // given: the seeds' 3,000 units a minute, over whatever -window says.
 const defaultPerSecond = 50
 
+// The kinds of server and the publish that some flags are for, named as
+// sim.ServerKinds and sim.Publishes name them.
+const (
+	fixedWindow = "fixed-window"
+	tokenBucket = "token-bucket"
+	leakyBucket = "leaky-bucket"
+	xRateLimit  = "x-ratelimit"
+)
+
 // serverFlags are the flags that pick the model API's limiter.
 type serverFlags struct {
 	server, window, publish, reset, epoch, costs, burst *string
@@ -49,8 +58,8 @@ func addServerFlags(fs *flag.FlagSet) *serverFlags {
 // (kinds × windows × publishes), each a copy of base, and appends every
 // problem to errs. set holds the flags given on the command line.
 func (f *serverFlags) configs(base sim.Config, set map[string]bool, errs []error) ([]sim.Config, []error) {
-	kinds, errs := parseList(f.server, "-server", sim.ServerKinds, sim.ServerKindNamed, errs)
-	publishes, errs := parseList(f.publish, "-publish", sim.Publishes, sim.PublishNamed, errs)
+	kinds, errs := parseList(f.server, "-server", sim.ServerKinds(), sim.ServerKindNamed, errs)
+	publishes, errs := parseList(f.publish, "-publish", sim.Publishes(), sim.PublishNamed, errs)
 	windows, errs := parseWindows(*f.window, errs)
 	bursts, errs := parseBursts(*f.burst, errs)
 	if set["costs"] {
@@ -60,51 +69,11 @@ func (f *serverFlags) configs(base sim.Config, set map[string]bool, errs []error
 		}
 		base.Costs = costs
 	}
-
-	isBucket := func(k sim.ServerKind) bool { return k == sim.TokenBucket || k == sim.LeakyBucket }
-	anyBucket := slices.ContainsFunc(kinds, isBucket)
-	named := strings.Join(kindNames(kinds), ",")
-	if len(kinds) > 0 {
-		if set["burst"] && !anyBucket {
-			errs = append(errs, fmt.Errorf("-burst %s: only token-bucket and leaky-bucket have a bucket; -server is %s", *f.burst, named))
-		}
-		leaky := slices.Contains(kinds, sim.LeakyBucket)
-		if (set["nodelay"] || set["delay"]) && !leaky {
-			errs = append(errs, fmt.Errorf("-nodelay and -delay are nginx's: they need -server leaky-bucket; -server is %s", named))
-		}
-		if set["aligned"] && !slices.Contains(kinds, sim.FixedWindow) {
-			errs = append(errs, fmt.Errorf("-aligned is for fixed-window; -server is %s", named))
-		}
-		if set["reset"] && !anyBucket {
-			errs = append(errs, fmt.Errorf("-reset is for token-bucket and leaky-bucket; -server is %s", named))
-		}
-	}
-	if *f.nodelay && *f.delay != 0 {
-		errs = append(errs, fmt.Errorf("-nodelay and -delay %d: nginx takes one or the other", *f.delay))
-	}
-	unitReset := false
-	switch *f.reset {
-	case "full":
-	case "unit":
-		unitReset = true
-	default:
-		errs = append(errs, fmt.Errorf("-reset %q: want full or unit", *f.reset))
-	}
-	epochCeil := false
-	switch *f.epoch {
-	case "floor":
-	case "ceil":
-		epochCeil = true
-	default:
-		errs = append(errs, fmt.Errorf("-epoch %q: want floor or ceil", *f.epoch))
-	}
-	if set["epoch"] && len(publishes) > 0 && !slices.Contains(publishes, sim.PublishXRateLimit) {
-		errs = append(errs, errors.New("-epoch is for -publish x-ratelimit"))
-	}
+	errs = f.checkKinds(kinds, set, errs)
+	unitReset, epochCeil, errs := f.parseResetAndEpoch(publishes, set, errs)
 	if set["quota"] && set["per-second"] {
 		errs = append(errs, fmt.Errorf("-quota %d and -per-second %v: give one or the other", *f.quota, *f.perSecond))
 	}
-
 	quotas := map[time.Duration]int{}
 	for _, w := range windows {
 		q, err := f.quotaFor(w, set)
@@ -127,27 +96,84 @@ func (f *serverFlags) configs(base sim.Config, set map[string]bool, errs []error
 			}
 			for _, b := range kb {
 				for _, p := range publishes {
-					s := sim.Server{Kind: k, Window: w, Publish: p, Burst: b}
-					if isBucket(k) {
-						s.UnitReset = unitReset
-					}
-					if k == sim.LeakyBucket {
-						s.NoDelay, s.Delay = *f.nodelay, *f.delay
-					}
-					if k == sim.FixedWindow {
-						s.Aligned = *f.aligned
-					}
-					if p == sim.PublishXRateLimit {
-						s.EpochCeil = epochCeil
-					}
 					c := base
-					c.Server, c.Quota = s, q
+					c.Server, c.Quota = f.serverFor(k, w, b, p, unitReset, epochCeil), q
 					cfgs = append(cfgs, c)
 				}
 			}
 		}
 	}
 	return cfgs, errs
+}
+
+func isBucket(kind string) bool { return kind == tokenBucket || kind == leakyBucket }
+
+// checkKinds appends a problem for each flag given for a kind of server
+// that -server does not name, and for -nodelay with -delay.
+func (f *serverFlags) checkKinds(kinds []string, set map[string]bool, errs []error) []error {
+	anyBucket := slices.ContainsFunc(kinds, isBucket)
+	named := strings.Join(kinds, ",")
+	if len(kinds) > 0 {
+		if set["burst"] && !anyBucket {
+			errs = append(errs, fmt.Errorf("-burst %s: only token-bucket and leaky-bucket have a bucket; -server is %s", *f.burst, named))
+		}
+		leaky := slices.Contains(kinds, leakyBucket)
+		if (set["nodelay"] || set["delay"]) && !leaky {
+			errs = append(errs, fmt.Errorf("-nodelay and -delay are nginx's: they need -server leaky-bucket; -server is %s", named))
+		}
+		if set["aligned"] && !slices.Contains(kinds, fixedWindow) {
+			errs = append(errs, fmt.Errorf("-aligned is for fixed-window; -server is %s", named))
+		}
+		if set["reset"] && !anyBucket {
+			errs = append(errs, fmt.Errorf("-reset is for token-bucket and leaky-bucket; -server is %s", named))
+		}
+	}
+	if *f.nodelay && *f.delay != 0 {
+		errs = append(errs, fmt.Errorf("-nodelay and -delay %d: nginx takes one or the other", *f.delay))
+	}
+	return errs
+}
+
+// parseResetAndEpoch reads -reset and -epoch, and appends a problem when
+// -epoch is given without -publish x-ratelimit.
+func (f *serverFlags) parseResetAndEpoch(publishes []string, set map[string]bool, errs []error) (unitReset, epochCeil bool, _ []error) {
+	switch *f.reset {
+	case "full":
+	case "unit":
+		unitReset = true
+	default:
+		errs = append(errs, fmt.Errorf("-reset %q: want full or unit", *f.reset))
+	}
+	switch *f.epoch {
+	case "floor":
+	case "ceil":
+		epochCeil = true
+	default:
+		errs = append(errs, fmt.Errorf("-epoch %q: want floor or ceil", *f.epoch))
+	}
+	if set["epoch"] && len(publishes) > 0 && !slices.Contains(publishes, xRateLimit) {
+		errs = append(errs, errors.New("-epoch is for -publish x-ratelimit"))
+	}
+	return unitReset, epochCeil, errs
+}
+
+// serverFor is the server of kind k, window w, burst b and publish p, with
+// the flags that its kind and its publish take.
+func (f *serverFlags) serverFor(k string, w time.Duration, b int, p string, unitReset, epochCeil bool) sim.Server {
+	s := sim.Server{Kind: k, Window: w, Publish: p, Burst: b}
+	if isBucket(k) {
+		s.UnitReset = unitReset
+	}
+	if k == leakyBucket {
+		s.NoDelay, s.Delay = *f.nodelay, *f.delay
+	}
+	if k == fixedWindow {
+		s.Aligned = *f.aligned
+	}
+	if p == xRateLimit {
+		s.EpochCeil = epochCeil
+	}
+	return s
 }
 
 // quotaFor is the quota over window w: -quota, or -per-second × w, or the
@@ -246,12 +272,4 @@ func parseCosts(s string) ([]sim.Cost, error) {
 		costs = append(costs, sim.Cost{Units: u, Weight: w})
 	}
 	return costs, errors.Join(errs...)
-}
-
-func kindNames(kinds []sim.ServerKind) []string {
-	s := make([]string, len(kinds))
-	for i, k := range kinds {
-		s[i] = string(k)
-	}
-	return s
 }

@@ -127,13 +127,13 @@ func TestBadFlagsAllAtOnce(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	for _, want := range []string{`unknown server "warp"`, `unknown publish "smoke"`, "-burst 5", "-nodelay and -delay",
-		`-epoch "up"`, "instances = 0", `-costs "x"`} {
+		`-epoch "up"`, "Instances = 0", `-costs "x"`} {
 		if !strings.Contains(errs, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errs)
 		}
 	}
 	code, _, errs = runCmd(t, "-server", "all", "-window", "1s,10s", "-instances", "0")
-	if code != 2 || strings.Count(errs, "instances = 0") != 1 {
+	if code != 2 || strings.Count(errs, "Instances = 0") != 1 {
 		t.Errorf("exit %d; want instances named once:\n%s", code, errs)
 	}
 }

@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/headroom-go/headroom/sim"
 )
@@ -39,40 +37,18 @@ func runServers(o *options, stdout, stderr io.Writer) int {
 		}
 	}
 	errs := make([]error, len(runs))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(runs)) {
-		wg.Go(func() {
-			for i := range next {
-				c := o.cfgs[runs[i].cfg]
-				c.Seed, c.NoSeries = runs[i].seed, true
-				runs[i].res, errs[i] = sim.Run(c, o.modes[runs[i].mode])
-			}
-		})
-	}
-	for i := range runs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	inParallel(len(runs), func(i int) {
+		c := o.cfgs[runs[i].cfg]
+		c.Seed, c.NoSeries = runs[i].seed, true
+		runs[i].res, errs[i] = sim.Run(c, o.modes[runs[i].mode])
+	})
 	if err := errors.Join(errs...); err != nil {
-		fmt.Fprintf(stderr, "headroom-sim: %v\n", err)
-		return 1
+		return failed(stderr, err)
 	}
-	var err error
-	switch o.format {
-	case "json":
-		err = writeServerJSON(stdout, o, runs)
-	case "csv":
-		err = writeServerCSV(stdout, o, runs)
-	default:
-		err = writeServerTable(stdout, o, runs)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "headroom-sim: %v\n", err)
-		return 1
-	}
-	return 0
+	return writeAs(o.format, stderr,
+		func() error { return writeServerJSON(stdout, o, runs) },
+		func() error { return writeServerCSV(stdout, o, runs) },
+		func() error { return writeServerTable(stdout, o, runs) })
 }
 
 // serverRow is one run in the JSON and CSV forms of the table of servers.
@@ -101,8 +77,8 @@ type serverRow struct {
 func toServerRow(o *options, r serverRun) serverRow {
 	c := o.cfgs[r.cfg].Defaults()
 	x := toRow(r.res, true)
-	return serverRow{Mode: x.Mode, Server: string(c.Server.Kind), WindowS: c.Server.Window.Seconds(), Quota: c.Quota,
-		Burst: c.Server.Burst, NoDelay: c.Server.NoDelay, Delay: c.Server.Delay, Publish: string(c.Server.Publish),
+	return serverRow{Mode: x.Mode, Server: c.Server.Kind, WindowS: c.Server.Window.Seconds(), Quota: c.Quota,
+		Burst: c.Server.Burst, NoDelay: c.Server.NoDelay, Delay: c.Server.Delay, Publish: c.Server.Publish,
 		Seed: r.seed, Throughput: x.Throughput, Share: x.Share, AllowanceShare: *x.AllowanceShare,
 		Throttled: x.Throttled, ThrottledShare: *x.ThrottledShare, Sent: r.res.Sent, Rejected: x.Rejected,
 		GaveUp: x.GaveUp, P95Wait: x.P95Wait, Recovery: x.Recovery}
@@ -144,12 +120,12 @@ func writeServerCSV(w io.Writer, o *options, runs []serverRun) error {
 func bucketLabel(c sim.Config) string {
 	s := c.Server
 	switch s.Kind {
-	case sim.FixedWindow:
+	case fixedWindow:
 		if s.Aligned {
 			return "fixed window, aligned"
 		}
 		return "fixed window"
-	case sim.TokenBucket:
+	case tokenBucket:
 		b := s.Burst
 		if b == 0 {
 			b = c.Quota
@@ -159,7 +135,7 @@ func bucketLabel(c sim.Config) string {
 			l += ", reset at 1 unit"
 		}
 		return l
-	case sim.LeakyBucket:
+	case leakyBucket:
 		l := "leaky bucket, burst " + thousands(s.Burst)
 		switch {
 		case s.NoDelay:
@@ -172,10 +148,12 @@ func bucketLabel(c sim.Config) string {
 		}
 		return l
 	}
-	return strings.ReplaceAll(string(s.Kind), "-", " ")
+	return strings.ReplaceAll(s.Kind, "-", " ")
 }
 
-func writeServerTable(w io.Writer, o *options, runs []serverRun) error {
+// serverTableTitle is the first line of the table of servers: the mode
+// when there is one, the instances, the run, its seeds and the scenario.
+func serverTableTitle(o *options) string {
 	base := o.cfg.Defaults()
 	var title strings.Builder
 	if len(o.modes) == 1 {
@@ -188,7 +166,11 @@ func writeServerTable(w io.Writer, o *options, runs []serverRun) error {
 		fmt.Fprintf(&title, ", seed %d", base.Seed)
 	}
 	title.WriteString(scenarioNote(base))
-	fmt.Fprintf(w, "%s\nEach cell: units accepted as a share of the allowance / 429s as a share of the requests sent\n(and how many requests gave up, when any did).\n\n", title.String())
+	return title.String()
+}
+
+func writeServerTable(w io.Writer, o *options, runs []serverRun) error {
+	fmt.Fprintf(w, "%s\nEach cell: units accepted as a share of the allowance / 429s as a share of the requests sent\n(and how many requests gave up, when any did).\n\n", serverTableTitle(o))
 
 	// A row is a mode against one limiter; a column is what it publishes.
 	type rowKey struct {
@@ -198,10 +180,10 @@ func writeServerTable(w io.Writer, o *options, runs []serverRun) error {
 	}
 	type cellKey struct {
 		row     rowKey
-		publish sim.Publish
+		publish string
 	}
 	var rowOrder []rowKey
-	var publishes []sim.Publish
+	var publishes []string
 	cells := map[cellKey][]*sim.Result{}
 	for _, r := range runs {
 		c := o.cfgs[r.cfg]
@@ -223,7 +205,7 @@ func writeServerTable(w io.Writer, o *options, runs []serverRun) error {
 		head = append([]string{"Mode"}, head...)
 	}
 	for _, p := range publishes {
-		head = append(head, string(p))
+		head = append(head, p)
 	}
 	rows := [][]string{head}
 	for _, rk := range rowOrder {

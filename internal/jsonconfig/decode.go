@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/headroom-go/headroom"
 )
 
 // Problem is one thing wrong with a document.
@@ -26,8 +28,8 @@ const Root = "configuration"
 
 // Error reads "path = value: want …", without "path = " when Path is "".
 // A Problem is an error so that a type reading itself can say what it
-// wants: when its UnmarshalJSON returns one, wrapped or not, Decode reports
-// that Want at the value's path.
+// wants: when its UnmarshalJSON returns one, or a *headroom.ConfigError,
+// wrapped or not, Decode reports that Want at the value's path.
 func (p *Problem) Error() string {
 	if p.Path == "" {
 		return fmt.Sprintf("%s: want %s", p.Value, p.Want)
@@ -49,9 +51,11 @@ func (p *Problem) Error() string {
 // into the struct field encoding/json would (Fields): the one of that name,
 // else of that name in another case, where embedded structs' fields count
 // as their parent's, the shallowest of a name winning, then the one named
-// by its tag. A later duplicate key is read over the earlier one. It
-// differs from encoding/json in these only:
+// by its tag. It differs from encoding/json in these only:
 //   - an unknown field, ambiguous names included, is a problem, not ignored;
+//   - a key matches its field exactly: one in another case is a problem;
+//   - a key given twice in one object is a problem at its second place,
+//     where encoding/json keeps the last value;
 //   - a list replaces a slice whole, where encoding/json reads into the
 //     elements the slice already has;
 //   - a field with the ",string" option is a problem at its key, not read;
@@ -129,52 +133,9 @@ func decode(path string, data json.RawMessage, v reflect.Value) []Problem {
 		}
 		return decode(path, data, v.Elem())
 	case reflect.Struct:
-		members, ok := objectMembers(data)
-		if !ok {
-			return []Problem{typeProblem(path, data, "an object")}
-		}
-		fields := Fields(v.Type())
-		var found []keyProblems
-		for _, m := range members {
-			at := join(path, step(m.key))
-			f := findField(fields, m.key)
-			if f == nil {
-				found = append(found, keyProblems{m.key, []Problem{{Path: at, Value: "an unknown field", Want: "one of " + names(fields)}}})
-				continue
-			}
-			if f.Quoted {
-				found = append(found, keyProblems{m.key, []Problem{{Path: at,
-					Value: `a field with the ",string" option`, Want: `a Go field without it: Decode does not read ",string"`}}})
-				continue
-			}
-			fv, blocked := fieldAlloc(v, f.Index)
-			if blocked != nil {
-				found = append(found, keyProblems{m.key, []Problem{unsettable(at, blocked)}})
-				continue
-			}
-			found = append(found, keyProblems{m.key, decode(at, m.value, fv)})
-		}
-		return sorted(found)
+		return decodeStruct(path, data, v)
 	case reflect.Map:
-		members, ok := objectMembers(data)
-		if !ok {
-			return []Problem{typeProblem(path, data, "an object")}
-		}
-		if kt := v.Type().Key(); kt.Kind() != reflect.String || reflect.PointerTo(kt).Implements(textUnmarshalerType) {
-			return leaf(path, data, v)
-		}
-		if v.IsNil() {
-			v.Set(reflect.MakeMap(v.Type()))
-		}
-		var found []keyProblems
-		for _, m := range members {
-			// A value that does not decode whole still goes in: a name that
-			// refers to it is then not reported as missing besides.
-			elem := reflect.New(v.Type().Elem()).Elem()
-			found = append(found, keyProblems{m.key, decode(fmt.Sprintf("%s[%q]", path, m.key), m.value, elem)})
-			v.SetMapIndex(reflect.ValueOf(m.key).Convert(v.Type().Key()), elem)
-		}
-		return sorted(found)
+		return decodeMap(path, data, v)
 	case reflect.Slice:
 		var list []json.RawMessage
 		if json.Unmarshal(data, &list) != nil {
@@ -191,6 +152,83 @@ func decode(path string, data json.RawMessage, v reflect.Value) []Problem {
 	return leaf(path, data, v)
 }
 
+// decodeStruct reads the object data into the struct v, member by member.
+func decodeStruct(path string, data json.RawMessage, v reflect.Value) []Problem {
+	members, ok := objectMembers(data)
+	if !ok {
+		return []Problem{typeProblem(path, data, "an object")}
+	}
+	fields := Fields(v.Type())
+	var found []keyProblems
+	for i, m := range members {
+		at := join(path, step(m.key))
+		if p, twice := repeated(members, i, at); twice {
+			found = append(found, keyProblems{m.key, []Problem{p}})
+			continue
+		}
+		f := findField(fields, m.key)
+		if f == nil {
+			want := "one of " + names(fields)
+			if name := caseOf(fields, m.key); name != "" {
+				want = strconv.Quote(name) + ": keys are read exactly, case included"
+			}
+			found = append(found, keyProblems{m.key, []Problem{{Path: at, Value: "an unknown field", Want: want}}})
+			continue
+		}
+		if f.Quoted {
+			found = append(found, keyProblems{m.key, []Problem{{Path: at,
+				Value: `a field with the ",string" option`, Want: `a Go field without it: Decode does not read ",string"`}}})
+			continue
+		}
+		fv, blocked := fieldAlloc(v, f.Index)
+		if blocked != nil {
+			found = append(found, keyProblems{m.key, []Problem{unsettable(at, blocked)}})
+			continue
+		}
+		found = append(found, keyProblems{m.key, decode(at, m.value, fv)})
+	}
+	return sorted(found)
+}
+
+// decodeMap reads the object data into the map v, member by member.
+func decodeMap(path string, data json.RawMessage, v reflect.Value) []Problem {
+	members, ok := objectMembers(data)
+	if !ok {
+		return []Problem{typeProblem(path, data, "an object")}
+	}
+	if kt := v.Type().Key(); kt.Kind() != reflect.String || reflect.PointerTo(kt).Implements(textUnmarshalerType) {
+		return leaf(path, data, v)
+	}
+	if v.IsNil() {
+		v.Set(reflect.MakeMap(v.Type()))
+	}
+	var found []keyProblems
+	for i, m := range members {
+		if p, twice := repeated(members, i, fmt.Sprintf("%s[%q]", path, m.key)); twice {
+			found = append(found, keyProblems{m.key, []Problem{p}})
+			continue
+		}
+		// A value that does not decode whole still goes in: a name that
+		// refers to it is then not reported as missing besides.
+		elem := reflect.New(v.Type().Elem()).Elem()
+		found = append(found, keyProblems{m.key, decode(fmt.Sprintf("%s[%q]", path, m.key), m.value, elem)})
+		v.SetMapIndex(reflect.ValueOf(m.key).Convert(v.Type().Key()), elem)
+	}
+	return sorted(found)
+}
+
+// repeated reports a key that members[i] gives again after an earlier
+// member: encoding/json would silently keep the last value, so that one of
+// the two settings its author wrote is lost.
+func repeated(members []member, i int, at string) (Problem, bool) {
+	for _, m := range members[:i] {
+		if m.key == members[i].key {
+			return Problem{Path: at, Value: "a key given twice", Want: "each key once"}, true
+		}
+	}
+	return Problem{}, false
+}
+
 // leaf decodes data into v with encoding/json itself: a null, a scalar, a
 // value that reads itself. The latter's own *Problem says what it wants.
 func leaf(path string, data json.RawMessage, v reflect.Value) []Problem {
@@ -202,6 +240,9 @@ func leaf(path string, data json.RawMessage, v reflect.Value) []Problem {
 		return nil
 	}
 	if p, ok := errors.AsType[*Problem](err); ok {
+		return []Problem{typeProblem(path, data, p.Want)}
+	}
+	if p, ok := errors.AsType[*headroom.ConfigError](err); ok {
 		return []Problem{typeProblem(path, data, p.Want)}
 	}
 	return []Problem{typeProblem(path, data, want(v.Type()))}

@@ -164,10 +164,16 @@ func findField(fields []Field, key string) *Field {
 	if i := slices.IndexFunc(fields, func(f Field) bool { return f.Name == key }); i >= 0 {
 		return &fields[i]
 	}
-	if i := slices.IndexFunc(fields, func(f Field) bool { return strings.EqualFold(f.Name, key) }); i >= 0 {
-		return &fields[i]
-	}
 	return nil
+}
+
+// caseOf is the field name key spells in another case, "" if none: a key
+// that encoding/json would read, but a configuration must spell exactly.
+func caseOf(fields []Field, key string) string {
+	if i := slices.IndexFunc(fields, func(f Field) bool { return strings.EqualFold(f.Name, key) }); i >= 0 {
+		return fields[i].Name
+	}
+	return ""
 }
 
 // fieldAlloc is v's field at index, making the embedded structs on the way

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// seconds reads itself, as limit.Duration does, and says what it wants.
+// seconds reads itself, as headroom.Duration does, and says what it wants.
 type seconds int
 
 func (s *seconds) UnmarshalJSON(b []byte) error {
@@ -43,6 +43,7 @@ func TestDecodeReadsOn(t *testing.T) {
 	  "entries": {"e1": {"count": 1, "wiat": "1s"}, "e2": [], "e3": {"wait": "5s"}},
 	  "tags": ["a", 2]}`), &d)
 	want := []Problem{
+		{"NAME", "an unknown field", `"name": keys are read exactly, case included`},
 		{"Skip", "an unknown field", "one of entries, inner, name, tags"},
 		{`"a.b"`, "an unknown field", "one of entries, inner, name, tags"},
 		{`entries["e1"].wiat`, "an unknown field", "one of count, wait"},
@@ -56,7 +57,7 @@ func TestDecodeReadsOn(t *testing.T) {
 		t.Errorf("read %v, problems\n%q\nwant\n%q", read, problems, want)
 	}
 	// What did decode is in place, for Validate to judge.
-	if d.Name != "x" || d.Entries["e3"].Wait != 5 || d.Entries["e1"].Count != 1 || len(d.Entries) != 3 || d.Tags[0] != "a" {
+	if d.Name != "" || d.Entries["e3"].Wait != 5 || d.Entries["e1"].Count != 1 || len(d.Entries) != 3 || d.Tags[0] != "a" {
 		t.Errorf("decoded %+v", d)
 	}
 }
@@ -276,5 +277,20 @@ func TestDecodeTextUnmarshaler(t *testing.T) {
 	}
 	if problems, _ := Decode([]byte(`{"at": {"X": 1}}`), &got); len(problems) != 1 || problems[0].Path != "at" {
 		t.Errorf("an object for a TextUnmarshaler: problems %q; want one at at", problems)
+	}
+}
+
+// A key given twice is a problem at its second place, in an object read
+// into a struct and in one read into a map: encoding/json would keep the
+// last value and lose the first without a word.
+func TestDecodeRefusesRepeatedKeys(t *testing.T) {
+	var d doc
+	problems, _ := Decode([]byte(`{"name": "a", "name": "b", "entries": {"e": {}, "e": {"count": 2}}}`), &d)
+	want := []Problem{
+		{`entries["e"]`, "a key given twice", "each key once"},
+		{"name", "a key given twice", "each key once"},
+	}
+	if !reflect.DeepEqual(want, problems) {
+		t.Errorf("problems\n%q\nwant\n%q", problems, want)
 	}
 }

@@ -6,9 +6,9 @@ import "time"
 // AWS SDK's adaptive mode uses too), and a rise adds a fixed step every
 // interval while requests wait.
 const (
-	DefaultAIMDDecreaseFactor   = 0.7              // rate × 0.7 on a cut
-	DefaultAIMDIncreaseStep     = 120.0            // units per minute, whole budget
-	DefaultAIMDIncreaseInterval = 10 * time.Second // at most one step per interval
+	defaultAIMDDecreaseFactor   = 0.7              // rate × 0.7 on a cut
+	defaultAIMDIncreaseStep     = 120.0            // units per minute, whole budget
+	defaultAIMDIncreaseInterval = 10 * time.Second // at most one step per interval
 )
 
 // AIMD is additive increase, multiplicative decrease: the default
@@ -34,7 +34,7 @@ type AIMD struct {
 func (a AIMD) OnThrottled(s RateState) float64 {
 	f := a.DecreaseFactor
 	if f == 0 {
-		f = DefaultAIMDDecreaseFactor
+		f = defaultAIMDDecreaseFactor
 	}
 	return s.Rate * f
 }
@@ -44,14 +44,14 @@ func (a AIMD) OnThrottled(s RateState) float64 {
 func (a AIMD) OnSuccess(s RateState) (float64, bool) {
 	iv := a.IncreaseInterval
 	if iv == 0 {
-		iv = DefaultAIMDIncreaseInterval
+		iv = defaultAIMDIncreaseInterval
 	}
 	if !s.Waited || s.SinceLastIncrease < iv {
 		return 0, false
 	}
 	step := a.IncreaseStep
 	if step == 0 {
-		step = DefaultAIMDIncreaseStep
+		step = defaultAIMDIncreaseStep
 	}
 	return min(s.Rate+step/float64(max(s.InstanceCount, 1)), s.MaxRate), true
 }

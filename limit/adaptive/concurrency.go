@@ -1,52 +1,92 @@
 package adaptive
 
 import (
+	"cmp"
+	"fmt"
 	"math"
 	"time"
+
+	"github.com/headroom-go/headroom"
 )
 
-// Defaults of the latency-adaptive concurrency limit.
+// The defaults of the latency-adaptive concurrency limit; each field of
+// ConcurrencyConfig says why.
 const (
-	DefaultMinimum        = 4
-	DefaultMaximum        = 200
-	DefaultInitial        = 20
-	DefaultMultiple       = 2.0
-	DefaultDecreaseFactor = 0.9
+	defaultMinimum        = 4
+	defaultMaximum        = 200
+	defaultInitial        = 20
+	defaultMultiple       = 2.0
+	defaultDecreaseFactor = 0.9
 )
 
 // ConcurrencyConfig bounds and tunes a Concurrency engine. A zero field
-// takes its default; Initial is then clamped into [Minimum, Maximum].
+// takes its default, so the zero value is a complete configuration.
 type ConcurrencyConfig struct {
-	Minimum int // the floor, a liveness guarantee (default 4)
-	Maximum int // the ceiling (default 200)
-	Initial int // the limit before anything is measured (default 20)
+	// Minimum is the floor, a liveness guarantee: a dependency slow for
+	// reasons unrelated to concurrency cannot drive the limit to zero, and
+	// its recovery is still sampled. 0 or more; 0 means 4, or Maximum if
+	// that is lower: a default never conflicts with a bound that was set.
+	Minimum int
+	// Maximum is the ceiling; it bounds the damage when the measurement is
+	// wrong. 0 or more and at least Minimum; 0 means 200.
+	Maximum int
+	// Initial is the limit before anything is measured. 0 or more; set, it
+	// lies in [Minimum, Maximum]; 0 means 20, clamped into that range.
+	Initial int
 	// Multiple is how many times the baseline the round's fastest call may
-	// take before the round counts as queueing (default 2.0).
+	// take before the round counts as queueing: 0 or a finite number above
+	// 1; 0 means 2.0.
 	Multiple float64
-	// DecreaseFactor multiplies the limit after a queueing round (default
-	// 0.9). The same pairing as TCP and Netflix's AIMDLimit (backoffRatio
-	// 0.9): multiplicative decrease, additive increase of one.
+	// DecreaseFactor multiplies the limit after a queueing round: 0 or a
+	// number between 0 and 1; 0 means 0.9. The same pairing as TCP and
+	// Netflix's AIMDLimit (backoffRatio 0.9): multiplicative decrease,
+	// additive increase of one.
 	DecreaseFactor float64
 }
 
+// Problems lists every problem with c, each a *headroom.ConfigError of
+// package "adaptive" naming the field; nil when NewConcurrency would
+// succeed.
+func (c *ConcurrencyConfig) Problems() []*headroom.ConfigError {
+	var ps problems
+	for _, f := range []struct {
+		name     string
+		v, deflt int
+	}{{"Minimum", c.Minimum, defaultMinimum}, {"Maximum", c.Maximum, defaultMaximum}, {"Initial", c.Initial, defaultInitial}} {
+		if f.v < 0 {
+			ps.add(f.name, f.v, fmt.Sprintf("0 (%d) or more", f.deflt))
+		}
+	}
+	if m := c.Multiple; m < 0 || m != m || (m > 0 && m <= 1) || math.IsInf(m, 0) {
+		ps.add("Multiple", m, fmt.Sprintf("0 (%.1f) or a finite number above 1", defaultMultiple))
+	}
+	if f := c.DecreaseFactor; f < 0 || f >= 1 || f != f {
+		ps.add("DecreaseFactor", f, fmt.Sprintf("0 (%v) or a number between 0 and 1", defaultDecreaseFactor))
+	}
+	if c.Minimum < 0 || c.Maximum < 0 {
+		return ps
+	}
+	if lo, hi := c.bounds(); lo > hi {
+		ps.add("Minimum", c.Minimum, fmt.Sprintf("at most Maximum (%d)", hi))
+	} else if c.Initial > 0 && (c.Initial < lo || c.Initial > hi) {
+		ps.add("Initial", c.Initial, fmt.Sprintf("between Minimum (%d) and Maximum (%d)", lo, hi))
+	}
+	return ps
+}
+
+// bounds are the minimum and maximum, defaults filled in.
+func (c *ConcurrencyConfig) bounds() (lo, hi int) {
+	hi = cmp.Or(c.Maximum, defaultMaximum)
+	return cmp.Or(c.Minimum, min(defaultMinimum, hi)), hi
+}
+
+// withDefaults is c with its zero fields set; a default Initial is clamped
+// into [Minimum, Maximum]. c is valid (Problems).
 func (c ConcurrencyConfig) withDefaults() ConcurrencyConfig {
-	if c.Minimum <= 0 {
-		c.Minimum = DefaultMinimum
-	}
-	if c.Maximum <= 0 {
-		c.Maximum = DefaultMaximum
-	}
-	if c.Initial <= 0 {
-		c.Initial = DefaultInitial
-	}
-	if !(c.Multiple > 0) {
-		c.Multiple = DefaultMultiple
-	}
-	if !(c.DecreaseFactor > 0 && c.DecreaseFactor < 1) {
-		c.DecreaseFactor = DefaultDecreaseFactor
-	}
-	c.Maximum = max(c.Maximum, c.Minimum)
-	c.Initial = min(max(c.Initial, c.Minimum), c.Maximum)
+	c.Minimum, c.Maximum = c.bounds()
+	c.Multiple = cmp.Or(c.Multiple, defaultMultiple)
+	c.DecreaseFactor = cmp.Or(c.DecreaseFactor, defaultDecreaseFactor)
+	c.Initial = min(max(cmp.Or(c.Initial, defaultInitial), c.Minimum), c.Maximum)
 	return c
 }
 
@@ -58,7 +98,7 @@ func (c ConcurrencyConfig) withDefaults() ConcurrencyConfig {
 //
 // How it decides. A round is one limit's worth of completed
 // units. At a round's end its fastest call is compared with Multiple × the
-// baseline (LatencyBaseline: the p10 of the last five minutes, rise-capped):
+// baseline (the p10 of the last five minutes, rise-capped):
 //
 //   - fastest above it, or any call in the round dropped: the limit is
 //     multiplied by DecreaseFactor and rounded down (so it always falls by
@@ -83,7 +123,7 @@ func (c ConcurrencyConfig) withDefaults() ConcurrencyConfig {
 // Until the baseline exists (100 successful calls) rounds end without a
 // decision: the limit holds at Initial rather than guessing, so the first
 // baseline is measured at Initial's concurrency. A cut above Minimum also
-// holds the baseline's ceiling (LatencyBaseline.HoldRise): a loop that sees
+// holds the baseline's ceiling: a loop that sees
 // queueing and acts on it must not let that queueing become normal.
 type Concurrency struct {
 	cfg      ConcurrencyConfig
@@ -96,21 +136,20 @@ type Concurrency struct {
 	dropped     bool
 	constrained bool
 
-	base LatencyBaseline
+	base latencyBaseline
 }
 
-// NewConcurrency returns an engine at cfg.Initial with nothing in flight.
-func NewConcurrency(cfg ConcurrencyConfig) *Concurrency {
-	c := &Concurrency{}
-	c.Init(cfg)
-	return c
-}
-
-// Init resets c to a new engine, in place.
-func (c *Concurrency) Init(cfg ConcurrencyConfig) {
-	*c = Concurrency{cfg: cfg.withDefaults()}
+// NewConcurrency returns an engine at cfg.Initial with nothing in flight,
+// or the problems ConcurrencyConfig.Problems lists, joined with
+// errors.Join.
+func NewConcurrency(cfg ConcurrencyConfig) (*Concurrency, error) {
+	if err := joinProblems(cfg.Problems()); err != nil {
+		return nil, err
+	}
+	c := &Concurrency{cfg: cfg.withDefaults()}
 	c.limit = c.cfg.Initial
 	c.newRound()
+	return c, nil
 }
 
 // Config is the configuration in force, defaults filled in.
@@ -135,9 +174,9 @@ func (c *Concurrency) CurrentLimit() (int, bool) {
 // has seen 100 successful calls.
 func (c *Concurrency) Baseline() (time.Duration, bool) { return c.base.Value() }
 
-// Fits reports whether TryAcquire(n) would take n units now: they fit
+// fits reports whether TryAcquire(n) would take n units now: they fit
 // under the limit, or nothing is in flight.
-func (c *Concurrency) Fits(n int) bool { return c.inFlight == 0 || c.inFlight+n <= c.limit }
+func (c *Concurrency) fits(n int) bool { return c.inFlight == 0 || c.inFlight+n <= c.limit }
 
 // TryAcquire takes n units if they fit under the limit, or if nothing is in
 // flight. The second rule is for a call larger than the current limit (up
@@ -148,7 +187,7 @@ func (c *Concurrency) Fits(n int) bool { return c.inFlight == 0 || c.inFlight+n 
 // meanwhile. A refusal, like an acquisition that fills the limit, marks the
 // round as constrained.
 func (c *Concurrency) TryAcquire(n int) bool {
-	if c.inFlight > 0 && c.inFlight+n > c.limit {
+	if !c.fits(n) {
 		c.constrained = true
 		return false
 	}

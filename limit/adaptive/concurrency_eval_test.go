@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/headroom-go/headroom/limit/adaptive/adaptivetest"
+	"github.com/headroom-go/headroom/internal/adaptivetest"
 )
 
 // modelCore drives the engine core directly on model time.
@@ -26,7 +26,7 @@ func runModel(t *testing.T, cfg adaptivetest.Config, c *Concurrency) adaptivetes
 	return r
 }
 
-// The evaluation of issue 4 on the engine core: a dependency with c workers
+// The evaluation of the adaptive concurrency limit on the engine core: a dependency with c workers
 // and a FIFO queue (package adaptivetest, which the bench module drives too),
 // exponential service times of mean 100 ms, driven at 1.5× its capacity by
 // an open-loop Poisson load. The limit settles within ±20 % of c, admitted
@@ -49,7 +49,7 @@ func TestConcurrencyModelSettlesAndFollows(t *testing.T) {
 		Seed: 1,
 		Hold: 5 * time.Second,
 	}
-	r := runModel(t, cfg, NewConcurrency(ConcurrencyConfig{}))
+	r := runModel(t, cfg, newConc(t, ConcurrencyConfig{}))
 	for i, p := range r.Phases {
 		t.Logf("c=%d: limit mean %.1f [%d, %d], follow %v, p50 %v, p99 %v, goodput %.0f/s, refused %d of %d",
 			p.Workers, p.MeanLimit, p.MinLimit, p.MaxLimit, p.Follow, p.P50, p.P99, p.Goodput, p.Rejected, p.Offered)
@@ -94,20 +94,20 @@ func TestConcurrencyModelSlowDependency30Minutes(t *testing.T) {
 		return m
 	}
 
-	c := NewConcurrency(ConcurrencyConfig{})
+	c := newConc(t, ConcurrencyConfig{})
 	r := runModel(t, cfg, c)
 	incident, after := r.Phases[1], r.Phases[2]
 	b, _ := c.Baseline()
 	t.Logf("guarded: incident limit mean %.1f, peak %d, p99 %v; after: follow %v, mean %.1f; baseline %v, measured p10 %v",
 		incident.MeanLimit, peak(r), incident.P99, after.Follow, after.MeanLimit, b, c.base.Measured())
-	if p := peak(r); p > 2*DefaultMinimum {
-		t.Errorf("guarded: the limit reached %d from 5 minutes into the incident to its end, want at most %d", p, 2*DefaultMinimum)
+	if p := peak(r); p > 2*defaultMinimum {
+		t.Errorf("guarded: the limit reached %d from 5 minutes into the incident to its end, want at most %d", p, 2*defaultMinimum)
 	}
 	if after.Follow < 0 || after.Follow > 60*time.Second {
 		t.Errorf("guarded: recovered in %v after the incident, want within 60s", after.Follow)
 	}
 
-	u := NewConcurrency(ConcurrencyConfig{})
+	u := newConc(t, ConcurrencyConfig{})
 	u.base.doubling = -1 // no guardrail: the baseline is the raw five-minute p10
 	ru := runModel(t, cfg, u)
 	t.Logf("unguarded: incident limit mean %.1f, peak %d, p99 %v", ru.Phases[1].MeanLimit, peak(ru), ru.Phases[1].P99)

@@ -1,17 +1,31 @@
 package adaptive
 
 import (
+	"errors"
+	"math"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/headroom-go/headroom"
 )
 
 const concMS = time.Millisecond
+
+func newConc(t testing.TB, cfg ConcurrencyConfig) *Concurrency {
+	t.Helper()
+	c, err := NewConcurrency(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
 
 // warm returns an engine past its warm-up with a baseline of about 10 ms,
 // nothing in flight and a fresh round, at time 1 s.
 func concWarm(t *testing.T, cfg ConcurrencyConfig) (*Concurrency, time.Duration) {
 	t.Helper()
-	c := NewConcurrency(cfg)
+	c := newConc(t, cfg)
 	now := time.Duration(0)
 	for range latWarmup {
 		now += concMS
@@ -62,7 +76,7 @@ func concRound(c *Concurrency, now time.Duration, full bool, latency func(i int)
 func concFixed(d time.Duration) func(int) time.Duration { return func(int) time.Duration { return d } }
 
 func TestConcurrencyDefaults(t *testing.T) {
-	c := NewConcurrency(ConcurrencyConfig{})
+	c := newConc(t, ConcurrencyConfig{})
 	want := ConcurrencyConfig{Minimum: 4, Maximum: 200, Initial: 20, Multiple: 2.0, DecreaseFactor: 0.9}
 	if got := c.Config(); got != want {
 		t.Fatalf("Config() = %+v, want %+v", got, want)
@@ -81,7 +95,7 @@ func TestConcurrencyDefaults(t *testing.T) {
 // Until 100 successful calls, rounds end without a decision: the limit
 // holds at Initial even when every call is slow or dropped.
 func TestConcurrencyWarmupHoldsInitial(t *testing.T) {
-	c := NewConcurrency(ConcurrencyConfig{})
+	c := newConc(t, ConcurrencyConfig{})
 	now := time.Duration(0)
 	for i := range latWarmup - 1 {
 		for range 20 {
@@ -181,13 +195,13 @@ func TestConcurrencyNeverAboveMaximum(t *testing.T) {
 }
 
 func TestConcurrencyRefusesAboveLimit(t *testing.T) {
-	c := NewConcurrency(ConcurrencyConfig{Initial: 5})
+	c := newConc(t, ConcurrencyConfig{Initial: 5})
 	for i := range 5 {
 		if !c.TryAcquire(1) {
 			t.Fatalf("refused call %d under a limit of 5", i+1)
 		}
 	}
-	if c.TryAcquire(1) || c.Fits(1) {
+	if c.TryAcquire(1) || c.fits(1) {
 		t.Fatal("granted a sixth unit under a limit of 5")
 	}
 	if !c.TryAcquire(0) {
@@ -203,18 +217,18 @@ func TestConcurrencyRefusesAboveLimit(t *testing.T) {
 // granted when nothing is in flight, and only then; while it holds more than
 // the limit nothing else is granted.
 func TestConcurrencyGrantsCallAboveLimitOnlyWhenIdle(t *testing.T) {
-	c := NewConcurrency(ConcurrencyConfig{Initial: 4})
+	c := newConc(t, ConcurrencyConfig{Initial: 4})
 	if !c.TryAcquire(1) {
 		t.Fatal("refused 1 unit under a limit of 4")
 	}
-	if c.Fits(6) || c.TryAcquire(6) {
+	if c.fits(6) || c.TryAcquire(6) {
 		t.Fatal("granted 6 units with 1 in flight under a limit of 4")
 	}
 	c.ReleaseIgnored(1)
-	if !c.Fits(6) || !c.TryAcquire(6) {
+	if !c.fits(6) || !c.TryAcquire(6) {
 		t.Fatal("refused 6 units with nothing in flight: no release could ever make room")
 	}
-	if c.Fits(1) || c.TryAcquire(1) {
+	if c.fits(1) || c.TryAcquire(1) {
 		t.Fatalf("granted 1 more unit with %d in flight under a limit of 4", c.InFlight())
 	}
 	c.ReleaseIgnored(6)
@@ -264,7 +278,7 @@ func TestConcurrencyIgnoredTeachesNothing(t *testing.T) {
 }
 
 func TestConcurrencyZeroAllocs(t *testing.T) {
-	c := NewConcurrency(ConcurrencyConfig{})
+	c := newConc(t, ConcurrencyConfig{})
 	now := time.Duration(0)
 	if n := testing.AllocsPerRun(10_000, func() {
 		now += 50 * time.Microsecond
@@ -277,11 +291,67 @@ func TestConcurrencyZeroAllocs(t *testing.T) {
 }
 
 func BenchmarkConcurrencyAcquireRelease(b *testing.B) {
-	c := NewConcurrency(ConcurrencyConfig{})
+	c := newConc(b, ConcurrencyConfig{})
 	var now time.Duration
 	for b.Loop() {
 		now += time.Microsecond
 		c.TryAcquire(1)
 		c.Release(now, time.Duration(now%(7*concMS)), 1)
+	}
+}
+
+// Every bad setting is a *headroom.ConfigError naming its field, all at
+// once. Before, the engine repaired them silently: a Maximum below the
+// Minimum was raised to it, a DecreaseFactor of 1.5 became 0.9, and a
+// Multiple of 0.5 was used as it was.
+func TestConcurrencyConfigProblems(t *testing.T) {
+	for _, c := range []struct {
+		cfg    ConcurrencyConfig
+		fields []string
+	}{
+		{ConcurrencyConfig{Minimum: -1, Maximum: -2, Initial: -3, Multiple: 0.5, DecreaseFactor: 1.5},
+			[]string{"Minimum", "Maximum", "Initial", "Multiple", "DecreaseFactor"}},
+		{ConcurrencyConfig{Minimum: 10, Maximum: 5}, []string{"Minimum"}},
+		{ConcurrencyConfig{Minimum: 300}, []string{"Minimum"}}, // above the default Maximum
+		{ConcurrencyConfig{Initial: 300}, []string{"Initial"}},
+		{ConcurrencyConfig{Minimum: 30, Initial: 25}, []string{"Initial"}},
+		{ConcurrencyConfig{Multiple: 1}, []string{"Multiple"}},
+		{ConcurrencyConfig{Multiple: math.Inf(1), DecreaseFactor: math.NaN()}, []string{"Multiple", "DecreaseFactor"}},
+		{ConcurrencyConfig{DecreaseFactor: 1}, []string{"DecreaseFactor"}},
+	} {
+		_, err := NewConcurrency(c.cfg)
+		if !errors.Is(err, headroom.ErrConfig) {
+			t.Errorf("NewConcurrency(%+v) error %v; want ErrConfig", c.cfg, err)
+			continue
+		}
+		var got []string
+		for _, p := range c.cfg.Problems() {
+			if p.Package != "adaptive" {
+				t.Errorf("problem %v is not package adaptive's", p)
+			}
+			got = append(got, p.Field)
+		}
+		if diff := cmp.Diff(c.fields, got); diff != "" {
+			t.Errorf("NewConcurrency(%+v) problems (-want +got):\n%s", c.cfg, diff)
+		}
+	}
+}
+
+// A zero field takes its default, and a default Initial is clamped into
+// the bounds set beside it.
+func TestConcurrencyConfigDefaults(t *testing.T) {
+	for _, c := range []struct {
+		cfg, want ConcurrencyConfig
+	}{
+		{ConcurrencyConfig{}, ConcurrencyConfig{Minimum: 4, Maximum: 200, Initial: 20, Multiple: 2, DecreaseFactor: 0.9}},
+		{ConcurrencyConfig{Minimum: 30}, ConcurrencyConfig{Minimum: 30, Maximum: 200, Initial: 30, Multiple: 2, DecreaseFactor: 0.9}},
+		{ConcurrencyConfig{Maximum: 10}, ConcurrencyConfig{Minimum: 4, Maximum: 10, Initial: 10, Multiple: 2, DecreaseFactor: 0.9}},
+		{ConcurrencyConfig{Minimum: 2, Maximum: 10, Initial: 5, Multiple: 1.5, DecreaseFactor: 0.8},
+			ConcurrencyConfig{Minimum: 2, Maximum: 10, Initial: 5, Multiple: 1.5, DecreaseFactor: 0.8}},
+	} {
+		e := newConc(t, c.cfg)
+		if diff := cmp.Diff(c.want, e.Config()); diff != "" || e.Limit() != c.want.Initial {
+			t.Errorf("NewConcurrency(%+v): limit %d, config (-want +got):\n%s", c.cfg, e.Limit(), diff)
+		}
 	}
 }

@@ -12,7 +12,7 @@ import (
 // SDK does not have.
 type awsCubic struct{ Cubic }
 
-var aws = Cubic{ScaleConstant: AWSCubicScaleConstant}
+var aws = Cubic{ScaleConstant: awsCubicScaleConstant}
 
 // The AWS SDK's CUBIC-only vector (aws-sdk-go-v2
 // aws/retry/adaptive_ratelimit_test.go, TestAdaptiveRateLimit_cubic
@@ -33,7 +33,7 @@ func TestCubicAWSCurveVector(t *testing.T) {
 			MaxRate:                math.Inf(1),
 			MeasuredRate:           math.Inf(1),
 		}
-		if got := aws.Curve(s) / 60; math.Abs(got-w) > 1e-12 {
+		if got := aws.curve(s) / 60; math.Abs(got-w) > 1e-12 {
 			t.Errorf("t = %d s: curve %v, want %v", 5+i, got, w)
 		}
 		got, ok := aws.OnSuccess(s)
@@ -160,7 +160,7 @@ func TestCubicRules(t *testing.T) {
 	// Two instances: the share of W and C halves, K stays, the curve halves.
 	one := RateState{RateBeforeLastDecrease: 1200, SinceLastDecrease: 7 * time.Second, InstanceCount: 1}
 	two := RateState{RateBeforeLastDecrease: 600, SinceLastDecrease: 7 * time.Second, InstanceCount: 2}
-	if a, b := (Cubic{}).Curve(one), (Cubic{}).Curve(two); !near(a, 2*b) {
+	if a, b := (Cubic{}).curve(one), (Cubic{}).curve(two); !near(a, 2*b) {
 		t.Fatalf("share: %v vs 2×%v", a, b)
 	}
 }
@@ -177,7 +177,7 @@ func TestCubicEngineExcludesPause(t *testing.T) {
 		r.OnSuccess(now, now, 1)
 	}
 	r.OnThrottled(sec(5), sec(4.9), 1, sec(13))
-	s := r.State(sec(18))
+	s := r.state(sec(18))
 	if math.Abs(s.SendRateAtLastDecrease-1200) > 1e-3 || !near(s.Rate, 0.7*s.SendRateAtLastDecrease) || s.PausedSinceLastDecrease != sec(13) {
 		t.Fatalf("state %+v", s)
 	}
@@ -193,7 +193,7 @@ func TestCubicEngineExcludesPause(t *testing.T) {
 		r.Enqueue(now, 1, NoDeadline)
 		r.OnSuccess(now, now, 1)
 	}
-	want := aws.Curve(RateState{RateBeforeLastDecrease: 1200, SendRateAtLastDecrease: s.SendRateAtLastDecrease, SinceLastDecrease: sec(2.95), InstanceCount: 1})
+	want := aws.curve(RateState{RateBeforeLastDecrease: 1200, SendRateAtLastDecrease: s.SendRateAtLastDecrease, SinceLastDecrease: sec(2.95), InstanceCount: 1})
 	if want > 2*r.MeasuredRate() || want < 1200 {
 		t.Fatalf("test setup: curve %v, measured %v", want, r.MeasuredRate())
 	}

@@ -13,8 +13,21 @@
 // # The latency-adaptive concurrency limit
 //
 // A concurrency limit learned from the latency and the drops of the calls
-// it admits: Concurrency, configured by ConcurrencyConfig, with
-// its LatencyBaseline; limit.Adaptive is its face.
+// it admits: Concurrency, configured by ConcurrencyConfig, with a baseline
+// latency it keeps (the p10 of the last five minutes); limit.Adaptive is
+// its face.
+//
+// # Taking permits
+//
+// Both engines refuse at once and never block: Concurrency.TryAcquire(n)
+// grants or refuses n units (when a holder releases is not its to know);
+// Rate.TryAcquire(now, cost) grants, or refuses with how long until the
+// units would be there at the current rate. A refused request waits in
+// Rate's FIFO queue (Enqueue, then Next and Dequeue) rather than booking
+// units ahead: a throttle moves every waiter's turn. Waiting with a
+// context is the shells'. Constructors validate their configuration and
+// report every problem at once, each a *headroom.ConfigError of package
+// "adaptive" (ConcurrencyConfig.Problems, RateConfig.Problems).
 //
 // # The throttle-driven adaptive rate limiter
 //
@@ -22,7 +35,7 @@
 // changes nothing) with a FIFO queue of waiters, driven by the responses:
 //
 //	r, _ := adaptive.NewRate(adaptive.DefaultRateConfig(), now)
-//	if !r.Acquire(now, cost) {
+//	if ok, _ := r.TryAcquire(now, cost); !ok {
 //		id, wait, why := r.Enqueue(now, cost, adaptive.NoDeadline)
 //		// ... at r.Next(now): r.Dequeue(now) until it reports nothing
 //	}

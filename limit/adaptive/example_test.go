@@ -19,7 +19,8 @@ func ExampleNewRate() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(r.Acquire(0, 10), r.Acquire(0, 1))
+	fmt.Println(r.TryAcquire(0, 10))
+	fmt.Println(r.TryAcquire(0, 1))
 
 	_, wait, why := r.Enqueue(0, 1, adaptive.NoDeadline)
 	at, _ := r.Next(0)
@@ -33,7 +34,8 @@ func ExampleNewRate() {
 	ch := r.OnThrottled(700*time.Millisecond, at, 1, 2*time.Second)
 	fmt.Printf("%.0f units/min, cut %v, paused %v\n", r.Rate(), ch&adaptive.ChangeCut != 0, r.Paused(time.Second))
 	// Output:
-	// true false
+	// true 0s
+	// false 100ms
 	// 100ms true true
 	// 300 units/min, cut true, paused true
 }
@@ -42,7 +44,11 @@ func ExampleNewRate() {
 // successes give it a baseline, then a round of calls whose fastest is
 // slower than twice the baseline (a queue downstream) cuts it by 10 %.
 func ExampleNewConcurrency() {
-	c := adaptive.NewConcurrency(adaptive.ConcurrencyConfig{Minimum: 2, Initial: 4})
+	c, err := adaptive.NewConcurrency(adaptive.ConcurrencyConfig{Minimum: 2, Initial: 4})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	now := time.Duration(0)
 	for range 100 {
 		c.TryAcquire(1)

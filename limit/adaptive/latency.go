@@ -61,12 +61,12 @@ const (
 	latMaxBucketedTime = time.Duration(1) << 38 // ≈ 275 s; slower samples share the top bucket
 )
 
-// LatencyBaseline estimates what a fast call looks like: the 10th percentile
+// latencyBaseline estimates what a fast call looks like: the 10th percentile
 // of the latencies of the last five minutes, under a ceiling that moves at
 // most ×2 an hour (see the constants above for the rule and its reason). Its methods take
 // the current time on the caller's monotonic axis; it reads no clock. The
 // zero value is ready to use. It is not safe for concurrent use.
-type LatencyBaseline struct {
+type latencyBaseline struct {
 	slices   [latSlices][latBuckets]uint32
 	sum      [latBuckets]uint32
 	total    uint64        // samples in the live slices
@@ -92,7 +92,7 @@ type LatencyBaseline struct {
 }
 
 // Add records the latency of one call that ended at now.
-func (b *LatencyBaseline) Add(now, latency time.Duration) {
+func (b *latencyBaseline) Add(now, latency time.Duration) {
 	if now >= b.sliceEnd {
 		b.rotate(now)
 	}
@@ -111,19 +111,19 @@ func (b *LatencyBaseline) Add(now, latency time.Duration) {
 }
 
 // HoldRise keeps the ceiling from rising at the next reading of the p10.
-func (b *LatencyBaseline) HoldRise() { b.noRise = true }
+func (b *latencyBaseline) HoldRise() { b.noRise = true }
 
 // Value is the baseline in use, min(p10, ceiling), and whether there is one
 // yet: there is none until latWarmup (100) calls have been recorded.
-func (b *LatencyBaseline) Value() (time.Duration, bool) { return b.value, b.known }
+func (b *latencyBaseline) Value() (time.Duration, bool) { return b.value, b.known }
 
 // Measured is the p10 of the live window as last read, before the ceiling
 // caps it; 0 until there is a baseline.
-func (b *LatencyBaseline) Measured() time.Duration { return b.measured }
+func (b *latencyBaseline) Measured() time.Duration { return b.measured }
 
 // rotate drops the slices that have left the window by now and moves to
 // the slice now falls in. Time that runs backwards is ignored.
-func (b *LatencyBaseline) rotate(now time.Duration) {
+func (b *latencyBaseline) rotate(now time.Duration) {
 	e := int64(now / latSliceWidth)
 	if e > b.epoch {
 		for k := range min(e-b.epoch, latSlices) {
@@ -135,7 +135,7 @@ func (b *LatencyBaseline) rotate(now time.Duration) {
 }
 
 // drop empties slice s, taking its samples out of the window.
-func (b *LatencyBaseline) drop(s int) {
+func (b *latencyBaseline) drop(s int) {
 	for i, c := range b.slices[s] {
 		if c == 0 {
 			continue
@@ -154,7 +154,7 @@ func (b *LatencyBaseline) drop(s int) {
 // most ×2 per latRiseDoubling, and sets the baseline to the lower of the
 // two. With fewer than latWarmup samples in the window (after a quiet spell)
 // it keeps the last value.
-func (b *LatencyBaseline) update(now time.Duration) {
+func (b *latencyBaseline) update(now time.Duration) {
 	b.pending, b.rotated = 0, false
 	if b.total < latWarmup {
 		return
@@ -184,7 +184,7 @@ func (b *LatencyBaseline) update(now time.Duration) {
 // holding the sample of rank ceil(q × total). It walks from the bucket of
 // the last reading, which a window that moves slowly keeps near, so a
 // reading costs a few steps rather than a scan of the histogram.
-func (b *LatencyBaseline) quantile(q float64) time.Duration {
+func (b *latencyBaseline) quantile(q float64) time.Duration {
 	rank := max(uint64(math.Ceil(q*float64(b.total))), 1)
 	for b.p10 > 0 && b.below >= rank {
 		b.p10--

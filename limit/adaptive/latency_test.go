@@ -52,7 +52,7 @@ func TestLatencyBaselineP10(t *testing.T) {
 		{"uniform 5-15ms", func() time.Duration { return 5*time.Millisecond + time.Duration(rng.Float64()*10e6) }},
 		{"lognormal 300µs", func() time.Duration { return time.Duration(300e3 * math.Exp(rng.NormFloat64())) }},
 	} {
-		var b LatencyBaseline
+		var b latencyBaseline
 		var all []time.Duration
 		for i := range 10_000 {
 			d := dist.draw()
@@ -75,7 +75,7 @@ func TestLatencyBaselineP10(t *testing.T) {
 }
 
 func TestLatencyBaselineWarmup(t *testing.T) {
-	var b LatencyBaseline
+	var b latencyBaseline
 	for i := range latWarmup - 1 {
 		b.Add(time.Duration(i)*time.Millisecond, 10*time.Millisecond)
 		if _, ok := b.Value(); ok {
@@ -90,7 +90,7 @@ func TestLatencyBaselineWarmup(t *testing.T) {
 }
 
 // feed adds samples of latency d every step from from to to.
-func latFeed(b *LatencyBaseline, from, to, step, d time.Duration) {
+func latFeed(b *latencyBaseline, from, to, step, d time.Duration) {
 	for now := from; now < to; now += step {
 		b.Add(now, d)
 	}
@@ -99,7 +99,7 @@ func latFeed(b *LatencyBaseline, from, to, step, d time.Duration) {
 // The window forgets what is older than five minutes; the baseline follows
 // a faster dependency down at once.
 func TestLatencyBaselineFallsAtOnce(t *testing.T) {
-	var b LatencyBaseline
+	var b latencyBaseline
 	latFeed(&b, 0, 5*time.Minute, 10*time.Millisecond, 10*time.Millisecond)
 	// One full window of 2 ms calls: the old ones have all left it.
 	latFeed(&b, 5*time.Minute, 10*time.Minute+latSliceWidth, 10*time.Millisecond, 2*time.Millisecond)
@@ -107,7 +107,7 @@ func TestLatencyBaselineFallsAtOnce(t *testing.T) {
 		t.Fatalf("baseline %v after five minutes of 2ms calls, want ≈2ms", v)
 	}
 	// 10 % of fast calls are enough to hold the p10 down.
-	var c LatencyBaseline
+	var c latencyBaseline
 	latFeed(&c, 0, time.Minute, 10*time.Millisecond, 2*time.Millisecond)
 	for now := time.Minute; now < 4*time.Minute; now += time.Millisecond {
 		d := 50 * time.Millisecond
@@ -125,7 +125,7 @@ func TestLatencyBaselineFallsAtOnce(t *testing.T) {
 // minutes moves the baseline by at most ×√2, and a permanent slowdown is
 // accepted once the ×2-an-hour ceiling has climbed to it.
 func TestLatencyBaselineRiseIsBounded(t *testing.T) {
-	var b LatencyBaseline
+	var b latencyBaseline
 	latFeed(&b, 0, 5*time.Minute, 10*time.Millisecond, 10*time.Millisecond)
 	b0, _ := b.Value()
 	start := 5 * time.Minute
@@ -150,7 +150,7 @@ func TestLatencyBaselineRiseIsBounded(t *testing.T) {
 }
 
 func TestLatencyBaselineQuietWindowKeepsValue(t *testing.T) {
-	var b LatencyBaseline
+	var b latencyBaseline
 	latFeed(&b, 0, time.Minute, 10*time.Millisecond, 10*time.Millisecond)
 	before, _ := b.Value()
 	// An hour of silence, then a handful of fast calls: too few to read.
@@ -164,10 +164,10 @@ func TestLatencyBaselineQuietWindowKeepsValue(t *testing.T) {
 }
 
 func TestLatencyBaselineBoundedMemory(t *testing.T) {
-	if s := unsafe.Sizeof(LatencyBaseline{}); s > 16<<10 {
-		t.Fatalf("LatencyBaseline is %d bytes, want at most 16 KiB", s)
+	if s := unsafe.Sizeof(latencyBaseline{}); s > 16<<10 {
+		t.Fatalf("latencyBaseline is %d bytes, want at most 16 KiB", s)
 	}
-	var b LatencyBaseline
+	var b latencyBaseline
 	now := time.Duration(0)
 	if n := testing.AllocsPerRun(1000, func() {
 		now += time.Millisecond
@@ -180,7 +180,7 @@ func TestLatencyBaselineBoundedMemory(t *testing.T) {
 // BenchmarkLatencyBaselineAdd records latencies drawn beforehand (so the
 // draw is not timed) from an exponential around 20 ms.
 func BenchmarkLatencyBaselineAdd(b *testing.B) {
-	var lb LatencyBaseline
+	var lb latencyBaseline
 	rng := rand.New(rand.NewPCG(1, 2))
 	var draws [1024]time.Duration
 	for i := range draws {
@@ -200,7 +200,7 @@ func BenchmarkLatencyBaselineAdd(b *testing.B) {
 // octaves, slices that expire, silences that empty the window.
 func TestLatencyBaselineWalkMatchesScan(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	var b LatencyBaseline
+	var b latencyBaseline
 	var now time.Duration
 	for i := range 200_000 {
 		now += time.Duration(rng.ExpFloat64() * float64(5*time.Millisecond))
@@ -220,7 +220,7 @@ func TestLatencyBaselineWalkMatchesScan(t *testing.T) {
 }
 
 // scanQuantile is quantile the slow way, from the raw slices.
-func scanQuantile(b *LatencyBaseline, q float64) time.Duration {
+func scanQuantile(b *latencyBaseline, q float64) time.Duration {
 	var sum [latBuckets]uint64
 	var total uint64
 	for s := range b.slices {

@@ -1,7 +1,6 @@
 package adaptive
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -143,16 +142,12 @@ type Rate struct {
 // NewRate returns a Rate configured by c, created at now with a full
 // bucket, or the problems Problems lists, joined.
 func NewRate(c RateConfig, now time.Duration) (*Rate, error) {
-	if ps := c.Problems(); len(ps) > 0 {
-		errs := make([]error, len(ps))
-		for i, p := range ps {
-			errs[i] = p
-		}
-		return nil, errors.Join(errs...)
+	if err := joinProblems(c.Problems()); err != nil {
+		return nil, err
 	}
 	r := &Rate{cfg: c, ctl: c.Controller, n: max(c.Instances, 1), disabled: c.Disabled, pubFrac: c.PublishedLimitFraction}
 	if r.pubFrac == 0 {
-		r.pubFrac = DefaultPublishedLimitFraction
+		r.pubFrac = defaultPublishedLimitFraction
 	}
 	if r.ctl == nil {
 		r.ctl = AIMD{}
@@ -260,30 +255,33 @@ func (r *Rate) setRate(now time.Duration, rate float64) {
 
 // ---- admission ----
 
-// Acquire admits a request of cost units at now if it can go at once: cost
-// 0 (which never waits and changes nothing), Disabled mode, or nobody queued,
-// no pause, and the bucket holding the cost (a full bucket for a request
-// larger than the bucket). It takes the cost from the bucket, which a large
-// request drives below zero. On false nothing changed: queue the request
-// with Enqueue. cost must not be negative.
-func (r *Rate) Acquire(now time.Duration, cost int) bool {
+// TryAcquire admits a request of cost units at now if it can go at once:
+// cost 0 (which never waits and changes nothing), Disabled mode, or nobody
+// queued, no pause, and the bucket holding the cost (a full bucket for a
+// request larger than the bucket). It takes the cost from the bucket, which
+// a large request drives below zero. On refusal nothing changed, and
+// retryAfter is the wait Enqueue would expect at the current rate: until
+// the bucket has gathered the units of the requests queued and this one's
+// (after a pause). Queue the request with Enqueue. cost must not be
+// negative.
+func (r *Rate) TryAcquire(now time.Duration, cost int) (ok bool, retryAfter time.Duration) {
 	if cost <= 0 {
-		return true
+		return true, 0
 	}
 	if r.disabled {
 		r.counts.Units += int64(cost)
-		return true
+		return true, 0
 	}
 	if r.qHead < len(r.q) {
-		return false
+		return false, r.waitFor(now, r.qUnits, cost)
 	}
 	r.refill(now)
 	if r.tokens+epsilon < r.need(cost) {
-		return false
+		return false, r.waitFor(now, 0, cost)
 	}
 	r.tokens -= float64(cost)
 	r.counts.Units += int64(cost)
-	return true
+	return true, 0
 }
 
 // ---- feedback ----
@@ -299,8 +297,8 @@ func (r *Rate) MaxRate() float64 { return r.maxRate }
 
 // ---- readers ----
 
-// State is the RateState a controller would see at now.
-func (r *Rate) State(now time.Duration) RateState {
+// state is the RateState a controller would see at now.
+func (r *Rate) state(now time.Duration) RateState {
 	paused := r.pausedAcc
 	if now < r.pauseUntil {
 		paused -= r.pauseUntil - now
@@ -333,14 +331,8 @@ func (r *Rate) Instances() int { return r.n }
 // request; 0 during a pause).
 func (r *Rate) Tokens(now time.Duration) float64 { return r.tokensAt(now) }
 
-// BucketSize is how many units the bucket holds when full.
-func (r *Rate) BucketSize() float64 { return r.size }
-
 // Len is the number of requests waiting.
 func (r *Rate) Len() int { return len(r.q) - r.qHead }
-
-// QueuedUnits is the units of the requests waiting.
-func (r *Rate) QueuedUnits() int64 { return r.qUnits }
 
 // Paused reports whether the limiter is in a Retry-After pause at now.
 func (r *Rate) Paused(now time.Duration) bool { return now < r.pauseUntil }
@@ -351,14 +343,10 @@ func (r *Rate) PausedUntil() time.Duration { return r.pauseUntil }
 // MeasuredRate is the measured send rate, in units per minute.
 func (r *Rate) MeasuredRate() float64 { return r.measured * 60 }
 
-// AcceptedRate is the measured rate of the units the dependency accepted
+// acceptedRate is the measured rate of the units the dependency accepted
 // (successes only), in units per minute; 0 until a half-second period with
 // a response has ended.
-func (r *Rate) AcceptedRate() float64 { return r.accepted * 60 }
-
-// SlowStart reports whether the limiter is still in its slow start: no
-// throttle has cut its rate yet, and no published quota has set it.
-func (r *Rate) SlowStart() bool { return r.slowStart }
+func (r *Rate) acceptedRate() float64 { return r.accepted * 60 }
 
 // Counts returns the running totals.
 func (r *Rate) Counts() RateCounts { return r.counts }

@@ -17,13 +17,13 @@ func benchRate(b *testing.B, ctl RateController) *Rate {
 }
 
 // Acquire with units available and nobody queued.
-func BenchmarkRateAcquire(b *testing.B) {
+func BenchmarkRateTryAcquire(b *testing.B) {
 	r := benchRate(b, AIMD{})
 	now := time.Duration(0)
 	b.ReportAllocs()
 	for b.Loop() {
 		now += 100
-		r.Acquire(now, 1)
+		r.TryAcquire(now, 1)
 	}
 }
 

@@ -30,45 +30,59 @@ import (
 //     last one, which already keeps a burst of throttles to one cut, and at 5 s
 //     a limiter far above a per-second limit meets throttles for seconds.
 const (
-	DefaultMinUnitsPerMinute     = 60.0
-	DefaultMaxUnitsPerMinute     = 600000.0
-	DefaultInitialUnitsPerMinute = 1125.0
-	DefaultBurst                 = time.Second       // the bucket holds 1 s of the rate
-	DefaultQueueLimit            = 500               // waiting requests
-	DefaultMaxWait               = 100 * time.Second // longest wait in the queue
-	DefaultDecreaseCooldown      = time.Second       // least time between two cuts
-	DefaultMaxPause              = 30 * time.Second  // longest Retry-After pause
-	// DefaultPublishedLimitFraction is the share of a published quota the
+	defaultMinUnitsPerMinute     = 60.0
+	defaultMaxUnitsPerMinute     = 600000.0
+	defaultInitialUnitsPerMinute = 1125.0
+	defaultBurst                 = time.Second       // the bucket holds 1 s of the rate
+	defaultQueueLimit            = 500               // waiting requests
+	defaultMaxWait               = 100 * time.Second // longest wait in the queue
+	defaultDecreaseCooldown      = time.Second       // least time between two cuts
+	defaultMaxPause              = 30 * time.Second  // longest Retry-After pause
+	// defaultPublishedLimitFraction is the share of a published quota the
 	// rate may use (Rate.SetPublishedLimit): 1 − the quota guard's default
 	// reserve of 2% (limit/quota), so that the rate limiter and the guard
 	// agree on what is left for others. docs/simulator.md shows 0.97 losing
 	// throughput and 0.99 keeping less margin for another client.
-	DefaultPublishedLimitFraction = 0.98
+	defaultPublishedLimitFraction = 0.98
 )
 
 // RateConfig configures a Rate. Unlike limit.AdaptiveRateOptions, no zero
-// field means a default here: start from DefaultRateConfig. Rates are for the
-// whole budget, in units per minute; the limiter takes 1/Instances of them.
+// field means a default here (but PublishedLimitFraction): start from
+// DefaultRateConfig, whose values each field gives, with the bound NewRate
+// holds it to. Rates are for the whole budget, in units per minute; the
+// limiter takes 1/Instances of them. The defaults are chosen for a server
+// the limiter knows nothing about (see the constants above for why).
 type RateConfig struct {
-	MinUnitsPerMinute     float64
-	MaxUnitsPerMinute     float64
+	// MinUnitsPerMinute is the floor of the rate, so a limiter never
+	// stalls: above 0 and at most MaxUnitsPerMinute. Default 60 (one unit
+	// a second).
+	MinUnitsPerMinute float64
+	// MaxUnitsPerMinute is the ceiling, against runaway, not a guess at
+	// the limit: finite and above 0. Default 600,000 (10,000 a second).
+	MaxUnitsPerMinute float64
+	// InitialUnitsPerMinute is the rate at the start, which the slow start
+	// doubles every half second while requests wait: between the minimum
+	// and the maximum. Default 1,125.
 	InitialUnitsPerMinute float64
-	// Burst is how much of the rate the bucket holds (at least 1 unit).
+	// Burst is how much of the rate the bucket holds (at least 1 unit):
+	// above 0. Default 1 s.
 	Burst time.Duration
 	// QueueLimit is how many requests may wait; 0 refuses at once
-	// (RefusedNoUnits) instead of queueing.
+	// (RefusedNoUnits) instead of queueing. 0 or more. Default 500.
 	QueueLimit int
 	// MaxWait is the longest a request may wait in the queue; above 0 when
-	// QueueLimit is.
+	// QueueLimit is. Default 100 s.
 	MaxWait time.Duration
-	// DecreaseCooldown is the least time between two cuts.
+	// DecreaseCooldown is the least time between two cuts: 0 or more.
+	// Default 1 s.
 	DecreaseCooldown time.Duration
 	// MaxPause caps the pause after a throttle with a Retry-After; 0 never
-	// pauses.
+	// pauses. 0 or more. Default 30 s.
 	MaxPause time.Duration
-	// Controller sets the rate; nil means AIMD{}.
+	// Controller sets the rate; nil means AIMD{}, the default.
 	Controller RateController
-	// Instances is how many processes share the budget; 0 means 1.
+	// Instances is how many processes share the budget; 0 means 1, the
+	// default.
 	Instances int
 	// Disabled measures only: every request is admitted at once, the rate
 	// never changes, units and throttles are still counted.
@@ -76,27 +90,27 @@ type RateConfig struct {
 	// PublishedLimitFraction is the share of a published quota the whole
 	// budget may use once Rate.SetPublishedLimit is given one: the maximum
 	// becomes min(MaxUnitsPerMinute, PublishedLimitFraction × published).
-	// In (0, 1]; 0 means DefaultPublishedLimitFraction (0.98), the one field
-	// whose zero is a default, so that configurations written before it
-	// existed keep working.
+	// In (0, 1]; 0 means the default, 0.98, the one field whose zero is a
+	// default, so that configurations written before it existed keep
+	// working.
 	PublishedLimitFraction float64
 }
 
 // DefaultRateConfig returns the defaults, with AIMD.
 func DefaultRateConfig() RateConfig {
 	return RateConfig{
-		MinUnitsPerMinute:     DefaultMinUnitsPerMinute,
-		MaxUnitsPerMinute:     DefaultMaxUnitsPerMinute,
-		InitialUnitsPerMinute: DefaultInitialUnitsPerMinute,
-		Burst:                 DefaultBurst,
-		QueueLimit:            DefaultQueueLimit,
-		MaxWait:               DefaultMaxWait,
-		DecreaseCooldown:      DefaultDecreaseCooldown,
-		MaxPause:              DefaultMaxPause,
+		MinUnitsPerMinute:     defaultMinUnitsPerMinute,
+		MaxUnitsPerMinute:     defaultMaxUnitsPerMinute,
+		InitialUnitsPerMinute: defaultInitialUnitsPerMinute,
+		Burst:                 defaultBurst,
+		QueueLimit:            defaultQueueLimit,
+		MaxWait:               defaultMaxWait,
+		DecreaseCooldown:      defaultDecreaseCooldown,
+		MaxPause:              defaultMaxPause,
 		Controller:            AIMD{},
 		Instances:             1,
 
-		PublishedLimitFraction: DefaultPublishedLimitFraction,
+		PublishedLimitFraction: defaultPublishedLimitFraction,
 	}
 }
 
@@ -104,10 +118,8 @@ func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 
 // Problems lists every problem with c; nil when NewRate would succeed.
 func (c *RateConfig) Problems() []*headroom.ConfigError {
-	var ps []*headroom.ConfigError
-	add := func(field string, value any, want string) {
-		ps = append(ps, &headroom.ConfigError{Package: "adaptive", Field: field, Value: value, Want: want})
-	}
+	var ps problems
+	add := ps.add
 	rates := []struct {
 		name string
 		v    float64
@@ -156,27 +168,27 @@ func (c *RateConfig) Problems() []*headroom.ConfigError {
 	return ps
 }
 
-func (a AIMD) problems() []*headroom.ConfigError {
-	var ps []*headroom.ConfigError
+func (a AIMD) problems() problems {
+	var ps problems
 	if f := a.DecreaseFactor; f != 0 && (!(f > 0 && f < 1)) {
-		ps = append(ps, &headroom.ConfigError{Package: "adaptive", Field: "AIMD.DecreaseFactor", Value: f, Want: "a factor between 0 and 1, such as 0.7"})
+		ps.add("AIMD.DecreaseFactor", f, "a factor between 0 and 1, such as 0.7")
 	}
 	if s := a.IncreaseStep; !(s >= 0) || !finite(s) {
-		ps = append(ps, &headroom.ConfigError{Package: "adaptive", Field: "AIMD.IncreaseStep", Value: s, Want: "a step above 0 units per minute"})
+		ps.add("AIMD.IncreaseStep", s, "a step above 0 units per minute")
 	}
 	if a.IncreaseInterval < 0 {
-		ps = append(ps, &headroom.ConfigError{Package: "adaptive", Field: "AIMD.IncreaseInterval", Value: a.IncreaseInterval, Want: "a duration above 0, such as \"10s\""})
+		ps.add("AIMD.IncreaseInterval", a.IncreaseInterval, "a duration above 0, such as \"10s\"")
 	}
 	return ps
 }
 
-func (c Cubic) problems() []*headroom.ConfigError {
-	var ps []*headroom.ConfigError
+func (c Cubic) problems() problems {
+	var ps problems
 	if b := c.Beta; b != 0 && (!(b > 0 && b < 1)) {
-		ps = append(ps, &headroom.ConfigError{Package: "adaptive", Field: "Cubic.Beta", Value: b, Want: "a factor between 0 and 1, such as 0.7"})
+		ps.add("Cubic.Beta", b, "a factor between 0 and 1, such as 0.7")
 	}
 	if s := c.ScaleConstant; !(s >= 0) || !finite(s) {
-		ps = append(ps, &headroom.ConfigError{Package: "adaptive", Field: "Cubic.ScaleConstant", Value: s, Want: "a constant above 0, such as 0.4"})
+		ps.add("Cubic.ScaleConstant", s, "a constant above 0, such as 0.4")
 	}
 	return ps
 }

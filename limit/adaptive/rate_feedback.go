@@ -53,7 +53,7 @@ func (r *Rate) OnSuccess(now, sentAt time.Duration, cost int) Change {
 	if r.builtin && r.slowStart {
 		return r.double(now)
 	}
-	rate, ok := r.ctl.OnSuccess(r.State(now))
+	rate, ok := r.ctl.OnSuccess(r.state(now))
 	if !ok {
 		return 0
 	}
@@ -147,13 +147,13 @@ func (r *Rate) OnThrottled(now, sentAt time.Duration, cost int, retryAfter time.
 		return r.pause(now, retryAfter)
 	}
 	if r.published == 0 && (!r.cutOnce || (now-r.lastCut >= r.cfg.DecreaseCooldown && sentAt > r.lastCut && (!r.builtin || r.acceptedSinceCut))) {
-		p := r.ctl.OnThrottled(r.State(now))
+		p := r.ctl.OnThrottled(r.state(now))
 		nr := r.rate
 		if p < nr { // NaN keeps the rate
 			nr = p
 		}
 		sendAt := r.MeasuredRate()
-		if a := r.AcceptedRate(); a > 0 && r.builtin {
+		if a := r.acceptedRate(); a > 0 && r.builtin {
 			e := acceptedShare * a
 			if r.slowStart {
 				nr = min(r.rate, max(e, r.rate/2))

@@ -22,13 +22,13 @@ func TestRatePublishedLimitSetsTheRate(t *testing.T) {
 	}
 	// M = 0.98 × 1,000 = 980 whole, 490 each.
 	wantRate(t, r, 490)
-	if s := r.State(sec(1)); s.MaxRate != 490 || s.MinRate != 30 || r.MaxRate() != 490 || r.PublishedLimit() != 1000 {
+	if s := r.state(sec(1)); s.MaxRate != 490 || s.MinRate != 30 || r.MaxRate() != 490 || r.PublishedLimit() != 1000 {
 		t.Fatalf("state %+v, MaxRate %v, PublishedLimit %v", s, r.MaxRate(), r.PublishedLimit())
 	}
 	if r.Counts().Cuts != 0 {
 		t.Fatal("a lower quota counted as a cut")
 	}
-	if b := r.BucketSize(); !near(b, 490) {
+	if b := r.size; !near(b, 490) {
 		t.Fatalf("bucket %v, want a minute of the rate, 490", b)
 	}
 	if ch := r.SetPublishedLimit(sec(2), 1000, time.Minute); ch != 0 {
@@ -40,7 +40,7 @@ func TestRatePublishedLimitSetsTheRate(t *testing.T) {
 	r.OnThrottled(sec(4), sec(3.5), 1, 0)
 	r.SetPublishedLimit(sec(5), 3000, 10*time.Second)
 	wantRate(t, r, 1470)
-	if b := r.BucketSize(); !near(b, 1470.0/6) {
+	if b := r.size; !near(b, 1470.0/6) {
 		t.Fatalf("bucket %v, want Burst (10 s, longer than the window) of the rate", b)
 	}
 }
@@ -84,7 +84,7 @@ func TestRatePublishedLimitTakenAway(t *testing.T) {
 	if !near(r.MaxRate(), r.cfg.MaxUnitsPerMinute/3) || r.PublishedLimit() != 0 {
 		t.Fatalf("max %v, published %v", r.MaxRate(), r.PublishedLimit())
 	}
-	if b := r.BucketSize(); !near(b, 196*r.cfg.Burst.Minutes()) {
+	if b := r.size; !near(b, 196*r.cfg.Burst.Minutes()) {
 		t.Fatalf("bucket %v, want Burst of the rate", b)
 	}
 	// Anything but a finite number above 0 takes it away.
@@ -106,11 +106,11 @@ func TestRatePublishedLimitBelowTheMinimum(t *testing.T) {
 	r := newTestRate(t, nil) // minimum 60
 	r.SetPublishedLimit(0, 50, time.Minute)
 	wantRate(t, r, 49)
-	if s := r.State(0); s.MinRate != 49 || s.MaxRate != 49 {
+	if s := r.state(0); s.MinRate != 49 || s.MaxRate != 49 {
 		t.Fatalf("state %+v", s)
 	}
 	r.SetPublishedLimit(sec(2), 0, 0)
-	if s := r.State(sec(2)); s.MinRate != 60 {
+	if s := r.state(sec(2)); s.MinRate != 60 {
 		t.Fatalf("minimum %v after the quota left, want 60", s.MinRate)
 	}
 	wantRate(t, r, 60)
@@ -133,7 +133,7 @@ func TestRatePublishedLimitFraction(t *testing.T) {
 		}
 	}
 	c := DefaultRateConfig()
-	if c.PublishedLimitFraction != DefaultPublishedLimitFraction {
+	if c.PublishedLimitFraction != defaultPublishedLimitFraction {
 		t.Fatal("DefaultRateConfig lacks the fraction")
 	}
 	c.PublishedLimitFraction = 1
@@ -147,7 +147,7 @@ func TestRatePublishedLimitFraction(t *testing.T) {
 func TestRatePublishedLimitSlowsTheQueue(t *testing.T) {
 	r := newTestRate(t, func(c *RateConfig) { c.InitialUnitsPerMinute = 600; c.Burst = time.Second }) // 10 a second, bucket 10
 	r.SetPublishedLimit(0, 600/0.98, 0)                                                               // the first quota fills the bucket; later ones do not
-	if !r.Acquire(0, 10) {
+	if !take(r, 0, 10) {
 		t.Fatal("first request not admitted")
 	}
 	r.Enqueue(0, 10, NoDeadline)

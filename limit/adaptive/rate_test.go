@@ -28,6 +28,56 @@ func newTestRate(t *testing.T, edit func(*RateConfig)) *Rate {
 	return r
 }
 
+// take is TryAcquire's verdict alone.
+func take(r *Rate, now time.Duration, cost int) bool {
+	ok, _ := r.TryAcquire(now, cost)
+	return ok
+}
+
+// A refusal says how long until the request could go: the wait Enqueue
+// would expect, behind the queue and after a pause; a grant says 0.
+func TestRateTryAcquireRetryAfterIsEnqueuesWait(t *testing.T) {
+	empty := func() *Rate { // 10 a second, a bucket of 10, spent at 0
+		r := newTestRate(t, func(c *RateConfig) { c.InitialUnitsPerMinute = 600; c.Burst = time.Second })
+		if ok, ra := r.TryAcquire(0, 10); !ok || ra != 0 {
+			t.Fatalf("TryAcquire(0, 10) on a full bucket = %v, %v; want true, 0", ok, ra)
+		}
+		return r
+	}
+	for _, c := range []struct {
+		now       time.Duration
+		cost      int
+		wantRetry time.Duration
+	}{
+		{0, 1, 100 * time.Millisecond},         // one unit at 10 a second
+		{sec(0.05), 3, 250 * time.Millisecond}, // half a unit there already
+		{0, 25, time.Second},                   // larger than the bucket: once it is full
+	} {
+		r := empty()
+		ok, ra := r.TryAcquire(c.now, c.cost)
+		if ok || ra != c.wantRetry {
+			t.Errorf("TryAcquire(%v, %d) = %v, %v; want false, %v", c.now, c.cost, ok, ra, c.wantRetry)
+		}
+		if _, wait, _ := r.Enqueue(c.now, c.cost, NoDeadline); wait != ra {
+			t.Errorf("Enqueue(%v, %d) expects %v, TryAcquire said %v", c.now, c.cost, wait, ra)
+		}
+	}
+	// Behind 8 queued units, with the bucket refilled to hold them: one
+	// more unit's 0.1 s.
+	r := empty()
+	r.Enqueue(0, 8, NoDeadline)
+	if ok, ra := r.TryAcquire(sec(0.8), 1); ok || ra != 100*time.Millisecond {
+		t.Fatalf("TryAcquire behind the queue = %v, %v; want false, 100ms", ok, ra)
+	}
+	// A Retry-After's pause: nothing until it ends, then the bucket refills
+	// from empty.
+	r = empty()
+	r.OnThrottled(0, 0, 1, sec(2))
+	if ok, ra := r.TryAcquire(sec(1), 1); ok || ra <= sec(1) {
+		t.Fatalf("TryAcquire during a pause = %v, %v; want false, beyond the pause's end", ok, ra)
+	}
+}
+
 func near(a, b float64) bool {
 	return math.Abs(a-b) <= 1e-9*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
 }
@@ -85,7 +135,7 @@ func TestRateThrottleNeverRaisesNorGoesBelowMin(t *testing.T) {
 	wantRate(t, r, 1200)
 	r = newTestRate(t, func(c *RateConfig) { c.Controller = fixed{throttle: 1} })
 	r.OnThrottled(sec(1), 0, 1, 0)
-	wantRate(t, r, DefaultMinUnitsPerMinute)
+	wantRate(t, r, defaultMinUnitsPerMinute)
 	r = newTestRate(t, func(c *RateConfig) { c.Controller = fixed{throttle: math.NaN()} })
 	r.OnThrottled(sec(1), 0, 1, 0)
 	wantRate(t, r, 1200)
@@ -114,7 +164,7 @@ func TestRatePauseCappedAndBucketRestartsEmpty(t *testing.T) {
 	if !r.Paused(sec(39.999)) || r.Paused(sec(40)) {
 		t.Fatal("Paused wrong around 40 s")
 	}
-	if r.Acquire(sec(20), 1) {
+	if take(r, sec(20), 1) {
 		t.Fatal("admitted during the pause")
 	}
 	// Waiting and successes during the pause change nothing.
@@ -137,7 +187,7 @@ func TestRatePauseCappedAndBucketRestartsEmpty(t *testing.T) {
 		t.Fatal("head did not leave on time")
 	}
 	// The increase clock counts from the end of the pause.
-	if s := r.State(sec(45)); s.SinceLastIncrease != sec(5) || s.PausedSinceLastDecrease != sec(30) || s.SinceLastDecrease != sec(35) {
+	if s := r.state(sec(45)); s.SinceLastIncrease != sec(5) || s.PausedSinceLastDecrease != sec(30) || s.SinceLastDecrease != sec(35) {
 		t.Fatalf("state after the pause: %+v", s)
 	}
 	// No pause with MaxPause 0.
@@ -155,7 +205,7 @@ func TestRateHugeMaxWaitAndPauseSaturate(t *testing.T) {
 	const forever = time.Duration(math.MaxInt64)
 	r := newTestRate(t, func(c *RateConfig) { c.MaxWait = forever }) // 20 units a second
 	now := sec(1)
-	for r.Acquire(now, 1) {
+	for take(r, now, 1) {
 	}
 	if _, _, why := r.Enqueue(now, 1, NoDeadline); why != NotRefused {
 		t.Fatalf("Enqueue refused: %v", why)
@@ -171,7 +221,7 @@ func TestRateHugeMaxWaitAndPauseSaturate(t *testing.T) {
 		t.Fatalf("Dequeue at Next's time = %+v, %v; want granted", w, ok)
 	}
 
-	for _, maxWait := range []time.Duration{DefaultMaxWait, forever} {
+	for _, maxWait := range []time.Duration{defaultMaxWait, forever} {
 		// At a rate so low that one unit takes longer than MaxInt64 ns, the
 		// expected wait saturates too.
 		r := newTestRate(t, func(c *RateConfig) {
@@ -184,14 +234,14 @@ func TestRateHugeMaxWaitAndPauseSaturate(t *testing.T) {
 		if got := r.PausedUntil(); got != forever {
 			t.Fatalf("paused until %v; want %v (saturated)", got, forever)
 		}
-		if !r.Paused(sec(11)) || r.Acquire(sec(11), 1) {
+		if !r.Paused(sec(11)) || take(r, sec(11), 1) {
 			t.Fatal("not paused, or admitted, a second into an endless pause")
 		}
-		if s := r.State(sec(11)); s.PausedSinceLastDecrease != sec(1) || s.SinceLastIncrease != 0 {
+		if s := r.state(sec(11)); s.PausedSinceLastDecrease != sec(1) || s.SinceLastIncrease != 0 {
 			t.Fatalf("state a second into an endless pause: %+v", s)
 		}
 		_, wait, why := r.Enqueue(sec(11), 1, NoDeadline)
-		if maxWait == DefaultMaxWait {
+		if maxWait == defaultMaxWait {
 			if why != RefusedMaxWait || wait <= 0 {
 				t.Fatalf("Enqueue into an endless pause with MaxWait %v = %v, %v; want refused (max_wait) with a wait above 0", maxWait, why, wait)
 			}
@@ -219,7 +269,7 @@ func TestRateNoIncreaseWithoutWaiting(t *testing.T) {
 	r.slowStart = false       // as after a first cut …
 	r.OnThrottled(0, 0, 1, 0) // … so that this throttle cuts by AIMD's 0.7
 	for s := 1; s <= 60; s++ {
-		if !r.Acquire(sec(float64(s)), 1) {
+		if !take(r, sec(float64(s)), 1) {
 			t.Fatal("refused")
 		}
 		r.OnSuccess(sec(float64(s)+0.1), sec(float64(s)), 1)
@@ -243,7 +293,7 @@ func TestRateQuietClientNeverClimbs(t *testing.T) {
 		r := newTestRate(t, func(c *RateConfig) { c.Controller = ctl })
 		for ms := 100; ms <= 600_000; ms += 100 { // 10 units a second for 10 min
 			now := time.Duration(ms) * time.Millisecond
-			if !r.Acquire(now, 1) {
+			if !take(r, now, 1) {
 				t.Fatalf("%T: refused at %v", ctl, now)
 			}
 			r.OnSuccess(now+time.Millisecond, now, 1)
@@ -261,11 +311,11 @@ func TestRateCostZeroChangesNothing(t *testing.T) {
 	r := newTestRate(t, nil)
 	r.OnThrottled(sec(1), 0, 1, sec(10))
 	r.Enqueue(sec(2), 3, NoDeadline)
-	before, tok, counts := r.State(sec(3)), r.Tokens(sec(3)), r.Counts()
-	if !r.Acquire(sec(3), 0) {
+	before, tok, counts := r.state(sec(3)), r.Tokens(sec(3)), r.Counts()
+	if !take(r, sec(3), 0) {
 		t.Fatal("cost 0 waited")
 	}
-	if r.State(sec(3)) != before || r.Tokens(sec(3)) != tok || r.Counts() != counts {
+	if r.state(sec(3)) != before || r.Tokens(sec(3)) != tok || r.Counts() != counts {
 		t.Fatal("cost 0 changed the state")
 	}
 }
@@ -274,13 +324,13 @@ func TestRateCostZeroChangesNothing(t *testing.T) {
 // below zero and so pays its full cost.
 func TestRateOversizedRequestDrivesBucketNegative(t *testing.T) {
 	r := newTestRate(t, func(c *RateConfig) { c.InitialUnitsPerMinute = 60; c.Burst = 10 * time.Second })
-	if r.BucketSize() != 10 {
-		t.Fatalf("bucket size %v, want 10", r.BucketSize())
+	if r.size != 10 {
+		t.Fatalf("bucket size %v, want 10", r.size)
 	}
-	if !r.Acquire(0, 1) { // 9 left
+	if !take(r, 0, 1) { // 9 left
 		t.Fatal("refused")
 	}
-	if r.Acquire(0, 25) {
+	if take(r, 0, 25) {
 		t.Fatal("oversized admitted before the bucket was full")
 	}
 	r.Enqueue(0, 25, NoDeadline)
@@ -303,8 +353,8 @@ func TestRateOversizedRequestDrivesBucketNegative(t *testing.T) {
 	r = newTestRate(t, func(c *RateConfig) {
 		c.MinUnitsPerMinute, c.InitialUnitsPerMinute, c.Burst = 1, 1, time.Second
 	})
-	if r.BucketSize() != 1 {
-		t.Fatalf("bucket size %v, want 1", r.BucketSize())
+	if r.size != 1 {
+		t.Fatalf("bucket size %v, want 1", r.size)
 	}
 }
 
@@ -312,15 +362,15 @@ func TestRateOversizedRequestDrivesBucketNegative(t *testing.T) {
 // the tokens up to the new size.
 func TestRateFIFOSurvivesRateChange(t *testing.T) {
 	r := newTestRate(t, func(c *RateConfig) { c.InitialUnitsPerMinute = 600; c.Burst = time.Second }) // 10/s, bucket 10
-	if !r.Acquire(0, 10) {
+	if !take(r, 0, 10) {
 		t.Fatal("refused")
 	}
 	a, _, _ := r.Enqueue(0, 8, NoDeadline)
 	b, _, _ := r.Enqueue(0, 1, NoDeadline)
 	c, _, _ := r.Enqueue(0, 3, NoDeadline)
 	r.OnThrottled(sec(0.5), 0, 1, 0) // 600 → 420: 7 a second, bucket 7
-	if r.BucketSize() != 7 || !near(r.Tokens(sec(0.5)), 5) {
-		t.Fatalf("after the cut: size %v, tokens %v; want 7 and 5", r.BucketSize(), r.Tokens(sec(0.5)))
+	if r.size != 7 || !near(r.Tokens(sec(0.5)), 5) {
+		t.Fatalf("after the cut: size %v, tokens %v; want 7 and 5", r.size, r.Tokens(sec(0.5)))
 	}
 	var order []uint64
 	for now := sec(0.5); len(order) < 3 && now < sec(10); {
@@ -341,7 +391,7 @@ func TestRateFIFOSurvivesRateChange(t *testing.T) {
 func TestRateInstanceShareRescales(t *testing.T) {
 	r := newTestRate(t, func(c *RateConfig) { c.Instances = 2 })
 	wantRate(t, r, 600)
-	if s := r.State(0); s.MinRate != 30 || s.MaxRate != 2812.5 || s.InstanceCount != 2 {
+	if s := r.state(0); s.MinRate != 30 || s.MaxRate != 2812.5 || s.InstanceCount != 2 {
 		t.Fatalf("share: %+v", s)
 	}
 	r.OnThrottled(sec(1), 0, 1, 0) // 420 per process, 840 whole
@@ -350,7 +400,7 @@ func TestRateInstanceShareRescales(t *testing.T) {
 	if w := r.WholeRate(); !near(w, 840) {
 		t.Fatalf("whole rate %v, want 840", w)
 	}
-	if s := r.State(sec(2)); s.RateBeforeLastDecrease != 400 || s.MaxRate != 1875 {
+	if s := r.state(sec(2)); s.RateBeforeLastDecrease != 400 || s.MaxRate != 1875 {
 		t.Fatalf("after rescale: %+v", s)
 	}
 	// AIMD's step is 120 for the whole budget: 40 each for 3 instances.
@@ -368,7 +418,7 @@ func TestRateInstanceShareRescales(t *testing.T) {
 func TestRateDisabledAdmitsAndRecords(t *testing.T) {
 	r := newTestRate(t, func(c *RateConfig) { c.Disabled = true })
 	for i := range 1000 {
-		if !r.Acquire(sec(float64(i)/1000), 7) {
+		if !take(r, sec(float64(i)/1000), 7) {
 			t.Fatal("disabled limiter held a request back")
 		}
 	}
@@ -395,7 +445,7 @@ func TestRateQueueRefusals(t *testing.T) {
 	r := newTestRate(t, func(c *RateConfig) {
 		c.MinUnitsPerMinute, c.InitialUnitsPerMinute, c.QueueLimit, c.MaxWait = 6, 60, 3, 10*time.Second
 	}) // one unit a second, bucket 10
-	r.Acquire(0, 10)
+	take(r, 0, 10)
 	if _, wait, why := r.Enqueue(0, 1, sec(0.5)); why != RefusedDeadline || wait != sec(1) {
 		t.Fatalf("deadline: %v %v", why, wait)
 	}
@@ -433,7 +483,7 @@ func TestRateQueueRefusals(t *testing.T) {
 	}
 	// QueueLimit 0 refuses at once.
 	r = newTestRate(t, func(c *RateConfig) { c.InitialUnitsPerMinute, c.QueueLimit = 60, 0 })
-	for r.Acquire(0, 1) {
+	for take(r, 0, 1) {
 	}
 	if _, wait, why := r.Enqueue(0, 1, NoDeadline); why != RefusedNoUnits || wait != sec(1) {
 		t.Fatalf("no queue: %v %v", why, wait)
@@ -447,7 +497,7 @@ func TestRateQueueRefusals(t *testing.T) {
 // if it had never been there.
 func TestRateCancelLeavesNothing(t *testing.T) {
 	r := newTestRate(t, func(c *RateConfig) { c.InitialUnitsPerMinute, c.Burst = 60, time.Second })
-	r.Acquire(0, 1)
+	take(r, 0, 1)
 	a, _, _ := r.Enqueue(0, 1, NoDeadline)
 	b, _, _ := r.Enqueue(0, 1, NoDeadline)
 	if !r.Cancel(sec(0.5), a) || r.Cancel(sec(0.5), a) {
@@ -459,7 +509,7 @@ func TestRateCancelLeavesNothing(t *testing.T) {
 	if w, ok := r.Dequeue(sec(1)); !ok || w.ID != b || !near(r.Tokens(sec(1)), 0) {
 		t.Fatalf("dequeue %+v %v, tokens %v", w, ok, r.Tokens(sec(1)))
 	}
-	if r.Len() != 0 || r.QueuedUnits() != 0 {
+	if r.Len() != 0 || r.qUnits != 0 {
 		t.Fatal("queue not empty")
 	}
 }
@@ -472,12 +522,12 @@ func TestRateSuccessContract(t *testing.T) {
 	r.waited = true
 	r.OnSuccess(sec(3), 0, 1)
 	wantRate(t, r, 5625) // newTestRate's maximum
-	if s := r.State(sec(4)); s.Waited || s.SinceLastIncrease != sec(1) {
+	if s := r.state(sec(4)); s.Waited || s.SinceLastIncrease != sec(1) {
 		t.Fatalf("state %+v", s)
 	}
 	r = newTestRate(t, func(c *RateConfig) { c.Controller = fixed{success: 1200} })
 	r.OnSuccess(sec(3), 0, 1)
-	if s := r.State(sec(3)); s.SinceLastIncrease != 0 || r.Counts().Increases != 1 {
+	if s := r.state(sec(3)); s.SinceLastIncrease != 0 || r.Counts().Increases != 1 {
 		t.Fatalf("same rate did not restart the clock: %+v", s)
 	}
 }
@@ -545,21 +595,21 @@ func TestRateSlowStart(t *testing.T) {
 		r.OnSuccess(now, now, 1)
 		r.Cancel(now, r.nextID)
 	}
-	if !r.SlowStart() || r.Rate() <= 600 {
-		t.Fatalf("rate %v, slow start %v: want a doubling while requests waited", r.Rate(), r.SlowStart())
+	if !r.slowStart || r.Rate() <= 600 {
+		t.Fatalf("rate %v, slow start %v: want a doubling while requests waited", r.Rate(), r.slowStart)
 	}
 	if r.Rate() > 2*r.MeasuredRate() {
 		t.Fatalf("rate %v above twice the measured %v", r.Rate(), r.MeasuredRate())
 	}
-	before, accepted := r.Rate(), r.AcceptedRate()
+	before, accepted := r.Rate(), r.acceptedRate()
 	r.OnThrottled(sec(1.1), sec(1.05), 1, 0)
-	if r.SlowStart() {
+	if r.slowStart {
 		t.Fatal("a throttle did not end the slow start")
 	}
 	want := min(before, max(0.95*accepted, before/2))
 	wantRate(t, r, want)
-	if s := r.State(sec(1.1)); s.SendRateAtLastDecrease != min(r.MeasuredRate(), r.AcceptedRate()) {
-		t.Fatalf("W from %v, want the accepted rate %v", s.SendRateAtLastDecrease, r.AcceptedRate())
+	if s := r.state(sec(1.1)); s.SendRateAtLastDecrease != min(r.MeasuredRate(), r.acceptedRate()) {
+		t.Fatalf("W from %v, want the accepted rate %v", s.SendRateAtLastDecrease, r.acceptedRate())
 	}
 	// After it, successes after waits follow the controller, not doublings.
 	r.Enqueue(sec(1.7), 1, NoDeadline)
@@ -592,7 +642,7 @@ func TestRateCutToAcceptedRate(t *testing.T) {
 					r.OnThrottled(now, 0, 1, 0) // sent before the cut: no cut
 				}
 			}
-			rate, accepted := r.Rate(), r.AcceptedRate()
+			rate, accepted := r.Rate(), r.acceptedRate()
 			r.OnThrottled(sec(1.96), sec(1.955), 1, 0) // in the last response's half second: measured as it was
 			wantRate(t, r, tc.want(rate, accepted))
 		})

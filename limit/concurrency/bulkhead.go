@@ -1,8 +1,9 @@
 package concurrency
 
 import (
-	"errors"
 	"sync/atomic"
+
+	"github.com/headroom-go/headroom"
 )
 
 // A Bulkhead lets at most Limit permits be held at once. Acquiring and
@@ -17,14 +18,12 @@ type Bulkhead struct {
 	limit    atomic.Int64
 }
 
-// ErrInvalid is returned by New for a limit below 0.
-var ErrInvalid = errors.New("concurrency: limit below 0")
-
-// New returns a bulkhead that lets limit permits be held at once. A limit of
+// New returns a bulkhead that lets limit permits be held at once, or a
+// *headroom.ConfigError for a limit below 0. The bounds: limit is 0 or more;
 // 0 refuses every permit until SetLimit raises it.
 func New(limit int) (*Bulkhead, error) {
 	if limit < 0 {
-		return nil, ErrInvalid
+		return nil, &headroom.ConfigError{Package: "concurrency", Field: "limit", Value: limit, Want: "0 or more permits"}
 	}
 	b := &Bulkhead{}
 	b.limit.Store(int64(limit))

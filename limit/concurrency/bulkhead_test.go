@@ -6,6 +6,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/headroom-go/headroom"
 )
 
 func newBulkhead(t testing.TB, limit int) *Bulkhead {
@@ -18,8 +21,13 @@ func newBulkhead(t testing.TB, limit int) *Bulkhead {
 }
 
 func TestBulkheadNewRejectsNegative(t *testing.T) {
-	if _, err := New(-1); !errors.Is(err, ErrInvalid) {
-		t.Fatalf("New(-1) error %v; want ErrInvalid", err)
+	_, err := New(-1)
+	want := &headroom.ConfigError{Package: "concurrency", Field: "limit", Value: -1, Want: "0 or more permits"}
+	if diff := cmp.Diff(want, err); diff != "" || !errors.Is(err, headroom.ErrConfig) {
+		t.Fatalf("New(-1) error (-want +got):\n%s", diff)
+	}
+	if b, err := New(0); err != nil || b.TryAcquire(1) {
+		t.Fatalf("New(0) = %v, %v; want a bulkhead that refuses", b, err)
 	}
 }
 

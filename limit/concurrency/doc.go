@@ -1,9 +1,13 @@
-// Package concurrency holds the bulkhead engine behind limit.Concurrency and
-// the latency-adaptive limit: a number of slots, a limit on how many may be
-// held at once, and nothing else.
+// Package concurrency holds the bulkhead engine behind limit.Concurrency: a
+// number of slots, a limit on how many may be held at once, and nothing
+// else.
 //
+// Taking permits is the refuse-at-once verb of headroom's family:
+// TryAcquire(cost) takes cost permits or refuses. It takes no time and
+// names no wait, since when a holder releases is not the engine's to know.
 // The engine never blocks, reads no clock and starts no goroutine. Waiting,
 // FIFO queueing and context cancellation belong to the shells in package
 // limit, which call TryAcquire on their fast path and hand released slots to
-// their queued callers.
+// their queued callers. New reports a bad limit as a *headroom.ConfigError
+// of package "concurrency".
 package concurrency

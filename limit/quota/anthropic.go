@@ -2,7 +2,7 @@ package quota
 
 import "time"
 
-// Anthropic (research Part 1 §1.2): anthropic-ratelimit-{requests, tokens,
+// Anthropic (docs.anthropic.com, "Rate limits"): anthropic-ratelimit-{requests, tokens,
 // input-tokens, output-tokens}-{limit, remaining, reset}, four independent
 // buckets whose reset is an RFC 3339 timestamp such as
 // "2025-08-21T12:40:59Z" (seen in captured real responses). The timestamp is

@@ -72,9 +72,10 @@ func BenchmarkParseRetryAfter(b *testing.B) {
 	}
 }
 
-// BenchmarkCheck is the guard's check before an attempt on a known key with
-// allowance to spare (the common path) and on one inside its reserve.
-func BenchmarkCheck(b *testing.B) {
+// BenchmarkTryAcquireAt is the guard's decision before an attempt on a
+// known key with allowance to spare (the common path) and on one inside its
+// reserve.
+func BenchmarkTryAcquireAt(b *testing.B) {
 	g, _ := New(Options{})
 	for i := range 1000 {
 		g.Observe("host-"+strconv.Itoa(i), Response{Status: 200, Header: xh(1<<30, 1<<31, time.Hour)}, t0)
@@ -84,26 +85,26 @@ func BenchmarkCheck(b *testing.B) {
 	b.Run("Admitted", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if g.Check("api.example.com", t0) != nil {
+			if ok, _ := g.TryAcquireAt("api.example.com", 1, t0); !ok {
 				b.Fatal("refused")
 			}
 		}
 	})
 	b.Run("SilentKey", func(b *testing.B) {
 		// A key whose first answer published nothing: admitted freely.
-		g.Check("silent.example.com", t0)
+		g.TryAcquireAt("silent.example.com", 1, t0)
 		g.Observe("silent.example.com", Response{Status: http.StatusOK}, t0)
 		b.ReportAllocs()
 		for b.Loop() {
-			if g.Check("silent.example.com", t0) != nil {
+			if ok, _ := g.TryAcquireAt("silent.example.com", 1, t0); !ok {
 				b.Fatal("refused")
 			}
 		}
 	})
-	b.Run("RefusedAdmit", func(b *testing.B) {
+	b.Run("Refused", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if g.Admit("exhausted.example.com", t0) == 0 {
+			if ok, _ := g.TryAcquireAt("exhausted.example.com", 1, t0); ok {
 				b.Fatal("admitted")
 			}
 		}
@@ -112,7 +113,7 @@ func BenchmarkCheck(b *testing.B) {
 		b.ReportAllocs()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
-				g.Check("api.example.com", t0)
+				g.TryAcquireAt("api.example.com", 1, t0)
 			}
 		})
 	})
@@ -128,7 +129,7 @@ func BenchmarkObserve(b *testing.B) {
 }
 
 // TestAllocs holds the speed budget's allocation half: parsing a typical
-// response at most 2 allocations (none, in fact), the check none.
+// response at most 2 allocations (none, in fact), the decision none.
 func TestAllocs(t *testing.T) {
 	if testing.Short() {
 		t.Skip()
@@ -141,11 +142,11 @@ func TestAllocs(t *testing.T) {
 	g, _ := New(Options{})
 	g.Observe("h", Response{Status: 200, Header: xh(1<<30, 1<<31, time.Hour)}, t0)
 	g.Observe("x", Response{Status: 200, Header: xh(0, 100, time.Hour)}, t0)
-	if a := testing.AllocsPerRun(100, func() { g.Check("h", t0) }); a != 0 {
-		t.Errorf("Check: %v allocs", a)
+	if a := testing.AllocsPerRun(100, func() { g.TryAcquireAt("h", 1, t0) }); a != 0 {
+		t.Errorf("TryAcquireAt granting: %v allocs", a)
 	}
-	if a := testing.AllocsPerRun(100, func() { g.Admit("x", t0) }); a != 0 {
-		t.Errorf("Admit refusing: %v allocs", a)
+	if a := testing.AllocsPerRun(100, func() { g.TryAcquireAt("x", 1, t0) }); a != 0 {
+		t.Errorf("TryAcquireAt refusing: %v allocs", a)
 	}
 	if a := testing.AllocsPerRun(100, func() { g.Observe("h", Response{Status: 200, Header: benchDialects[0].h}, t0) }); a != 0 {
 		t.Errorf("Observe: %v allocs", a)

@@ -5,11 +5,10 @@
 //
 // # Parsing
 //
-// Parse reads every common dialect (research Part 1,
-// shared/research/headers-and-distributed.md) into one normalised Quota —
+// Parse reads every common dialect into one normalised Quota —
 // Limit, Remaining, Reset as an instant, Window, Policy, Unit and a Key hint
-// — and returns the most restrictive of the buckets a response publishes;
-// ParseAll returns them all. The dialects:
+// — and returns the most restrictive of the buckets a response publishes.
+// The dialects:
 //
 //   - IETF draft-ietf-httpapi-ratelimit-headers -08 to -10: RateLimit and
 //     RateLimit-Policy Structured-Field Lists with named policies (Cloudflare).
@@ -41,21 +40,33 @@
 // response that said anything.
 //
 //	g, err := quota.New(quota.Options{})
-//	// before each attempt:
-//	if err := g.Check(key, time.Now()); err != nil {
-//		return err // *limit.RateLimitedError{RetryAfter: until the reset}
+//	// before each attempt, on real time (waits up to ctx's deadline):
+//	slot, err := g.Acquire(ctx, key, 1)
+//	if err != nil {
+//		return err // *limit.RateLimitedError{RetryAfter: until the reset}, or ctx.Err()
 //	}
+//	defer slot.Release()
 //	// after it:
-//	g.Observe(key, quota.Response{Status: resp.StatusCode, Header: resp.Header}, time.Now())
+//	g.Observe(key, quota.Response{Status: resp.StatusCode, Header: resp.Header, Sent: slot.Sent()}, time.Now())
 //
-// Check refuses while remaining ≤ reserve (the larger of ReserveUnits and
-// ReserveFraction × limit) with the reset ahead, or while a Retry-After or a
-// backoff blocks the key; it admits otherwise and takes one unit off the
-// key's remaining at once, so concurrent callers cannot all spend the last
-// units (state.go says how responses then correct the count). AdmitN,
-// CheckN, WaitN and EnterN count an attempt's units instead (SharePoint's
-// resource units, tokens): it goes while remaining − cost stays at or
-// above the reserve.
+// Taking a permit is one verb, as in golang.org/x/time/rate, with the cost
+// always given (units for servers that count them: SharePoint's resource
+// units, tokens; 1 for a request):
+//
+//   - TryAcquireAt(key, cost, now) decides at the time it is given and
+//     returns at once: granted, or how long until it could be. It is what a
+//     simulator on virtual time calls.
+//   - Acquire(ctx, key, cost) is the shell on real time: it takes an
+//     in-flight slot (Options.MaxInFlight) and admits the attempt, waiting
+//     for both up to the context's deadline, or refusing at once with
+//     Options.RefuseAtOnce; its refusals are *limit.RateLimitedError.
+//
+// An attempt is refused while remaining − cost would fall below the reserve
+// (the larger of ReserveUnits and ReserveFraction × limit) with the reset
+// ahead, or while a Retry-After or a backoff blocks the key; it is admitted
+// otherwise and takes its cost off the key's remaining at once, so
+// concurrent callers cannot all spend the last units (state.go says how
+// responses then correct the count).
 //
 // The first attempt to a key goes alone: the others wait for its answer,
 // so that a client with many callers learns the quota before it spends it.
@@ -77,22 +88,17 @@
 // documents (Quota.Window), else the longest time to a reset a success of
 // that bucket has shown (Discord's buckets have no single window and are
 // learned so); an HTTP layer hands State.Limit and State.Window to an
-// adaptive rate limiter's SetPublishedLimit. Wait holds the caller instead
-// of refusing. After a 429 or 503 that names neither a Retry-After nor an
-// exhausted quota with a reset, the key backs off exponentially with
-// jitter (github.com/cenkalti/backoff/v4), one step for the attempts that
+// adaptive rate limiter's SetPublishedLimit. After a 429 or 503 that names
+// neither a Retry-After nor an exhausted quota with a reset, the key backs
+// off exponentially with jitter (github.com/cenkalti/backoff/v4), one step for the attempts that
 // were in flight together (Response.Sent), none when a rate limiter paces
-// the key (Response.Paced); a success resets it. Acquire and AcquireWait
-// cap the requests in flight per key (Options.MaxInFlight). Enter puts the
-// pre-attempt steps together for an HTTP layer: it holds the attempt up to
-// its deadline unless Options.RefuseAtOnce, and its Slot says when the
-// attempt went out, for Response.Sent.
+// the key (Response.Paced); a success resets it. Acquire's Slot says when
+// the attempt went out, for Response.Sent.
 //
 // # Time
 //
-// The core — Parse, ParseAll, ParseRetryAfter, ParseReset, Admit, Check,
-// Observe, State — takes the current time as an argument and neither reads
-// a clock nor sleeps. Wait, AcquireWait, Enter and ObserveResponse are the
-// thin shell that reads time.Now and blocks on timers and contexts; their
-// tests run in testing/synctest bubbles.
+// The core — Parse, ParseRetryAfter, ParseReset, TryAcquireAt, Observe,
+// State — takes the current time as an argument and neither reads a clock
+// nor sleeps. Acquire is the thin shell that reads time.Now and blocks on
+// timers and contexts; its tests run in testing/synctest bubbles.
 package quota

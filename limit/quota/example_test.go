@@ -1,6 +1,7 @@
 package quota_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -60,12 +61,15 @@ func ExampleParseReset() {
 	// 1755780090500 → 1m30.5s
 }
 
+// The guard on the caller's clock: a response says 3 of GitHub's 5,000
+// requests are left; the reserve keeps 100 back, so the next attempt waits
+// for the reset, capped at MaxRetryAfter (5 minutes by default).
 func ExampleNew() {
 	g, err := quota.New(quota.Options{Name: "github"})
 	if err != nil {
-		panic(err)
+		fmt.Println(err)
+		return
 	}
-	// A response: 3 requests left of 5000, the window ends in 10 minutes.
 	h := http.Header{}
 	h.Set("x-ratelimit-limit", "5000")
 	h.Set("x-ratelimit-remaining", "3")
@@ -73,9 +77,27 @@ func ExampleNew() {
 	h.Set("x-ratelimit-resource", "core")
 	g.Observe("api.github.com", quota.Response{Status: http.StatusOK, Header: h}, now)
 
-	// The reserve is max(1, 2% of 5000) = 100: the next attempt waits for
-	// the reset, capped at MaxRetryAfter (5 minutes by default).
-	err = g.Check("api.github.com", now)
+	fmt.Println(g.TryAcquireAt("api.github.com", 1, now))
+	// Output: false 5m0s
+}
+
+// Acquire is the step before an attempt on real time. With RefuseAtOnce it
+// refuses an attempt the quota has no room for, with a
+// *limit.RateLimitedError saying how long until there is.
+func ExampleGuard_Acquire() {
+	g, err := quota.New(quota.Options{Name: "github", RefuseAtOnce: true})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	h := http.Header{}
+	h.Set("x-ratelimit-limit", "5000")
+	h.Set("x-ratelimit-remaining", "0")
+	h.Set("x-ratelimit-reset", fmt.Sprint(time.Now().Add(time.Hour).Unix()))
+	g.Observe("api.github.com", quota.Response{Status: http.StatusOK, Header: h}, time.Now())
+
+	slot, err := g.Acquire(context.Background(), "api.github.com", 1)
+	defer slot.Release()
 	var rl *limit.RateLimitedError
 	fmt.Println(errors.As(err, &rl), rl.Limiter, rl.Reason, rl.RetryAfter)
 	// Output: true github no_permit 5m0s

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom"
 )
 
 // The fuzz targets check, for any input: no panic; every Quota with
@@ -68,7 +68,7 @@ func FuzzParse(f *testing.F) {
 	f.Add(uint8(6), "4999", uint8(5), "5000", uint8(7), "1756212000")
 	f.Fuzz(func(t *testing.T, k1 uint8, v1 string, k2 uint8, v2 string, k3 uint8, v3 string) {
 		h := fuzzHeader(k1, v1, k2, v2, k3, v3)
-		checkQuotas(t, ParseAll(h, t0, nil), t0)
+		checkQuotas(t, parseAll(h, t0, nil), t0)
 		if q, ok := Parse(h, t0); ok {
 			checkQuotas(t, []Quota{q}, t0)
 		}
@@ -103,7 +103,7 @@ func FuzzIETF(f *testing.F) {
 	f.Add(`"burst";r=50;t=30`, `"burst";q=100;w=60`)
 	f.Fuzz(func(t *testing.T, rl, policy string) {
 		h := http.Header{"Ratelimit": {rl}, "Ratelimit-Policy": {policy}}
-		checkQuotas(t, ParseAll(h, t0, nil), t0)
+		checkQuotas(t, parseAll(h, t0, nil), t0)
 	})
 }
 
@@ -111,7 +111,7 @@ func FuzzIETF06(f *testing.F) {
 	f.Add("10, 10;w=1, 50;w=60", "5", "7", "10;w=1")
 	f.Fuzz(func(t *testing.T, lim, rem, reset, policy string) {
 		h := http.Header{"Ratelimit-Limit": {lim}, "Ratelimit-Remaining": {rem}, "Ratelimit-Reset": {reset}, "Ratelimit-Policy": {policy}}
-		checkQuotas(t, ParseAll(h, t0, nil), t0)
+		checkQuotas(t, parseAll(h, t0, nil), t0)
 	})
 }
 
@@ -179,17 +179,17 @@ func FuzzReset(f *testing.F) {
 func FuzzObserve(f *testing.F) {
 	f.Add(uint16(429), uint8(6), "0", uint8(7), "30", uint8(29), "86400", int64(5))
 	f.Fuzz(func(t *testing.T, status uint16, k1 uint8, v1 string, k2 uint8, v2 string, k3 uint8, v3 string, step int64) {
-		g, err := New(Options{MaxRetryAfter: limit.Duration(30 * time.Second)})
+		g, err := New(Options{MaxRetryAfter: headroom.Duration(30 * time.Second)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		now := t0
 		for i := range 3 {
 			g.Observe("k", Response{Status: int(status), Header: fuzzHeader(k1, v1, k2, v2, k3, v3)}, now)
-			checkWait(t, g.Admit("k", now), 30*time.Second)
-			checkWait(t, g.AdmitN("k", now, step%11), 30*time.Second) // units, any cost
+			checkWait(t, admit(g, "k", now), 30*time.Second)
+			checkWait(t, admitN(g, "k", now, step%11), 30*time.Second) // units, any cost
 			now = now.Add(time.Duration(step%int64(time.Hour)) * time.Duration(i+1))
-			checkWait(t, g.Admit("k", now), 30*time.Second)
+			checkWait(t, admit(g, "k", now), 30*time.Second)
 		}
 	})
 }

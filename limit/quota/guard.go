@@ -17,10 +17,13 @@ import (
 // or while the key is blocked by a Retry-After or a backoff. It is safe for
 // concurrent use.
 //
-// The core methods take the time as an argument (Admit, Check, Observe,
-// State); the shell methods read time.Now and block (Wait, AcquireWait,
-// Enter, ObserveResponse). Times are kept as Unix nanoseconds, so now must
-// lie between the years 1678 and 2262. Keys have state only once a response has
+// Taking a permit for an attempt is one verb in two forms: TryAcquireAt, the
+// core, decides at the time it is given and returns at once, granting or
+// saying how long until it could; Acquire, the shell, reads time.Now, takes
+// an in-flight slot too, and waits up to the context's deadline (or refuses
+// at once with Options.RefuseAtOnce). Observe and State take the time as
+// an argument too. Times are kept as Unix nanoseconds, so now must lie
+// between the years 1678 and 2262. Keys have state only once a response has
 // published something about them or a slot is taken for them: a key the
 // guard knows nothing about is always admitted.
 type Guard struct {
@@ -36,9 +39,6 @@ func New(o Options) (*Guard, error) {
 	}
 	return &Guard{c: o.config()}, nil
 }
-
-// Name is the name the guard gives its refusals.
-func (g *Guard) Name() string { return g.c.name }
 
 // Key is the key of a request under Options.Key (the host by default).
 func (g *Guard) Key(r *http.Request) string { return g.c.key(r) }
@@ -69,30 +69,27 @@ func (g *Guard) own(key string) *entry {
 	return v.(*entry)
 }
 
-// Admit decides an attempt for key at now. It returns 0 when the attempt
-// may go, and counts it against the key's remaining allowance; otherwise how
-// long until it may, within (0, MaxRetryAfter]. It does not allocate. It is
-// AdmitN with a cost of 1.
-func (g *Guard) Admit(key string, now time.Time) time.Duration {
-	return g.AdmitN(key, now, 1)
-}
-
-// AdmitN decides an attempt of cost units for key at now, for servers whose
-// published figures count units rather than requests (SharePoint's resource
-// units, tokens). The attempt goes when the remaining allowance less cost
+// TryAcquireAt decides an attempt of cost units for key at now, and returns
+// at once. The attempt goes (ok) when the remaining allowance less cost
 // stays at or above the reserve; it then takes cost units off the key's
-// remaining. An attempt that could never fit (cost above the limit less the
+// remaining. Otherwise retryAfter is how long until it may, within
+// (0, MaxRetryAfter]: until the reset, the end of a Retry-After or backoff,
+// or the refill of a gradual key. Costs count units for servers whose
+// published figures count units rather than requests (SharePoint's resource
+// units, tokens); a cost below 1 counts as 1: every attempt is one to the
+// server. An attempt that could never fit (cost above the limit less the
 // reserve) goes once the remaining is above the reserve at all. After a
-// reset only one probe goes, whatever its cost (state.go). A cost below 1
-// counts as 1: every attempt is one to the server. It returns 0 or the wait,
-// as Admit does, and does not allocate.
-func (g *Guard) AdmitN(key string, now time.Time, cost int64) time.Duration {
+// reset only one probe goes, whatever its cost (state.go). The in-flight
+// cap (Options.MaxInFlight) is Acquire's: TryAcquireAt decides against the
+// quota alone. It does not allocate.
+func (g *Guard) TryAcquireAt(key string, cost int64, now time.Time) (ok bool, retryAfter time.Duration) {
 	d, _ := g.admit(key, now, cost, false)
-	return d
+	return d == 0, d
 }
 
-// admit is AdmitN; with wake set it also returns, when the attempt must
-// wait, a channel closed when a response changes what the key admits.
+// admit is TryAcquireAt as the wait alone, 0 when the attempt goes; with
+// wake set it also returns, when the attempt must wait, a channel closed
+// when a response changes what the key admits.
 func (g *Guard) admit(key string, now time.Time, cost int64, wake bool) (time.Duration, <-chan struct{}) {
 	n := now.UnixNano()
 	e := g.lookup(key)
@@ -117,21 +114,6 @@ func (g *Guard) admit(key string, now time.Time, cost int64, wake bool) (time.Du
 	return d, e.wake
 }
 
-// Check is Admit as an error: nil when the attempt may go, or a
-// *limit.RateLimitedError with Reason limit.ReasonNoPermit and RetryAfter
-// until the key is free (the reset, the end of a Retry-After or backoff).
-func (g *Guard) Check(key string, now time.Time) error {
-	return g.CheckN(key, now, 1)
-}
-
-// CheckN is AdmitN as an error, as Check is Admit.
-func (g *Guard) CheckN(key string, now time.Time, cost int64) error {
-	if d := g.AdmitN(key, now, cost); d > 0 {
-		return g.refuse(d, limit.ReasonNoPermit)
-	}
-	return nil
-}
-
 func (g *Guard) refuse(d time.Duration, reason string) error {
 	return &limit.RateLimitedError{Limiter: g.c.name, RetryAfter: d, Reason: reason}
 }
@@ -148,24 +130,14 @@ func (g *Guard) waitEnded(ctx context.Context) error {
 	return &limit.RateLimitedError{Limiter: g.c.name, Reason: limit.ReasonDeadline}
 }
 
-// Wait holds the caller until key admits an attempt, and takes it. If the
-// context ends first it returns ctx.Err(), or for a deadline a
-// *limit.RateLimitedError (ReasonDeadline) matching it; a *limit.RateLimitedError
-// at once, without waiting, when the wait would outlast the context's
-// deadline (ReasonDeadline) or MaxWait (ReasonMaxWait).
-func (g *Guard) Wait(ctx context.Context, key string) error {
-	return g.WaitN(ctx, key, 1)
-}
-
-// WaitN is Wait for an attempt of cost units (AdmitN). A caller held for a
+// waitN holds the caller until key admits an attempt of cost units, and
+// takes it; it returns when the attempt was admitted. A caller held for a
 // probe's answer goes as soon as a response changes what the key admits,
-// not when the wait named first has passed.
-func (g *Guard) WaitN(ctx context.Context, key string, cost int64) error {
-	_, err := g.waitN(ctx, key, cost)
-	return err
-}
-
-// waitN is WaitN; it returns when the attempt was admitted.
+// not when the wait named first has passed. If the context ends first it
+// returns ctx.Err(), or for a deadline a *limit.RateLimitedError
+// (ReasonDeadline) matching it; a *limit.RateLimitedError at once, without
+// waiting, when the wait would outlast the context's deadline
+// (ReasonDeadline) or MaxWait (ReasonMaxWait).
 func (g *Guard) waitN(ctx context.Context, key string, cost int64) (time.Time, error) {
 	for {
 		if ctx.Err() != nil {
@@ -215,8 +187,8 @@ type Response struct {
 // Observe takes what a response for key published: its quota headers, its
 // Retry-After, its status. now is when it was read.
 //
-//   - The bucket binding under the reserve (see ParseAll and pick) updates
-//     the key's remaining, limit and reset.
+//   - The bucket binding under the reserve (see pick) updates the key's
+//     remaining, limit and reset.
 //   - A Retry-After, on any status, blocks the key until now + Retry-After
 //     (capped), and replaces a later reset: Retry-After wins over reset
 //     (draft-ietf-httpapi-ratelimit-headers).
@@ -247,43 +219,19 @@ func (g *Guard) Observe(key string, r Response, now time.Time) {
 		sent = r.Sent.UnixNano()
 	}
 	var buf [maxQuotas]Quota
-	qs := ParseAll(h, now, buf[:0])
+	qs := parseAll(h, now, buf[:0])
 	ra, hasRA := parseRetryAfter(h, now, g.c.maxRetryAfter)
 	throttled := status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable
 	success := status >= 200 && status < 400
 	informative := len(qs) > 0 || hasRA || throttled
 	n := now.UnixNano()
-	if !informative {
-		v, ok := g.m.Load(key)
-		if !ok {
-			return // nothing to reset
-		}
-		v.(*entry).contact()
-		if !success {
-			return
-		}
-	}
-	e := g.own(key)
-	if informative {
-		e.touched.Store(n)
-		e.contact()
-	}
 	var q *Quota
 	if len(qs) > 0 {
 		q = &qs[pick(qs, g.c.reserve)]
-		if g.c.share != nil && q.Key != "" {
-			if sk := g.c.share(key, q.Key); sk != "" && sk != key {
-				s := g.own(sk)
-				e.shared.Store(s)
-			}
-		}
 	}
-	if s := e.shared.Load(); s != nil {
-		e = s
-		if informative {
-			e.touched.Store(n)
-			e.contact()
-		}
+	e := g.entryFor(key, q, informative, success, n)
+	if e == nil {
+		return
 	}
 
 	e.mu.Lock()
@@ -295,21 +243,7 @@ func (g *Guard) Observe(key string, r Response, now time.Time) {
 		e.update(q, n, sent, out, success)
 	}
 	if hasRA {
-		until := n + int64(ra)
-		e.blocked = max(e.blocked, until)
-		switch {
-		case !e.known:
-		case e.reset == 0 || e.assumed:
-			// No published reset: after the wait, one probe (see admit).
-			e.reset, e.assumed = until, true
-		case e.reset > until:
-			e.reset = until
-		}
-		if throttled && e.gradual {
-			// A throttle's wait is the server saying it has no room until
-			// then: a gradual key refills from its end.
-			e.remaining, e.fillAt = min(e.remaining, 0), max(e.fillAt, until)
-		}
+		e.retryAfter(n+int64(ra), throttled)
 	}
 	switch {
 	case throttled && !hasRA && !(e.known && e.reset > n && e.remaining <= g.c.reserve.of(e.limit)):
@@ -333,15 +267,58 @@ func (g *Guard) Observe(key string, r Response, now time.Time) {
 	g.sweep(n)
 }
 
-// ObserveResponse is Observe at time.Now for the *http.Response to an
-// attempt sent at sent (Slot.Sent; the zero time when unknown).
-func (g *Guard) ObserveResponse(key string, sent time.Time, resp *http.Response) {
-	g.Observe(key, Response{Status: resp.StatusCode, Header: resp.Header, Sent: sent}, time.Now())
+// entryFor is the entry a response for key updates: key's own, or the one
+// it shares through Options.ShareKey once q names a shared bucket. It is nil
+// when the response teaches nothing and the guard holds nothing for key.
+// An entry a response informs is marked touched and contacted at n.
+func (g *Guard) entryFor(key string, q *Quota, informative, success bool, n int64) *entry {
+	if !informative {
+		v, ok := g.m.Load(key)
+		if !ok {
+			return nil // nothing to reset
+		}
+		v.(*entry).contact()
+		if !success {
+			return nil
+		}
+	}
+	e := g.own(key)
+	if informative {
+		e.touched.Store(n)
+		e.contact()
+	}
+	if q != nil && g.c.share != nil && q.Key != "" {
+		if sk := g.c.share(key, q.Key); sk != "" && sk != key {
+			e.shared.Store(g.own(sk))
+		}
+	}
+	if s := e.shared.Load(); s != nil {
+		e = s
+		if informative {
+			e.touched.Store(n)
+			e.contact()
+		}
+	}
+	return e
 }
 
-// RetryAfter is ParseRetryAfter capped by the guard's MaxRetryAfter.
-func (g *Guard) RetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
-	return parseRetryAfter(h, now, g.c.maxRetryAfter)
+// retryAfter blocks e until until, a Retry-After's end, which replaces a
+// later reset: Retry-After wins over reset. It is called with e.mu held.
+func (e *entry) retryAfter(until int64, throttled bool) {
+	e.blocked = max(e.blocked, until)
+	switch {
+	case !e.known:
+	case e.reset == 0 || e.assumed:
+		// No published reset: after the wait, one probe (see admit).
+		e.reset, e.assumed = until, true
+	case e.reset > until:
+		e.reset = until
+	}
+	if throttled && e.gradual {
+		// A throttle's wait is the server saying it has no room until
+		// then: a gradual key refills from its end.
+		e.remaining, e.fillAt = min(e.remaining, 0), max(e.fillAt, until)
+	}
 }
 
 // State returns a snapshot of key at now, false when the guard holds nothing
@@ -396,110 +373,42 @@ func (g *Guard) sweep(n int64) {
 	})
 }
 
-// A Slot is one request in flight for a key, taken by Acquire, AcquireWait
-// or Enter. Release it once, when the response has been received or the
-// attempt has failed. The zero Slot is valid and releases
-// nothing.
-type Slot struct {
-	e    *entry
-	sent time.Time
-}
-
-// Sent is when Enter admitted the attempt, for Response.Sent; the zero time
-// for a slot Acquire or AcquireWait took.
-func (s Slot) Sent() time.Time { return s.sent }
-
-// Release gives the slot back; it never blocks. Releasing it again, or
-// releasing the zero Slot, does nothing. Like a limit.Lease, a copy is the
-// same slot: release one of them.
-func (s *Slot) Release() {
-	e := s.e
-	if e == nil || e.sem == nil {
-		return
-	}
-	s.e, s.sent = nil, time.Time{}
-	select {
-	case <-e.sem:
-	default:
-	}
-}
-
-// Acquire takes an in-flight slot for key, or refuses with
-// limit.ReasonNoPermit when MaxInFlight are out. Without a cap it returns
-// the zero Slot at once.
-func (g *Guard) Acquire(key string) (Slot, error) {
-	if g.c.maxInFlight == 0 {
-		return Slot{}, nil
-	}
-	if s, ok := g.own(key).tryTake(); ok {
-		return s, nil
-	}
-	return Slot{}, g.refuse(0, limit.ReasonNoPermit)
-}
-
-// AcquireWait takes an in-flight slot for key, waiting in FIFO order for
-// one to be released. If the context ends first it returns ctx.Err(), or
-// for a deadline a *limit.RateLimitedError (ReasonDeadline) matching it.
-func (g *Guard) AcquireWait(ctx context.Context, key string) (Slot, error) {
-	if g.c.maxInFlight == 0 {
-		return Slot{}, nil
-	}
-	e := g.own(key)
-	// A free slot is taken even when the context has ended: the select
-	// below would pick between the two at random.
-	if s, ok := e.tryTake(); ok {
-		return s, nil
-	}
-	select {
-	case e.sem <- struct{}{}:
-		return Slot{e: e}, nil
-	case <-ctx.Done():
-		return Slot{}, g.waitEnded(ctx)
-	}
-}
-
-// tryTake takes a free in-flight slot of e without waiting. e.sem is set.
-func (e *entry) tryTake() (Slot, bool) {
-	select {
-	case e.sem <- struct{}{}:
-		return Slot{e: e}, true
-	default:
-		return Slot{}, false
-	}
-}
-
-// Enter is the pre-attempt step of an HTTP layer: it takes an in-flight
-// slot (when MaxInFlight caps them), then admits the attempt against the
-// key's quota — waiting for both when Options.Queue is set, refusing
-// otherwise. On error no slot is held. The caller sends the request, calls
-// ObserveResponse (or Observe) with what came back, and releases the slot:
+// Acquire is the pre-attempt step of an HTTP layer, on real time: it takes
+// an in-flight slot for key (when Options.MaxInFlight caps them), then
+// admits an attempt of cost units against the key's quota, as TryAcquireAt
+// does at time.Now — waiting in FIFO order for the slot and then for the
+// quota, up to the context's deadline and MaxWait, unless
+// Options.RefuseAtOnce, which refuses at once instead. A refusal is a
+// *limit.RateLimitedError: ReasonNoPermit with RetryAfter until the key is
+// free (or 0 for a slot: when one is released is not the guard's to know);
+// ReasonDeadline or ReasonMaxWait, at once, when the wait would outlast the
+// context's deadline or MaxWait; ReasonDeadline, matching
+// context.DeadlineExceeded, when the deadline ends a wait. A cancelled
+// context ends a wait with ctx.Err(). On error no slot is held. The caller
+// sends the request, calls Observe with what came back, and releases the
+// slot:
 //
 //	key := g.Key(req)
-//	slot, err := g.Enter(req.Context(), key)
+//	slot, err := g.Acquire(req.Context(), key, 1)
 //	if err != nil {
 //		return nil, err // *limit.RateLimitedError, or ctx.Err()
 //	}
 //	defer slot.Release()
 //	resp, err := next.RoundTrip(req)
 //	if err == nil {
-//		g.ObserveResponse(key, slot.Sent(), resp)
+//		g.Observe(key, quota.Response{Status: resp.StatusCode, Header: resp.Header, Sent: slot.Sent()}, time.Now())
 //	}
-func (g *Guard) Enter(ctx context.Context, key string) (Slot, error) {
-	return g.EnterN(ctx, key, 1)
-}
-
-// EnterN is Enter for an attempt of cost units (AdmitN, WaitN).
-func (g *Guard) EnterN(ctx context.Context, key string, cost int64) (Slot, error) {
+func (g *Guard) Acquire(ctx context.Context, key string, cost int64) (Slot, error) {
 	var s Slot
 	var err error
 	if g.c.queue {
-		if s, err = g.AcquireWait(ctx, key); err == nil {
+		if s, err = g.waitSlot(ctx, key); err == nil {
 			s.sent, err = g.waitN(ctx, key, cost)
 		}
-	} else {
-		if s, err = g.Acquire(key); err == nil {
-			s.sent = time.Now()
-			err = g.CheckN(key, s.sent, cost)
+	} else if s, err = g.takeSlot(key); err == nil {
+		s.sent = time.Now()
+		if ok, d := g.TryAcquireAt(key, cost, s.sent); !ok {
+			err = g.refuse(d, limit.ReasonNoPermit)
 		}
 	}
 	if err != nil {

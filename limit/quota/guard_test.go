@@ -25,6 +25,20 @@ func newGuard(t *testing.T, o Options) *Guard {
 	return g
 }
 
+// admit is TryAcquireAt of one unit as the wait it names: 0 when the
+// attempt goes.
+func admit(g *Guard, key string, now time.Time) time.Duration { return admitN(g, key, now, 1) }
+
+// admitN is TryAcquireAt as the wait it names: 0 when the attempt goes, and
+// -1, a wait no test expects, when the verdict and the wait disagree.
+func admitN(g *Guard, key string, now time.Time, cost int64) time.Duration {
+	ok, d := g.TryAcquireAt(key, cost, now)
+	if ok != (d == 0) {
+		return -1
+	}
+	return d
+}
+
 // size is how many keys g holds.
 func (g *Guard) size() int {
 	n := 0
@@ -48,30 +62,24 @@ func TestReserveRule(t *testing.T) {
 	g.Observe("h", Response{Status: 200, Header: xh(5, 100, time.Minute)}, t0)
 	// Reserve: max(1, 0.02 × 100) = 2. Three attempts go (5 → 2), the fourth waits.
 	for i := range 3 {
-		if err := g.Check("h", t0); err != nil {
-			t.Fatalf("attempt %d: %v", i, err)
+		if ok, d := g.TryAcquireAt("h", 1, t0); !ok || d != 0 {
+			t.Fatalf("attempt %d: %v, %v", i, ok, d)
 		}
 	}
-	err := g.Check("h", t0.Add(10*time.Second))
-	var rl *limit.RateLimitedError
-	if !errors.As(err, &rl) || !errors.Is(err, limit.ErrRateLimited) {
-		t.Fatalf("err = %v", err)
-	}
-	want := &limit.RateLimitedError{Limiter: "api", RetryAfter: 50 * time.Second, Reason: limit.ReasonNoPermit}
-	if diff := cmp.Diff(want, rl); diff != "" {
-		t.Fatal(diff)
+	if ok, d := g.TryAcquireAt("h", 1, t0.Add(10*time.Second)); ok || d != 50*time.Second {
+		t.Fatalf("the fourth attempt: %v, %v; want false, until the reset (50s)", ok, d)
 	}
 	// At the reset the window is over: one probe, then its answer's figures.
 	at := t0.Add(time.Minute)
-	if err := g.Check("h", at); err != nil {
-		t.Fatal(err)
+	if d := admit(g, "h", at); d != 0 {
+		t.Fatalf("the probe after the reset: wait %v", d)
 	}
-	if d := g.Admit("h", at); d != time.Second {
+	if d := admit(g, "h", at); d != time.Second {
 		t.Fatalf("second attempt after the reset: wait %v, want AssumedReset (1s) for the probe's answer", d)
 	}
 	g.Observe("h", Response{Status: 200, Header: xh(99, 100, time.Minute)}, at.Add(100*time.Millisecond))
-	if err := g.Check("h", at.Add(100*time.Millisecond)); err != nil {
-		t.Fatal(err)
+	if d := admit(g, "h", at.Add(100*time.Millisecond)); d != 0 {
+		t.Fatalf("after the probe's answer: wait %v", d)
 	}
 	if s, _ := g.State("h", at.Add(100*time.Millisecond)); s.Remaining != 98 || s.Probing {
 		t.Fatalf("after the probe's answer: %+v, want 98 remaining, not probing", s)
@@ -98,7 +106,7 @@ func TestReserveOptions(t *testing.T) {
 			g := newGuard(t, Options{ReserveUnits: tc.units, ReserveFraction: tc.fraction})
 			g.Observe("h", Response{Status: 200, Header: xh(tc.remaining, tc.limit, time.Minute)}, t0)
 			n := 0
-			for g.Admit("h", t0) == 0 {
+			for admit(g, "h", t0) == 0 {
 				n++
 				if n > tc.remaining {
 					t.Fatal("admitted beyond remaining")
@@ -116,18 +124,18 @@ func TestReserveOptions(t *testing.T) {
 // through; a response for a key never asked about leaves no state.
 func TestFirstContactGoesAlone(t *testing.T) {
 	g := newGuard(t, Options{})
-	if d := g.Admit("new", t0); d != 0 {
+	if d := admit(g, "new", t0); d != 0 {
 		t.Fatalf("the first attempt was held %v", d)
 	}
-	if d := g.Admit("new", t0.Add(sec(0.25))); d != sec(0.75) {
+	if d := admit(g, "new", t0.Add(sec(0.25))); d != sec(0.75) {
 		t.Fatalf("the second before any answer: wait %v, want the rest of AssumedReset, 0.75s", d)
 	}
-	if d := g.Admit("new", t0.Add(time.Second)); d != 0 {
+	if d := admit(g, "new", t0.Add(time.Second)); d != 0 {
 		t.Fatalf("no answer after AssumedReset: the next attempt held %v", d)
 	}
 	g.Observe("new", Response{Status: 200, Header: http.Header{"Content-Type": {"x"}}}, t0.Add(sec(1.1)))
 	for i := range 100 {
-		if d := g.Admit("new", t0.Add(sec(1.1))); d != 0 {
+		if d := admit(g, "new", t0.Add(sec(1.1))); d != 0 {
 			t.Fatalf("attempt %d after an answer that publishes nothing: held %v", i, d)
 		}
 	}
@@ -138,28 +146,25 @@ func TestFirstContactGoesAlone(t *testing.T) {
 }
 
 func TestCapOnWaits(t *testing.T) {
-	g := newGuard(t, Options{MaxRetryAfter: limit.Duration(time.Minute)})
+	g := newGuard(t, Options{MaxRetryAfter: headroom.Duration(time.Minute)})
 	g.Observe("h", Response{Status: 200, Header: xh(0, 5000, 40*time.Minute)}, t0)
-	if d := g.Admit("h", t0); d != time.Minute {
+	if d := admit(g, "h", t0); d != time.Minute {
 		t.Fatalf("wait = %v, want the 1m cap", d)
 	}
 	h := http.Header{"Retry-After": {"86400"}}
 	g.Observe("r", Response{Status: 429, Header: h}, t0)
-	if d := g.Admit("r", t0); d != time.Minute {
+	if d := admit(g, "r", t0); d != time.Minute {
 		t.Fatalf("Retry-After wait = %v, want the 1m cap", d)
-	}
-	if d, _ := g.RetryAfter(h, t0); d != time.Minute {
-		t.Fatalf("RetryAfter = %v", d)
 	}
 }
 
 func TestTTL(t *testing.T) {
-	g := newGuard(t, Options{TTL: limit.Duration(time.Hour), MaxRetryAfter: limit.Duration(3 * time.Hour)})
+	g := newGuard(t, Options{TTL: headroom.Duration(time.Hour), MaxRetryAfter: headroom.Duration(3 * time.Hour)})
 	g.Observe("h", Response{Status: 200, Header: xh(0, 100, 2*time.Hour)}, t0)
-	if d := g.Admit("h", t0.Add(59*time.Minute)); d != 61*time.Minute {
+	if d := admit(g, "h", t0.Add(59*time.Minute)); d != 61*time.Minute {
 		t.Fatalf("before the TTL: wait %v", d)
 	}
-	if d := g.Admit("h", t0.Add(61*time.Minute)); d != 0 {
+	if d := admit(g, "h", t0.Add(61*time.Minute)); d != 0 {
 		t.Fatalf("after the TTL the state is stale and the key is admitted; wait %v", d)
 	}
 	if s, ok := g.State("h", t0.Add(61*time.Minute)); !ok || s.Known {
@@ -184,35 +189,35 @@ func TestBackoffWithoutHints(t *testing.T) {
 	}
 	for i, centre := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second} {
 		g.Observe("h", Response{Status: 429}, now)
-		d := g.Admit("h", now)
+		d := admit(g, "h", now)
 		if !within(d, centre) {
 			t.Fatalf("throttle %d: wait %v, want %v ± 20%%", i+1, d, centre)
 		}
 		now = now.Add(d)
-		if d := g.Admit("h", now); d != 0 {
+		if d := admit(g, "h", now); d != 0 {
 			t.Fatalf("throttle %d: still blocked after the wait (%v)", i+1, d)
 		}
 	}
 	g.Observe("h", Response{Status: 200}, now) // a success resets the curve
 	g.Observe("h", Response{Status: 503}, now)
-	if d := g.Admit("h", now); !within(d, time.Second) {
+	if d := admit(g, "h", now); !within(d, time.Second) {
 		t.Fatalf("after a success: wait %v, want 1s ± 20%%", d)
 	}
 	// Other keys have their own curve.
 	g.Observe("k", Response{Status: 429}, now)
-	if d := g.Admit("k", now); !within(d, time.Second) {
+	if d := admit(g, "k", now); !within(d, time.Second) {
 		t.Fatalf("other key: %v", d)
 	}
 }
 
 func TestBackoffCappedAtMax(t *testing.T) {
-	g := newGuard(t, Options{Backoff: BackoffOptions{Initial: limit.Duration(time.Second), Max: limit.Duration(4 * time.Second), Jitter: 0.0001}})
+	g := newGuard(t, Options{Backoff: headroom.Backoff{Initial: headroom.Duration(time.Second), Max: headroom.Duration(4 * time.Second), Jitter: new(0.0)}})
 	var d time.Duration
 	now := t0
 	for range 10 {
 		now = now.Add(d)
 		g.Observe("h", Response{Status: 429}, now)
-		d = g.Admit("h", now)
+		d = admit(g, "h", now)
 	}
 	if d < 3900*time.Millisecond || d > 4100*time.Millisecond {
 		t.Fatalf("wait %v, want about the 4s max", d)
@@ -227,13 +232,13 @@ func TestConcurrentThrottlesAreOneStep(t *testing.T) {
 	for i := range 10 {
 		g.Observe("h", Response{Status: 503}, t0.Add(time.Duration(i)*10*time.Millisecond))
 	}
-	d := g.Admit("h", t0.Add(100*time.Millisecond))
+	d := admit(g, "h", t0.Add(100*time.Millisecond))
 	if d <= 0 || d > 1200*time.Millisecond {
 		t.Fatalf("after 10 concurrent 503s: wait %v, want at most the first step, 1s ± 20%%", d)
 	}
 	after := t0.Add(100*time.Millisecond + d)
 	g.Observe("h", Response{Status: 503}, after)
-	if d := g.Admit("h", after); d < 1600*time.Millisecond || d > 2400*time.Millisecond {
+	if d := admit(g, "h", after); d < 1600*time.Millisecond || d > 2400*time.Millisecond {
 		t.Fatalf("a throttle after the block: wait %v, want the second step, 2s ± 20%%", d)
 	}
 }
@@ -243,15 +248,15 @@ func TestThrottleExplainedByQuota(t *testing.T) {
 	// GitHub primary limit: 403/429 with remaining 0 and a reset: wait for
 	// the reset, no backoff on top.
 	g.Observe("h", Response{Status: 429, Header: xh(0, 60, 30*time.Second)}, t0)
-	if d := g.Admit("h", t0); d != 30*time.Second {
+	if d := admit(g, "h", t0); d != 30*time.Second {
 		t.Fatalf("wait %v", d)
 	}
-	if d := g.Admit("h", t0.Add(30*time.Second)); d != 0 {
+	if d := admit(g, "h", t0.Add(30*time.Second)); d != 0 {
 		t.Fatalf("after reset: %v", d)
 	}
 	// Secondary limit: 429 with allowance left and no Retry-After → backoff.
 	g.Observe("s", Response{Status: 429, Header: xh(4000, 5000, 30*time.Minute)}, t0)
-	if d := g.Admit("s", t0); d < 800*time.Millisecond || d > 1200*time.Millisecond {
+	if d := admit(g, "s", t0); d < 800*time.Millisecond || d > 1200*time.Millisecond {
 		t.Fatalf("secondary limit wait %v", d)
 	}
 }
@@ -261,18 +266,18 @@ func TestRetryAfterWinsOverReset(t *testing.T) {
 	h := xh(0, 100, time.Minute)
 	h.Set("Retry-After", "10")
 	g.Observe("h", Response{Status: 429, Header: h}, t0)
-	if d := g.Admit("h", t0); d != 10*time.Second {
+	if d := admit(g, "h", t0); d != 10*time.Second {
 		t.Fatalf("wait %v, want the Retry-After", d)
 	}
-	if d := g.Admit("h", t0.Add(10*time.Second)); d != 0 {
+	if d := admit(g, "h", t0.Add(10*time.Second)); d != 0 {
 		t.Fatalf("after Retry-After: %v", d)
 	}
 	// A Retry-After alone (no quota headers) blocks too, and then lets go.
 	g.Observe("r", Response{Status: 503, Header: http.Header{"Retry-After": {"3"}}}, t0)
-	if d := g.Admit("r", t0.Add(time.Second)); d != 2*time.Second {
+	if d := admit(g, "r", t0.Add(time.Second)); d != 2*time.Second {
 		t.Fatalf("wait %v", d)
 	}
-	if d := g.Admit("r", t0.Add(3*time.Second)); d != 0 {
+	if d := admit(g, "r", t0.Add(3*time.Second)); d != 0 {
 		t.Fatalf("after: %v", d)
 	}
 }
@@ -281,7 +286,7 @@ func TestResponseCorrections(t *testing.T) {
 	g := newGuard(t, Options{ReserveUnits: new(int64(0)), ReserveFraction: new(0.0)})
 	g.Observe("h", Response{Status: 200, Header: xh(10, 100, time.Minute)}, t0)
 	for range 4 {
-		g.Admit("h", t0) // 10 → 6
+		admit(g, "h", t0) // 10 → 6
 	}
 	remaining := func() int64 { s, _ := g.State("h", t0); return s.Remaining }
 	// A late response from the same window says 8: the guard's 6 stands.
@@ -316,7 +321,7 @@ func TestOptimisticDecrement(t *testing.T) {
 	for range 8 {
 		wg.Go(func() {
 			for range 100 {
-				if g.Check("h", t0) == nil {
+				if ok, _ := g.TryAcquireAt("h", 1, t0); ok {
 					admitted.Add(1)
 				}
 			}
@@ -332,21 +337,21 @@ func TestShopifyAssumedReset(t *testing.T) {
 	g := newGuard(t, Options{ReserveUnits: new(int64(1))})
 	h := http.Header{"X-Shopify-Shop-Api-Call-Limit": {"39/40"}} // reserve max(1, 0.8) = 1
 	g.Observe("s", Response{Status: 200, Header: h}, t0)
-	if d := g.Admit("s", t0); d != time.Second {
+	if d := admit(g, "s", t0); d != time.Second {
 		t.Fatalf("no published reset: hold %v, want AssumedReset", d)
 	}
 	// After it, one probe.
 	now := t0.Add(time.Second)
-	if d := g.Admit("s", now); d != 0 {
+	if d := admit(g, "s", now); d != 0 {
 		t.Fatalf("probe refused: %v", d)
 	}
-	if d := g.Admit("s", now); d != time.Second {
+	if d := admit(g, "s", now); d != time.Second {
 		t.Fatalf("second after the probe: %v", d)
 	}
 	// The probe's response says the bucket drained 9 units in a second: it
 	// leaks, so from now on the key refills at the documented 40 in 20 s.
 	g.Observe("s", Response{Status: 200, Header: http.Header{"X-Shopify-Shop-Api-Call-Limit": {"30/40"}}}, now)
-	if d := g.Admit("s", now); d != 0 {
+	if d := admit(g, "s", now); d != 0 {
 		t.Fatalf("after drain: %v", d)
 	}
 	// A 429 with Retry-After 2.0 holds: the bucket is full until then, and
@@ -354,24 +359,25 @@ func TestShopifyAssumedReset(t *testing.T) {
 	// attempt's after 1 s, then one every 0.5 s.
 	h429 := http.Header{"X-Shopify-Shop-Api-Call-Limit": {"40/40"}, "Retry-After": {"2.0"}}
 	g.Observe("s", Response{Status: 429, Header: h429}, now)
-	if d := g.Admit("s", now); d != 2*time.Second {
+	if d := admit(g, "s", now); d != 2*time.Second {
 		t.Fatalf("429: %v", d)
 	}
 	now = now.Add(2 * time.Second)
 	for i, want := range []time.Duration{time.Second, 500 * time.Millisecond, 500 * time.Millisecond} {
-		d := g.Admit("s", now)
+		d := admit(g, "s", now)
 		if d != want {
 			t.Fatalf("attempt %d after the Retry-After: wait %v, want %v", i, d, want)
 		}
 		now = now.Add(d)
-		if d := g.Admit("s", now); d != 0 {
+		if d := admit(g, "s", now); d != 0 {
 			t.Fatalf("attempt %d held %v after its wait", i, d)
 		}
 	}
 }
 
 func TestShareByHint(t *testing.T) {
-	g := newGuard(t, Options{Share: ShareByHint, ReserveUnits: new(int64(1))})
+	byHint := func(key, hint string) string { return "hint:" + hint }
+	g := newGuard(t, Options{Share: byHint, ReserveUnits: new(int64(1))})
 	h := http.Header{}
 	h.Set("X-RateLimit-Limit", "5")
 	h.Set("X-RateLimit-Remaining", "2")
@@ -380,28 +386,43 @@ func TestShareByHint(t *testing.T) {
 	g.Observe("POST /channels/1/messages", Response{Status: 200, Header: h}, t0)
 	g.Observe("PATCH /channels/1/messages", Response{Status: 200, Header: h}, t0)
 	// Both routes spend one bucket: 2 left, reserve 1 → one attempt.
-	if d := g.Admit("POST /channels/1/messages", t0); d != 0 {
+	if d := admit(g, "POST /channels/1/messages", t0); d != 0 {
 		t.Fatal(d)
 	}
-	if d := g.Admit("PATCH /channels/1/messages", t0); d != 3500*time.Millisecond {
+	if d := admit(g, "PATCH /channels/1/messages", t0); d != 3500*time.Millisecond {
 		t.Fatalf("shared bucket: %v", d)
 	}
 }
 
+// contacted makes key known to g at time.Now as a server that publishes
+// nothing: the first attempt goes, its answer lets every attempt through.
+func contacted(t *testing.T, g *Guard, key string) {
+	t.Helper()
+	if ok, d := g.TryAcquireAt(key, 1, time.Now()); !ok {
+		t.Fatalf("the first attempt to %s was held %v", key, d)
+	}
+	g.Observe(key, Response{Status: 200}, time.Now())
+}
+
 func TestInFlightCap(t *testing.T) {
-	g := newGuard(t, Options{MaxInFlight: 2})
-	a, err := g.Acquire("h")
+	g := newGuard(t, Options{MaxInFlight: 2, RefuseAtOnce: true})
+	contacted(t, g, "h")
+	contacted(t, g, "other")
+	ctx := t.Context()
+	a, err := g.Acquire(ctx, "h", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := g.Acquire("h")
+	b, err := g.Acquire(ctx, "h", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := g.Acquire("h"); !errors.Is(err, limit.ErrRateLimited) {
-		t.Fatalf("third: %v", err)
+	_, err = g.Acquire(ctx, "h", 1)
+	want := &limit.RateLimitedError{Limiter: "quota", Reason: limit.ReasonNoPermit}
+	if diff := cmp.Diff(want, err); diff != "" || !errors.Is(err, limit.ErrRateLimited) {
+		t.Fatalf("third (-want +got):\n%s", diff)
 	}
-	if _, err := g.Acquire("other"); err != nil {
+	if _, err := g.Acquire(ctx, "other", 1); err != nil {
 		t.Fatalf("other key: %v", err)
 	}
 	if s, _ := g.State("h", t0); s.InFlight != 2 {
@@ -409,16 +430,17 @@ func TestInFlightCap(t *testing.T) {
 	}
 	a.Release()
 	a.Release() // harmless
-	if _, err := g.Acquire("h"); err != nil {
+	if _, err := g.Acquire(ctx, "h", 1); err != nil {
 		t.Fatal(err)
 	}
 	b.Release()
 	var zero Slot
 	zero.Release()
 	// Without a cap, slots are free.
-	free := newGuard(t, Options{})
+	free := newGuard(t, Options{RefuseAtOnce: true})
+	contacted(t, free, "h")
 	for range 1000 {
-		if _, err := free.Acquire("h"); err != nil {
+		if _, err := free.Acquire(ctx, "h", 1); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -429,7 +451,7 @@ func TestWait(t *testing.T) {
 		g := newGuard(t, Options{})
 		start := time.Now()
 		g.Observe("h", Response{Status: 200, Header: xh(0, 10, 30*time.Second)}, start)
-		if err := g.Wait(t.Context(), "h"); err != nil {
+		if _, err := g.Acquire(t.Context(), "h", 1); err != nil {
 			t.Fatal(err)
 		}
 		if got := time.Since(start); got != 30*time.Second {
@@ -440,7 +462,7 @@ func TestWait(t *testing.T) {
 
 func TestWaitRefusals(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g := newGuard(t, Options{MaxWait: limit.Duration(20 * time.Second)})
+		g := newGuard(t, Options{MaxWait: headroom.Duration(20 * time.Second)})
 		now := time.Now()
 		g.Observe("h", Response{Status: 200, Header: xh(0, 10, 15*time.Second)}, now)
 		g.Observe("long", Response{Status: 200, Header: xh(0, 10, time.Minute)}, now)
@@ -448,10 +470,10 @@ func TestWaitRefusals(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 		defer cancel()
 		var rl *limit.RateLimitedError
-		if err := g.Wait(ctx, "h"); !errors.As(err, &rl) || rl.Reason != limit.ReasonDeadline {
+		if _, err := g.Acquire(ctx, "h", 1); !errors.As(err, &rl) || rl.Reason != limit.ReasonDeadline {
 			t.Fatalf("deadline: %v", err)
 		}
-		if err := g.Wait(t.Context(), "long"); !errors.As(err, &rl) || rl.Reason != limit.ReasonMaxWait || rl.RetryAfter != time.Minute {
+		if _, err := g.Acquire(t.Context(), "long", 1); !errors.As(err, &rl) || rl.Reason != limit.ReasonMaxWait || rl.RetryAfter != time.Minute {
 			t.Fatalf("max wait: %v", err)
 		}
 		if time.Since(now) != 0 {
@@ -463,7 +485,7 @@ func TestWaitRefusals(t *testing.T) {
 			time.Sleep(5 * time.Second)
 			cancel2()
 		}()
-		if err := g.Wait(ctx2, "h"); !errors.Is(err, context.Canceled) {
+		if _, err := g.Acquire(ctx2, "h", 1); !errors.Is(err, context.Canceled) {
 			t.Fatalf("cancel: %v", err)
 		}
 		if time.Since(now) != 5*time.Second {
@@ -472,17 +494,17 @@ func TestWaitRefusals(t *testing.T) {
 	})
 }
 
-func TestAcquireWaitAndEnter(t *testing.T) {
+func TestAcquireWaitsForSlotThenQuota(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := newGuard(t, Options{MaxInFlight: 1})
-		s1, err := g.Enter(t.Context(), "h")
+		s1, err := g.Acquire(t.Context(), "h", 1)
 		if err != nil {
 			t.Fatal(err)
 		}
 		done := make(chan time.Duration)
 		start := time.Now()
 		go func() {
-			s2, err := g.Enter(t.Context(), "h")
+			s2, err := g.Acquire(t.Context(), "h", 1)
 			if err != nil {
 				t.Error(err)
 			}
@@ -497,40 +519,49 @@ func TestAcquireWaitAndEnter(t *testing.T) {
 			t.Fatalf("second attempt went after %v, want 5s (slot at 2s, reset at 5s)", got)
 		}
 		// Cancelled while waiting for a slot: ctx.Err(), no slot held.
-		s3, _ := g.Acquire("h")
+		g.Observe("h", Response{Status: 200, Header: xh(90, 100, 10*time.Second)}, time.Now())
+		s3, err := g.Acquire(t.Context(), "h", 1)
+		if err != nil {
+			t.Fatal(err)
+		}
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
-		if _, err := g.AcquireWait(ctx, "h"); !errors.Is(err, context.Canceled) {
+		if _, err := g.Acquire(ctx, "h", 1); !errors.Is(err, context.Canceled) {
 			t.Fatal(err)
 		}
 		s3.Release()
+		if s, _ := g.State("h", time.Now()); s.InFlight != 0 {
+			t.Fatalf("slot leaked: %d", s.InFlight)
+		}
 	})
 }
 
-func TestEnterRefuses(t *testing.T) {
-	g := newGuard(t, Options{MaxInFlight: 1, RefuseAtOnce: true})
-	g.Observe("h", Response{Status: 200, Header: xh(0, 10, time.Hour)}, time.Now())
-	if _, err := g.Enter(context.Background(), "h"); !errors.Is(err, limit.ErrRateLimited) {
-		t.Fatal(err)
-	}
-	// The refused attempt released its slot.
-	if s, _ := g.State("h", time.Now()); s.InFlight != 0 {
-		t.Fatalf("slot leaked: %d", s.InFlight)
-	}
+// With RefuseAtOnce, Acquire refuses an attempt the quota has no room for
+// at once, with the wait until the reset, and releases the slot it took.
+func TestAcquireRefusesAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := newGuard(t, Options{Name: "api", MaxInFlight: 1, RefuseAtOnce: true})
+		g.Observe("h", Response{Status: 200, Header: xh(0, 10, time.Minute)}, time.Now())
+		_, err := g.Acquire(t.Context(), "h", 1)
+		want := &limit.RateLimitedError{Limiter: "api", RetryAfter: time.Minute, Reason: limit.ReasonNoPermit}
+		if diff := cmp.Diff(want, err); diff != "" || !errors.Is(err, limit.ErrRateLimited) {
+			t.Fatalf("refusal (-want +got):\n%s", diff)
+		}
+		// The refused attempt released its slot.
+		if s, _ := g.State("h", time.Now()); s.InFlight != 0 {
+			t.Fatalf("slot leaked: %d", s.InFlight)
+		}
+	})
 }
 
-func TestObserveResponseAndKey(t *testing.T) {
+func TestKey(t *testing.T) {
 	g := newGuard(t, Options{})
 	req, _ := http.NewRequest("GET", "https://api.github.com:443/repos", nil)
 	if k := g.Key(req); k != "api.github.com:443" {
 		t.Fatal(k)
 	}
-	g.ObserveResponse("k", time.Time{}, &http.Response{StatusCode: 429, Header: http.Header{"Retry-After": {"60"}}})
-	if d := g.Admit("k", time.Now()); d < 59*time.Second {
-		t.Fatal(d)
-	}
-	if g.Name() != "quota" {
-		t.Fatal(g.Name())
+	if k := g.Key(&http.Request{Host: "h.test:8080"}); k != "h.test:8080" {
+		t.Fatalf("a request without a URL: key %q, want its Host", k)
 	}
 	custom := newGuard(t, Options{Key: func(r *http.Request) string { return r.URL.Path }})
 	if k := custom.Key(req); k != "/repos" {
@@ -546,7 +577,7 @@ func TestValidate(t *testing.T) {
 		MaxWait:         -1,
 		TTL:             -1,
 		AssumedReset:    -1,
-		Backoff:         BackoffOptions{Initial: limit.Duration(time.Minute), Max: limit.Duration(time.Second), Multiplier: 0.5, Jitter: 2},
+		Backoff:         headroom.Backoff{Initial: headroom.Duration(time.Minute), Max: headroom.Duration(time.Second), Multiplier: 0.5, Jitter: new(2.0)},
 		MaxInFlight:     -3,
 	}
 	err := o.Validate()
@@ -557,11 +588,11 @@ func TestValidate(t *testing.T) {
 	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
 		var oe *headroom.ConfigError
 		if !errors.As(e, &oe) {
-			t.Fatalf("%T is not an OptionError", e)
+			t.Fatalf("%T is not a ConfigError", e)
 		}
 		fields = append(fields, oe.Field)
 	}
-	want := []string{"ReserveUnits", "ReserveFraction", "MaxRetryAfter", "MaxWait", "TTL", "AssumedReset", "Backoff.Max", "Backoff.Multiplier", "Backoff.Jitter", "MaxInFlight"}
+	want := []string{"ReserveUnits", "ReserveFraction", "MaxRetryAfter", "MaxWait", "TTL", "AssumedReset", "Backoff.Multiplier", "Backoff.Jitter", "Backoff.Max", "MaxInFlight"}
 	if diff := cmp.Diff(want, fields); diff != "" {
 		t.Fatalf("fields (-want +got):\n%s", diff)
 	}
@@ -583,16 +614,16 @@ func TestPacedThrottlesBackOffOnlyWhenPacingFails(t *testing.T) {
 	}
 	paced(t0, t0.Add(sec(0.01)))
 	paced(t0.Add(sec(0.2)), t0.Add(sec(0.21)))
-	if d := g.Admit("h", t0.Add(sec(0.6))); d != 0 {
+	if d := admit(g, "h", t0.Add(sec(0.6))); d != 0 {
 		t.Fatalf("the pacer's throttles within its grace: held %v", d)
 	}
 	g.Observe("h", Response{Status: 200, Sent: t0.Add(sec(0.6))}, t0.Add(sec(0.61)))
 	paced(t0.Add(sec(1.2)), t0.Add(sec(1.21))) // a new run of throttles begins
-	if d := g.Admit("h", t0.Add(sec(1.3))); d != 0 {
+	if d := admit(g, "h", t0.Add(sec(1.3))); d != 0 {
 		t.Fatalf("after a success, a throttle: held %v", d)
 	}
 	paced(t0.Add(sec(2.3)), t0.Add(sec(2.31))) // still refused, sent 1.1 s after the first
-	if d := g.Admit("h", t0.Add(sec(2.31))); d < sec(0.8) || d > sec(1.2) {
+	if d := admit(g, "h", t0.Add(sec(2.31))); d < sec(0.8) || d > sec(1.2) {
 		t.Fatalf("throttles go on past the pacer's grace: wait %v, want the first backoff step, 1s ± 20%%", d)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit"
 )
 
@@ -26,65 +27,63 @@ func sp(remaining, limit, resetSeconds int) http.Header {
 
 func sec(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
-// AdmitN counts units: an attempt goes when the remaining less its cost
-// stays at or above the reserve.
-func TestAdmitNCountsUnits(t *testing.T) {
+// TryAcquireAt counts units: an attempt goes when the remaining less its
+// cost stays at or above the reserve.
+func TestTryAcquireAtCountsUnits(t *testing.T) {
 	g := newGuard(t, Options{Name: "api"})
 	g.Observe("h", Response{Status: 200, Header: xh(10, 100, time.Minute)}, t0) // reserve max(1, 2) = 2
-	if d := g.AdmitN("h", t0, 5); d != 0 {
+	if d := admitN(g, "h", t0, 5); d != 0 {
 		t.Fatalf("5 of 10: wait %v", d)
 	}
 	// 5 left: another 5 would leave 0, inside the reserve of 2.
-	if d := g.AdmitN("h", t0, 5); d != time.Minute {
+	if d := admitN(g, "h", t0, 5); d != time.Minute {
 		t.Fatalf("5 of 5: wait %v, want the reset (1m)", d)
 	}
-	err := g.CheckN("h", t0.Add(10*time.Second), 4)
-	var rl *limit.RateLimitedError
-	if !errors.As(err, &rl) || rl.RetryAfter != 50*time.Second || rl.Reason != limit.ReasonNoPermit || rl.Limiter != "api" {
-		t.Fatalf("CheckN: %v", err)
+	if ok, d := g.TryAcquireAt("h", 4, t0.Add(10*time.Second)); ok || d != 50*time.Second {
+		t.Fatalf("4 of 5: %v, %v; want false, until the reset (50s)", ok, d)
 	}
-	if err := g.CheckN("h", t0, 3); err != nil { // 5 − 3 = 2: at the reserve, allowed
-		t.Fatal(err)
+	if ok, d := g.TryAcquireAt("h", 3, t0); !ok || d != 0 { // 5 − 3 = 2: at the reserve, allowed
+		t.Fatalf("3 of 5: %v, %v", ok, d)
 	}
 	if s, _ := g.State("h", t0); s.Remaining != 2 {
 		t.Fatalf("remaining %d, want 2", s.Remaining)
 	}
 	// A cost below 1 counts as 1.
 	g.Observe("z", Response{Status: 200, Header: xh(3, 100, time.Minute)}, t0)
-	if d := g.AdmitN("z", t0, 0); d != 0 {
+	if d := admitN(g, "z", t0, 0); d != 0 {
 		t.Fatal(d)
 	}
-	if d := g.AdmitN("z", t0, -7); d == 0 {
+	if d := admitN(g, "z", t0, -7); d == 0 {
 		t.Fatal("a cost of -7 took nothing: 3 − 1 − 1 is inside the reserve")
 	}
 	if s, _ := g.State("z", t0); s.Remaining != 2 {
 		t.Fatalf("remaining %d, want 2", s.Remaining)
 	}
-	// Admit and Check are cost 1.
+	// A cost of 1 takes one unit: 4 − 2 above the reserve lets two go.
 	g.Observe("o", Response{Status: 200, Header: xh(4, 100, time.Minute)}, t0)
-	if g.Admit("o", t0) != 0 || g.Check("o", t0) != nil || g.Admit("o", t0) == 0 {
-		t.Fatal("Admit and Check are not cost 1")
+	if admit(g, "o", t0) != 0 || admit(g, "o", t0) != 0 || admit(g, "o", t0) == 0 {
+		t.Fatal("a cost of 1 did not take one unit")
 	}
 }
 
 // An attempt that could never fit goes once the remaining is above the
 // reserve at all, and drives it below.
-func TestAdmitNOversized(t *testing.T) {
+func TestTryAcquireOversized(t *testing.T) {
 	g := newGuard(t, Options{})
 	g.Observe("h", Response{Status: 200, Header: xh(10, 10, time.Minute)}, t0) // reserve 1: 9 usable
-	if d := g.AdmitN("h", t0, 25); d != 0 {
+	if d := admitN(g, "h", t0, 25); d != 0 {
 		t.Fatalf("oversized: wait %v", d)
 	}
 	if s, _ := g.State("h", t0); s.Remaining != -15 {
 		t.Fatalf("remaining %d, want −15", s.Remaining)
 	}
-	if d := g.AdmitN("h", t0, 25); d != time.Minute {
+	if d := admitN(g, "h", t0, 25); d != time.Minute {
 		t.Fatalf("second oversized: wait %v, want the reset", d)
 	}
 	// 9 usable but only 5 left above the reserve: a cost of 9 fits the limit,
 	// so it waits.
 	g.Observe("k", Response{Status: 200, Header: xh(6, 10, time.Minute)}, t0)
-	if d := g.AdmitN("k", t0, 9); d != time.Minute {
+	if d := admitN(g, "k", t0, 9); d != time.Minute {
 		t.Fatalf("cost 9 with 5 above the reserve: wait %v", d)
 	}
 }
@@ -95,15 +94,15 @@ func TestProbeAfterResetSlidingWindow(t *testing.T) {
 	g := newGuard(t, Options{}) // reserve of 100: max(1, 2) = 2
 	g.Observe("sp", Response{Status: 429, Header: sp(0, 100, 1)}, t0)
 	// (A 429 without Retry-After whose quota explains it: no backoff.)
-	if d := g.Admit("sp", t0.Add(sec(0.5))); d != sec(0.5) {
+	if d := admit(g, "sp", t0.Add(sec(0.5))); d != sec(0.5) {
 		t.Fatalf("before the reset: wait %v, want 0.5s", d)
 	}
 	at := t0.Add(time.Second)
-	if d := g.AdmitN("sp", at, 5); d != 0 {
+	if d := admitN(g, "sp", at, 5); d != 0 {
 		t.Fatalf("the probe (cost 5) was held %v", d)
 	}
 	for i := range 10 {
-		if d := g.Admit("sp", at.Add(sec(0.1*float64(i)))); d != time.Second-sec(0.1*float64(i)) {
+		if d := admit(g, "sp", at.Add(sec(0.1*float64(i)))); d != time.Second-sec(0.1*float64(i)) {
 			t.Fatalf("attempt %d behind the probe: wait %v", i, d)
 		}
 	}
@@ -113,7 +112,7 @@ func TestProbeAfterResetSlidingWindow(t *testing.T) {
 	// A late answer for the window that is over (its reset already past)
 	// does not end the probing.
 	g.Observe("sp", Response{Status: 200, Header: sp(1, 100, 0)}, at.Add(sec(0.05)))
-	if d := g.Admit("sp", at.Add(sec(0.05))); d == 0 {
+	if d := admit(g, "sp", at.Add(sec(0.05))); d == 0 {
 		t.Fatal("an answer about the old window ended the probing")
 	}
 	// The probe's answer: a sliding window freed 7 units; its oldest unit
@@ -121,7 +120,7 @@ func TestProbeAfterResetSlidingWindow(t *testing.T) {
 	ans := at.Add(sec(0.08))
 	g.Observe("sp", Response{Status: 200, Header: sp(7, 100, 1)}, ans)
 	n := 0
-	for g.Admit("sp", ans) == 0 {
+	for admit(g, "sp", ans) == 0 {
 		n++
 	}
 	if n != 5 { // 7 − the reserve of 2
@@ -134,15 +133,15 @@ func TestProbeAfterResetSlidingWindow(t *testing.T) {
 
 // Without an answer the probing is bounded: a new probe every AssumedReset.
 func TestProbeUnansweredRepeats(t *testing.T) {
-	g := newGuard(t, Options{AssumedReset: limit.Duration(2 * time.Second)})
+	g := newGuard(t, Options{AssumedReset: headroom.Duration(2 * time.Second)})
 	g.Observe("h", Response{Status: 200, Header: xh(0, 100, 10*time.Second)}, t0)
 	at := t0.Add(10 * time.Second)
 	for i := range 3 {
 		now := at.Add(time.Duration(i) * 2 * time.Second)
-		if d := g.Admit("h", now); d != 0 {
+		if d := admit(g, "h", now); d != 0 {
 			t.Fatalf("probe %d held %v", i, d)
 		}
-		if d := g.Admit("h", now.Add(sec(0.5))); d != sec(1.5) {
+		if d := admit(g, "h", now.Add(sec(0.5))); d != sec(1.5) {
 			t.Fatalf("after probe %d: wait %v, want 1.5s", i, d)
 		}
 	}
@@ -153,13 +152,13 @@ func TestProbeUnansweredRepeats(t *testing.T) {
 	}
 	// A 429 with Retry-After blocks, then a probe again.
 	g.Observe("h", Response{Status: 429, Header: http.Header{"Retry-After": {"3"}}}, at.Add(5*time.Second))
-	if d := g.Admit("h", at.Add(6*time.Second)); d != 2*time.Second {
+	if d := admit(g, "h", at.Add(6*time.Second)); d != 2*time.Second {
 		t.Fatalf("blocked: wait %v, want 2s", d)
 	}
-	if d := g.Admit("h", at.Add(8*time.Second)); d != 0 {
+	if d := admit(g, "h", at.Add(8*time.Second)); d != 0 {
 		t.Fatalf("the probe after the Retry-After held %v", d)
 	}
-	if d := g.Admit("h", at.Add(8*time.Second)); d != 2*time.Second {
+	if d := admit(g, "h", at.Add(8*time.Second)); d != 2*time.Second {
 		t.Fatalf("second after that probe: %v", d)
 	}
 }
@@ -170,12 +169,12 @@ func TestProbeFixedWindow(t *testing.T) {
 	g := newGuard(t, Options{})
 	g.Observe("gh", Response{Status: 200, Header: xh(2, 100, time.Minute)}, t0)
 	at := t0.Add(time.Minute)
-	if g.Admit("gh", at) != 0 || g.Admit("gh", at) == 0 {
+	if admit(g, "gh", at) != 0 || admit(g, "gh", at) == 0 {
 		t.Fatal("want one probe")
 	}
 	g.Observe("gh", Response{Status: 200, Header: xh(99, 100, time.Minute)}, at.Add(sec(0.1)))
 	n := 0
-	for g.Admit("gh", at.Add(sec(0.1))) == 0 {
+	for admit(g, "gh", at.Add(sec(0.1))) == 0 {
 		n++
 	}
 	if n != 97 { // 99 − the reserve of 2
@@ -194,7 +193,7 @@ func TestSilenceAfterResetForgets(t *testing.T) {
 	// Before the reset a silent 2xx (another endpoint, an answer from an
 	// earlier moment) changes nothing.
 	g.Observe("sp", Response{Status: 200, Header: http.Header{"Content-Type": {"application/json"}}}, t0.Add(time.Second))
-	if d := g.Admit("sp", t0.Add(time.Second)); d != time.Second {
+	if d := admit(g, "sp", t0.Add(time.Second)); d != time.Second {
 		t.Fatalf("silence before the reset: wait %v, want 1s", d)
 	}
 	// After it, a silent 429 or 5xx is no 2xx: kept.
@@ -213,7 +212,7 @@ func TestSilenceAfterResetForgets(t *testing.T) {
 		t.Fatal("PerMinute of a state not known")
 	}
 	for i := range 1000 {
-		if d := g.AdmitN("sp", now, 5); d != 0 {
+		if d := admitN(g, "sp", now, 5); d != 0 {
 			t.Fatalf("attempt %d after the silence: wait %v", i, d)
 		}
 	}
@@ -224,11 +223,11 @@ func TestSilenceAfterResetForgets(t *testing.T) {
 	}
 	// Probing after the reset, then a silent answer to the probe: forgotten.
 	later := now.Add(2 * time.Second)
-	if g.Admit("sp", later) != 0 {
+	if admit(g, "sp", later) != 0 {
 		t.Fatal("probe held")
 	}
 	g.Observe("sp", Response{Status: 200}, later.Add(sec(0.1)))
-	if d := g.Admit("sp", later.Add(sec(0.1))); d != 0 {
+	if d := admit(g, "sp", later.Add(sec(0.1))); d != 0 {
 		t.Fatalf("after a silent answer to the probe: wait %v", d)
 	}
 }
@@ -322,30 +321,31 @@ func TestStateWindowDocumentedOrLearned(t *testing.T) {
 
 // With no limit published (IETF without a policy), a cost above what
 // remains waits for the reset: nothing says it could never fit.
-func TestAdmitNWithoutLimitWaitsForRoom(t *testing.T) {
+func TestTryAcquireWithoutLimitWaitsForRoom(t *testing.T) {
 	g := newGuard(t, Options{})
 	h := http.Header{"Ratelimit": {`"default";r=5;t=60`}}
 	g.Observe("h", Response{Status: 200, Header: h}, t0)
-	if d := g.AdmitN("h", t0, 50); d != time.Minute {
+	if d := admitN(g, "h", t0, 50); d != time.Minute {
 		s, _ := g.State("h", t0)
 		t.Fatalf("cost 50 with 5 remaining and no limit: wait %v (remaining now %d), want 1m", d, s.Remaining)
 	}
-	if d := g.AdmitN("h", t0, 4); d != 0 {
+	if d := admitN(g, "h", t0, 4); d != 0 {
 		t.Fatalf("cost 4 with 5 remaining and a reserve of 1: wait %v", d)
 	}
 }
 
 // A slot released twice frees one slot, not another holder's.
 func TestSlotReleaseTwiceFreesOne(t *testing.T) {
-	g := newGuard(t, Options{MaxInFlight: 2})
-	a, _ := g.Acquire("h")
-	b, _ := g.Acquire("h")
+	g := newGuard(t, Options{MaxInFlight: 2, RefuseAtOnce: true})
+	contacted(t, g, "h")
+	a, _ := g.Acquire(t.Context(), "h", 1)
+	b, _ := g.Acquire(t.Context(), "h", 1)
 	defer b.Release()
 	a.Release()
 	a.Release()
 	held := 1
 	for range 2 {
-		if _, err := g.Acquire("h"); err == nil {
+		if _, err := g.Acquire(t.Context(), "h", 1); err == nil {
 			held++
 		}
 	}
@@ -354,9 +354,9 @@ func TestSlotReleaseTwiceFreesOne(t *testing.T) {
 	}
 }
 
-// WaitN holds callers behind the probe: the probe goes at the reset, the
+// Acquire holds callers behind the probe: the probe goes at the reset, the
 // next waiter AssumedReset later when no answer came.
-func TestWaitNBehindTheProbe(t *testing.T) {
+func TestAcquireBehindTheProbe(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := newGuard(t, Options{})
 		start := time.Now()
@@ -366,7 +366,7 @@ func TestWaitNBehindTheProbe(t *testing.T) {
 		var wg sync.WaitGroup
 		for range 2 {
 			wg.Go(func() {
-				if err := g.WaitN(context.Background(), "h", 3); err != nil {
+				if _, err := g.Acquire(context.Background(), "h", 3); err != nil {
 					t.Error(err)
 				}
 				mu.Lock()
@@ -378,9 +378,9 @@ func TestWaitNBehindTheProbe(t *testing.T) {
 		if len(got) != 2 || got[0] != 2*time.Second || got[1] != 3*time.Second {
 			t.Fatalf("released at %v, want 2s (the probe) and 3s (no answer: a new probe)", got)
 		}
-		slot, err := g.EnterN(context.Background(), "h", 1)
+		slot, err := g.Acquire(context.Background(), "h", 1)
 		if err != nil || time.Since(start) != 4*time.Second {
-			t.Fatalf("EnterN: %v at %v", err, time.Since(start))
+			t.Fatalf("Acquire: %v at %v", err, time.Since(start))
 		}
 		slot.Release()
 	})
@@ -389,21 +389,24 @@ func TestWaitNBehindTheProbe(t *testing.T) {
 // A deadline that ends a wait for an in-flight slot is the guard's refusal
 // (ReasonDeadline) and still matches context.DeadlineExceeded; a
 // cancellation is ctx.Err() as it is.
-func TestAcquireWaitEndedByDeadlineIsARefusal(t *testing.T) {
+func TestSlotWaitEndedByDeadlineIsARefusal(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := newGuard(t, Options{MaxInFlight: 1})
-		held, _ := g.Acquire("h")
+		held, err := g.Acquire(context.Background(), "h", 1)
+		if err != nil {
+			t.Fatal(err)
+		}
 		defer held.Release()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
-		_, err := g.AcquireWait(ctx, "h")
+		_, err = g.Acquire(ctx, "h", 1)
 		var rl *limit.RateLimitedError
 		if !errors.As(err, &rl) || rl.Reason != limit.ReasonDeadline || !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("slot wait ended by its deadline: %v", err)
 		}
 		ctx, cancel = context.WithCancel(context.Background())
 		time.AfterFunc(time.Second, cancel)
-		if _, err := g.AcquireWait(ctx, "h"); err != context.Canceled {
+		if _, err := g.Acquire(ctx, "h", 1); err != context.Canceled {
 			t.Fatalf("slot wait cancelled: %v", err)
 		}
 	})
@@ -417,12 +420,12 @@ func TestGradualRefillAfterProbe(t *testing.T) {
 	g := newGuard(t, Options{})
 	g.Observe("sp", Response{Status: 200, Header: sp(0, 100, 1)}, t0)
 	at := t0.Add(time.Second)
-	if d := g.Admit("sp", at); d != 0 {
+	if d := admit(g, "sp", at); d != 0 {
 		t.Fatalf("the probe was held %v", d)
 	}
 	g.Observe("sp", Response{Status: 200, Header: sp(3, 100, 1), Sent: at}, at)
 	n := 0
-	for g.Admit("sp", at) == 0 {
+	for admit(g, "sp", at) == 0 {
 		n++
 	}
 	if n != 1 { // 3 − the reserve of 2
@@ -432,12 +435,12 @@ func TestGradualRefillAfterProbe(t *testing.T) {
 	// second.
 	now := at
 	for i := range 5 {
-		d := g.Admit("sp", now)
+		d := admit(g, "sp", now)
 		if d <= 0 || d > 600*time.Millisecond {
 			t.Fatalf("attempt %d: wait %v, want at most the 0.6s of one unit's refill", i, d)
 		}
 		now = now.Add(d)
-		if d := g.Admit("sp", now); d != 0 {
+		if d := admit(g, "sp", now); d != 0 {
 			t.Fatalf("attempt %d after its wait: held %v", i, d)
 		}
 	}
@@ -452,7 +455,7 @@ func TestAnswerSentBeforeProbeIgnored(t *testing.T) {
 	g := newGuard(t, Options{})
 	g.Observe("h", Response{Status: 200, Header: xh(2, 100, time.Minute)}, t0)
 	at := t0.Add(time.Minute)
-	if g.Admit("h", at) != 0 {
+	if admit(g, "h", at) != 0 {
 		t.Fatal("the probe was held")
 	}
 	late := Response{Status: 200, Header: xh(0, 100, time.Second), Sent: at.Add(-time.Millisecond)}
@@ -462,7 +465,7 @@ func TestAnswerSentBeforeProbeIgnored(t *testing.T) {
 	}
 	g.Observe("h", Response{Status: 200, Header: xh(99, 100, time.Minute), Sent: at}, at.Add(sec(0.02)))
 	n := 0
-	for g.Admit("h", at.Add(sec(0.02))) == 0 {
+	for admit(g, "h", at.Add(sec(0.02))) == 0 {
 		n++
 	}
 	if n != 97 {
@@ -477,14 +480,14 @@ func TestWaitWokenByProbeAnswer(t *testing.T) {
 		g := newGuard(t, Options{})
 		start := time.Now()
 		g.Observe("h", Response{Status: 200, Header: xh(0, 100, 2*time.Second)}, start)
-		probe, err := g.EnterN(t.Context(), "h", 1)
+		probe, err := g.Acquire(t.Context(), "h", 1)
 		if err != nil || time.Since(start) != 2*time.Second {
 			t.Fatalf("the probe: %v at %v", err, time.Since(start))
 		}
 		var wg sync.WaitGroup
 		for range 3 {
 			wg.Go(func() {
-				if err := g.WaitN(t.Context(), "h", 1); err != nil {
+				if _, err := g.Acquire(t.Context(), "h", 1); err != nil {
 					t.Error(err)
 				}
 				if d := time.Since(start); d != 2100*time.Millisecond {
@@ -506,7 +509,7 @@ func TestFigureLessWhatIsStillOut(t *testing.T) {
 	g := newGuard(t, Options{ReserveFraction: new(0.0)})
 	g.Observe("h", Response{Status: 200, Header: xh(0, 100, time.Minute)}, t0)
 	at := t0.Add(time.Minute) // the reset: a probe, then attempts behind it
-	if g.Admit("h", at) != 0 {
+	if admit(g, "h", at) != 0 {
 		t.Fatal("the probe was held")
 	}
 	probe := at
@@ -515,7 +518,7 @@ func TestFigureLessWhatIsStillOut(t *testing.T) {
 	var sent []time.Time
 	for i := range 4 {
 		s := at.Add(time.Duration(i+2) * time.Millisecond)
-		if d := g.AdmitN("h", s, 2); d != 0 {
+		if d := admitN(g, "h", s, 2); d != 0 {
 			t.Fatalf("attempt %d held %v", i, d)
 		}
 		sent = append(sent, s)

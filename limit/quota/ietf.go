@@ -2,8 +2,7 @@ package quota
 
 import "time"
 
-// The IETF draft-ietf-httpapi-ratelimit-headers in its three shapes
-// (research Part 1 §1.1):
+// The IETF draft-ietf-httpapi-ratelimit-headers in its three shapes:
 //
 //   - -08 to -10 (Cloudflare since 2025-09): two Structured-Field Lists,
 //     RateLimit-Policy: "burst";q=100;w=60,"daily";q=1000;w=86400 and

@@ -2,7 +2,7 @@ package quota
 
 import "time"
 
-// OpenAI (research Part 1 §1.2): two independent buckets, requests and
+// OpenAI (platform.openai.com, "Rate limits"): two independent buckets, requests and
 // tokens, each with x-ratelimit-limit-*, -remaining-* and -reset-*. The
 // reset is a Go duration string ("1s", "6m0s", "12ms", "1.5s") and means the
 // time until the bucket is back to full, not until the next request fits —

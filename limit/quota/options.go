@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/headroom-go/headroom"
-	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/internal/backoffcurve"
 )
 
 // Options configures a Guard. The zero value is a complete configuration:
@@ -26,8 +26,8 @@ type Options struct {
 	// down: what is kept back is for what the guard cannot see — another
 	// process on the same quota, a request the server counts twice. A unit
 	// kept back whatever the limit would leave a fifth of a quota of 5 a
-	// second unspent, on every window. Seed 003's examples (5 requests,
-	// 10 %) are for a client that does not count its own requests; this
+	// second unspent, on every window. Reserves of 5 requests or 10 %, as
+	// often suggested, are for a client that does not count its own requests; this
 	// guard decrements its copy of the remaining allowance as each attempt
 	// goes out, so its own concurrency is already covered and the reserve
 	// only has to absorb others' traffic. 2 % keeps 98 % of a quota usable
@@ -41,46 +41,50 @@ type Options struct {
 	// Retry-After, a reset, a backoff. Default DefaultMaxRetryAfter (5 min);
 	// see there for why. A server asking for more is held for the cap and
 	// then asked again.
-	MaxRetryAfter limit.Duration `json:"maxRetryAfter,omitempty"`
+	MaxRetryAfter headroom.Duration `json:"maxRetryAfter,omitempty"`
 
-	// MaxWait is the longest Wait holds a caller; a longer wait is refused
-	// at once with ReasonMaxWait. Default: MaxRetryAfter, so Wait only ever
-	// refuses for the context's deadline.
-	MaxWait limit.Duration `json:"maxWait,omitempty"`
+	// MaxWait is the longest Acquire holds a caller for the quota; a longer
+	// wait is refused at once with ReasonMaxWait. Default: MaxRetryAfter, so
+	// Acquire only ever refuses for the context's deadline.
+	MaxWait headroom.Duration `json:"maxWait,omitempty"`
 
-	// RefuseAtOnce makes Enter refuse an attempt the key has no room for
-	// (Check, Acquire) rather than hold it until there is (Wait,
-	// AcquireWait). Holding is the default: a caller with a deadline waits
-	// its turn up to that deadline, or is refused at once when the wait
-	// would outlast it, as an HTTP client's callers expect.
+	// RefuseAtOnce makes Acquire refuse an attempt the key has no room for
+	// (no in-flight slot, or no allowance) rather than hold it until there
+	// is. Holding is the default: a caller with a deadline waits its turn up
+	// to that deadline, or is refused at once when the wait would outlast
+	// it, as an HTTP client's callers expect.
 	RefuseAtOnce bool `json:"refuseAtOnce,omitempty"`
 
 	// TTL is how long a key's published state is trusted without a fresh
 	// response; after it the key is treated as reset and its entry is
 	// dropped. Default 1 h,
 	// the longest common window (GitHub's hourly quota).
-	TTL limit.Duration `json:"ttl,omitempty"`
+	TTL headroom.Duration `json:"ttl,omitempty"`
 
 	// AssumedReset is how long a key inside its reserve is held when the
 	// server publishes no reset (Shopify's used/size, IETF without t); after
 	// it one probe goes out and its response tells the truth. Default 1 s:
 	// Shopify's bucket leaks 2 requests a second on its Standard plan, so a
-	// second frees the probe and one more. Seed 003 §3.2 asks for "a default
-	// window duration" here.
-	AssumedReset limit.Duration `json:"assumedReset,omitempty"`
+	// second frees the probe and one more.
+	AssumedReset headroom.Duration `json:"assumedReset,omitempty"`
 
 	// Backoff is the per-key exponential backoff after a 429 or 503 that
 	// carries neither Retry-After nor an exhausted quota with a reset
 	// (the backoff GitHub and Microsoft Graph ask of clients throttled
-	// without a hint).
-	Backoff BackoffOptions `json:"backoff,omitzero"`
+	// without a hint), one curve per key, reset by a success. Its zero
+	// fields mean Initial 1 s
+	// (minimum_backoff_seconds), Multiplier 2 (backoff_multiplier), Jitter
+	// 0.2 (backoff_jitter_percentage), Max 300 s (maximum_backoff_seconds);
+	// MaxRetryAfter caps every wait further.
+	Backoff headroom.Backoff `json:"backoff,omitzero"`
 
-	// MaxInFlight caps the requests in flight per key. 0,
-	// the default, sets no cap: the issue makes it optional, and the limit
-	// shapes already offer Concurrency. Seed 003 §4 suggests 5 when on.
+	// MaxInFlight caps the requests in flight per key. 0, the default, sets
+	// no cap: the limit shapes already offer Concurrency; 5 is a sensible
+	// cap when one is wanted.
 	MaxInFlight int `json:"maxInFlight,omitempty"`
 
-	// Key maps a request to its key; nil means HostKey. Use it for a token,
+	// Key maps a request to its key; nil means the request's host (the
+	// URL's, with its port when given, else Request.Host). Use it for a token,
 	// an endpoint (GitHub's search and core quotas differ on one host), or
 	// a route.
 	Key func(*http.Request) string `json:"-"`
@@ -88,57 +92,40 @@ type Options struct {
 	// Share, when set, lets keys share one state through the hint a
 	// response carries (Quota.Key: the Discord bucket, the GitHub resource):
 	// it returns the key of the shared state for a key and a hint, or "" to
-	// keep the key's own. ShareByHint is one such function.
+	// keep the key's own. func(key, hint string) string { return "hint:" +
+	// hint } makes every key that a response names with the same hint share
+	// one state: use it with a Key that names routes (for Discord, a route
+	// with its major parameter), never with the host alone, since on one
+	// host GitHub's core and search quotas are different resources.
 	Share func(key, hint string) string `json:"-"`
 }
 
-// BackoffOptions shape the backoff without hints. It is
-// github.com/cenkalti/backoff/v4's ExponentialBackOff, one per key, reset by
-// a success.
-type BackoffOptions struct {
-	// Initial is the first wait. Default 1 s (minimum_backoff_seconds).
-	Initial limit.Duration `json:"initial,omitempty"`
-	// Max is the longest wait before jitter. Default 300 s
-	// (maximum_backoff_seconds); MaxRetryAfter caps it further.
-	Max limit.Duration `json:"max,omitempty"`
-	// Multiplier grows the wait on each throttle in a row. Default 2
-	// (backoff_multiplier).
-	Multiplier float64 `json:"multiplier,omitempty"`
-	// Jitter is the randomization factor: each wait is drawn from
-	// [1−Jitter, 1+Jitter] × the current interval, so clients throttled
-	// together do not return together. Default 0.2
-	// (backoff_jitter_percentage).
-	Jitter float64 `json:"jitter,omitempty"`
-}
-
-// HostKey is the default key: the request's host (with port, when given).
-func HostKey(r *http.Request) string {
+// requestHost is the default key: the request's host (with port, when
+// given).
+func requestHost(r *http.Request) string {
 	if r.URL != nil && r.URL.Host != "" {
 		return r.URL.Host
 	}
 	return r.Host
 }
 
-// ShareByHint makes every key that a response names with the same hint share
-// one state, keyed "hint:" + hint. Use it with a Key function that names
-// routes (for Discord, a route with its major parameter), never with
-// HostKey: on one host GitHub's core and search quotas are different
-// resources.
-func ShareByHint(key, hint string) string { return "hint:" + hint }
+// defaultBackoff is what the zero fields of Options.Backoff mean.
+func defaultBackoff() headroom.Backoff {
+	return headroom.Backoff{
+		Initial: headroom.Duration(time.Second), Multiplier: 2, Jitter: new(0.2), Max: headroom.Duration(300 * time.Second),
+	}
+}
 
 // config is Options with the defaults applied.
 type config struct {
 	name          string
-	reserve       Reserve
+	reserve       reserve
 	maxRetryAfter time.Duration
 	maxWait       time.Duration
 	queue         bool
 	ttl           time.Duration
 	assumedReset  time.Duration
-	boInitial     time.Duration
-	boMax         time.Duration
-	boMultiplier  float64
-	boJitter      float64
+	backoff       headroom.Backoff
 	maxInFlight   int
 	key           func(*http.Request) string
 	share         func(key, hint string) string
@@ -160,25 +147,16 @@ func (o *Options) Validate() error {
 	}
 	durs := []struct {
 		field string
-		v     limit.Duration
+		v     headroom.Duration
 	}{
-		{"MaxRetryAfter", o.MaxRetryAfter}, {"MaxWait", o.MaxWait}, {"TTL", o.TTL},
-		{"AssumedReset", o.AssumedReset}, {"Backoff.Initial", o.Backoff.Initial}, {"Backoff.Max", o.Backoff.Max},
+		{"MaxRetryAfter", o.MaxRetryAfter}, {"MaxWait", o.MaxWait}, {"TTL", o.TTL}, {"AssumedReset", o.AssumedReset},
 	}
 	for _, d := range durs {
 		if d.v < 0 {
 			add(d.field, d.v, "0 (the default) or a duration above 0, such as \"1m\"")
 		}
 	}
-	if o.Backoff.Initial > 0 && o.Backoff.Max > 0 && o.Backoff.Max < o.Backoff.Initial {
-		add("Backoff.Max", o.Backoff.Max, "at least Backoff.Initial ("+o.Backoff.Initial.String()+")")
-	}
-	if m := o.Backoff.Multiplier; math.IsNaN(m) || m != 0 && m < 1 || math.IsInf(m, 0) {
-		add("Backoff.Multiplier", m, "0 (the default, 2) or a finite factor of 1 or more")
-	}
-	if j := o.Backoff.Jitter; math.IsNaN(j) || j < 0 || j > 1 {
-		add("Backoff.Jitter", j, "0 (the default, 0.2) or a fraction up to 1")
-	}
+	errs = append(errs, backoffcurve.Problems("quota", "Backoff", o.Backoff)...)
 	if o.MaxInFlight < 0 {
 		add("MaxInFlight", o.MaxInFlight, "0 (no cap) or more")
 	}
@@ -188,16 +166,13 @@ func (o *Options) Validate() error {
 func (o *Options) config() config {
 	c := config{
 		name:          o.Name,
-		reserve:       Reserve{Fraction: 0.02},
+		reserve:       reserve{Fraction: 0.02},
 		maxRetryAfter: time.Duration(o.MaxRetryAfter),
 		maxWait:       time.Duration(o.MaxWait),
 		queue:         !o.RefuseAtOnce,
 		ttl:           time.Duration(o.TTL),
 		assumedReset:  time.Duration(o.AssumedReset),
-		boInitial:     time.Duration(o.Backoff.Initial),
-		boMax:         time.Duration(o.Backoff.Max),
-		boMultiplier:  o.Backoff.Multiplier,
-		boJitter:      o.Backoff.Jitter,
+		backoff:       o.Backoff.WithDefaults(defaultBackoff()),
 		maxInFlight:   o.MaxInFlight,
 		key:           o.Key,
 		share:         o.Share,
@@ -223,20 +198,8 @@ func (o *Options) config() config {
 	if c.assumedReset == 0 {
 		c.assumedReset = time.Second
 	}
-	if c.boInitial == 0 {
-		c.boInitial = time.Second
-	}
-	if c.boMax == 0 {
-		c.boMax = max(300*time.Second, c.boInitial)
-	}
-	if c.boMultiplier == 0 {
-		c.boMultiplier = 2
-	}
-	if c.boJitter == 0 {
-		c.boJitter = 0.2
-	}
 	if c.key == nil {
-		c.key = HostKey
+		c.key = requestHost
 	}
 	return c
 }

@@ -8,8 +8,8 @@ import (
 // Dialect names the header family a Quota was read from.
 type Dialect uint8
 
-// The dialects Parse reads. The research document's Part 1
-// (shared/research/headers-and-distributed.md) describes each.
+// The dialects Parse reads; each names its header fields, which the APIs'
+// own rate-limit pages and the IETF drafts define.
 const (
 	// IETF is draft-ietf-httpapi-ratelimit-headers -08 to -10: the
 	// RateLimit and RateLimit-Policy Structured Field Lists (Cloudflare).
@@ -94,7 +94,7 @@ const maxQuotas = 8
 // The most restrictive bucket is an exhausted one (nothing remaining) if
 // any, the one with the latest reset among those; otherwise the one with the
 // smallest fraction of its limit remaining. The Guard picks with its reserve
-// instead; see ParseAll for every bucket.
+// instead.
 //
 // Header keys are looked up in canonical form (as net/http stores them and
 // Header.Set writes them), and only the keys the dialects use. A response
@@ -102,16 +102,16 @@ const maxQuotas = 8
 // Retry-After is read separately, by ParseRetryAfter.
 func Parse(h http.Header, now time.Time) (Quota, bool) {
 	var buf [maxQuotas]Quota
-	qs := ParseAll(h, now, buf[:0])
+	qs := parseAll(h, now, buf[:0])
 	if len(qs) == 0 {
 		return Quota{}, false
 	}
-	return qs[pick(qs, Reserve{})], true
+	return qs[pick(qs, reserve{})], true
 }
 
-// ParseAll appends every bucket the headers publish to dst and returns it.
+// parseAll appends every bucket the headers publish to dst and returns it.
 // With room in dst it does not allocate.
-func ParseAll(h http.Header, now time.Time, dst []Quota) []Quota {
+func parseAll(h http.Header, now time.Time, dst []Quota) []Quota {
 	if len(h) == 0 {
 		return dst
 	}
@@ -138,15 +138,15 @@ func ParseAll(h http.Header, now time.Time, dst []Quota) []Quota {
 	return dst
 }
 
-// Reserve is how much of a published quota to leave unspent: the larger of
+// reserve is how much of a published quota to leave unspent: the larger of
 // Units and Fraction × Limit.
-type Reserve struct {
+type reserve struct {
 	Units    int64
 	Fraction float64
 }
 
 // of returns the reserve for a bucket of the given limit.
-func (r Reserve) of(limit int64) int64 {
+func (r reserve) of(limit int64) int64 {
 	v := r.Units
 	if limit > 0 && r.Fraction > 0 {
 		if f := int64(r.Fraction * float64(limit)); f > v {
@@ -160,7 +160,7 @@ func (r Reserve) of(limit int64) int64 {
 // reserve (remaining ≤ reserve) with the latest reset if any — a published
 // reset ranks above none; otherwise the one with the smallest fraction of
 // its limit left above the reserve.
-func pick(qs []Quota, r Reserve) int {
+func pick(qs []Quota, r reserve) int {
 	best, bestIn := 0, false
 	var bestFrac float64
 	for i := range qs {

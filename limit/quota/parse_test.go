@@ -60,7 +60,7 @@ func runParseCases(t *testing.T, cases []parseCase) {
 	got := serve(t, hs, http.StatusOK)
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			all := ParseAll(got[i], t0, nil)
+			all := parseAll(got[i], t0, nil)
 			if diff := cmp.Diff(c.want, all); diff != "" {
 				t.Errorf("ParseAll (-want +got):\n%s", diff)
 			}

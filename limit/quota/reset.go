@@ -7,8 +7,7 @@ import (
 
 // Telling epoch seconds, epoch milliseconds and delta seconds apart.
 //
-// X-RateLimit-Reset means epoch seconds at GitHub and X (research Part 1
-// §1.2), epoch seconds with decimals at Discord, and delta seconds at others
+// X-RateLimit-Reset means epoch seconds at GitHub and X, epoch seconds with decimals at Discord, and delta seconds at others
 // (RateLimit-Reset ≤ -06, SharePoint, envoy); some send epoch milliseconds.
 // The JavaScript prior art (express-rate-limit/ratelimit-header-parser,
 // npm) guesses with a fixed 1e9 threshold and has no milliseconds

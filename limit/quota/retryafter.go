@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Retry-After (research Part 1 §1.3). RFC 9110 §10.2.3 defines it as
+// Retry-After. RFC 9110 §10.2.3 defines it as
 // delay-seconds (a non-negative integer) or an HTTP-date; recipients must
 // accept the three date forms (IMF-fixdate, RFC 850, asctime), which
 // http.ParseTime does. Seen in the wild and accepted here: fractional
@@ -22,7 +22,7 @@ import (
 // Every wait is capped. go-retryablehttp honours any Retry-After and its
 // users have logged sleeps of 484289h (issues #247, #295); urllib3 caps at
 // 6 h, the OpenAI SDK at 8 s. ParseRetryAfter caps at DefaultMaxRetryAfter;
-// Guard.RetryAfter at the Guard's MaxRetryAfter.
+// a Guard at its MaxRetryAfter.
 
 const (
 	hRetryAfter     = "Retry-After"
@@ -31,8 +31,8 @@ const (
 )
 
 // DefaultMaxRetryAfter is the longest wait ParseRetryAfter returns and the
-// Guard's default MaxRetryAfter: 5 minutes. It covers the longest waits the
-// research found services asking for on purpose — SharePoint's Retry-After up
+// Guard's default MaxRetryAfter: 5 minutes. It covers the longest waits
+// services document asking for on purpose — SharePoint's Retry-After up
 // to 300 s, Cloudflare's five-minute block — and matches the AWS SDK v1's cap
 // on throttle delays; a longer hint is far more likely a unit mistake (epoch
 // for seconds) than a request, and a caller that needs longer can say so.

@@ -7,7 +7,7 @@ import "strings"
 // Lists and Dictionaries of Items with Parameters. It validates the whole
 // syntax (strings, tokens, integers, decimals, byte sequences, booleans,
 // dates, display strings, inner lists) because the draft says "Malformed
-// RateLimit header fields MUST be ignored" (research Part 1 §1.1): a field
+// RateLimit header fields MUST be ignored" (draft-ietf-httpapi-ratelimit-headers): a field
 // that fails anywhere is dropped as a whole, never half-read.
 //
 // Only the parameters the drafts define are kept (q, qu, w, pk on policies;

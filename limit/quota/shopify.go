@@ -1,6 +1,6 @@
 package quota
 
-// Shopify REST Admin (legacy, research Part 1 §1.2):
+// Shopify REST Admin (legacy; shopify.dev, "API rate limits"):
 // X-Shopify-Shop-Api-Call-Limit: 32/40 is used/size of a leaky bucket — not
 // remaining/limit. Remaining is size − used (never below 0). No reset is
 // published: the bucket leaks at a rate set by the plan (2 a second on

@@ -43,7 +43,7 @@ import (
 //     window that is over: its remaining is not taken.
 //   - a response with no reset (Shopify) is taken as it is.
 //
-// Units. An attempt of cost units (AdmitN; Admit is cost 1) is admitted
+// Units. An attempt of cost units (TryAcquireAt, Acquire) is admitted
 // when the remaining allowance less the cost stays at or above the reserve,
 // and takes its cost off the copy. An attempt that could never fit — its
 // cost above the published limit less the reserve — goes once the remaining

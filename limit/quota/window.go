@@ -6,8 +6,8 @@ import "time"
 // headers do not publish one, so that a limit can be read as a rate; 0 when
 // the dialect has no single window (Discord's buckets, the generic
 // X-RateLimit-* family), which the guard then learns from the resets it is
-// shown (State.Window). Sources: headers-and-distributed.md §1.2 of the
-// project's research, which quotes each API's rate-limit page.
+// shown (State.Window). The figures are each API's documented windows, from
+// its rate-limit page.
 func documentedWindow(d Dialect, policy string) time.Duration {
 	switch d {
 	case IETF, IETF07, IETF06:

@@ -1,7 +1,7 @@
 package quota
 
-// The de-facto X-RateLimit-* family and its relatives (research Part 1
-// §1.2):
+// The de-facto X-RateLimit-* family and its relatives, as each API's
+// rate-limit documentation describes it:
 //
 //   - GitHub: x-ratelimit-limit, -remaining, -used, -reset (epoch seconds),
 //     -resource (the bucket: core, search, graphql…). Policy and Key are the

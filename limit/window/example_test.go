@@ -10,9 +10,13 @@ import (
 // Two permits a second with a burst of two, on the caller's clock: the
 // bucket starts full, and a refusal says exactly when to come back.
 func ExampleNewTokenBucket() {
-	b := window.NewTokenBucket(2, 2)
+	b, err := window.NewTokenBucket(2, 2)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	for _, now := range []time.Duration{0, 0, 0, 500 * time.Millisecond} {
-		ok, retryAfter := b.TryTake(now, 1)
+		ok, retryAfter := b.TryAcquire(now, 1)
 		fmt.Println(now, ok, retryAfter)
 	}
 	// Output:
@@ -34,7 +38,7 @@ func ExampleNewSlidingWindow() {
 		now  time.Duration
 		cost int
 	}{{0, 2}, {20 * time.Second, 1}, {30 * time.Second, 1}, {time.Minute, 2}} {
-		ok, _, retryAfter := w.TryTake(take.now, take.cost)
+		ok, _, retryAfter := w.TryAcquire(take.now, take.cost)
 		fmt.Println(take.now, take.cost, ok, retryAfter)
 	}
 	// Output:

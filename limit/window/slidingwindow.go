@@ -2,8 +2,11 @@ package window
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"time"
+
+	"github.com/headroom-go/headroom"
 )
 
 // A SlidingWindow grants at most Permits permits in any interval of length
@@ -71,15 +74,31 @@ type windowSlot struct {
 	last  time.Duration // time of the last grant counted in this slot
 }
 
-// ErrInvalid is returned by the constructors for a setting no engine can use.
-var ErrInvalid = errors.New("window: invalid setting")
-
 // NewSlidingWindow returns a sliding window of permits per window, sliding
-// in segments steps. It returns an error wrapping ErrInvalid unless
-// permits ≥ 1, window > 0 and 1 ≤ segments ≤ window in nanoseconds.
+// in segments steps, or every problem with them at once (each a
+// *headroom.ConfigError, joined with errors.Join). The bounds: permits is
+// 1 or more; window is above 0 (up to Never); segments is 1 or more and
+// at most one a nanosecond of window. The window keeps segments+1 slots
+// of 16 bytes: it is segments, not permits or window, that costs memory.
 func NewSlidingWindow(permits int, window time.Duration, segments int) (*SlidingWindow, error) {
-	if permits < 1 || window <= 0 || segments < 1 || int64(segments) > int64(window) {
-		return nil, errors.Join(ErrInvalid, errors.New("want permits ≥ 1, window > 0 and 1 ≤ segments ≤ window in nanoseconds"))
+	var errs []error
+	bad := func(field string, value any, want string) {
+		errs = append(errs, &headroom.ConfigError{Package: "window", Field: field, Value: value, Want: want})
+	}
+	if permits < 1 {
+		bad("permits", permits, "1 or more")
+	}
+	if window <= 0 {
+		bad("window", window, "a duration above 0")
+	}
+	switch {
+	case segments < 1:
+		bad("segments", segments, "1 or more")
+	case window > 0 && int64(segments) > int64(window):
+		bad("segments", segments, fmt.Sprintf("at most one a nanosecond of the window (%d)", int64(window)))
+	}
+	if errs != nil {
+		return nil, errors.Join(errs...)
 	}
 	return &SlidingWindow{
 		permits: int64(permits),
@@ -89,15 +108,15 @@ func NewSlidingWindow(permits int, window time.Duration, segments int) (*Sliding
 	}, nil
 }
 
-// TryTake takes cost permits at now when the window has room for them.
+// TryAcquire takes cost permits at now when the window has room for them.
 //
 // On success it reports ok and the time the permits are counted at (now, or
 // the latest time seen when now is earlier). On failure it takes nothing and
 // reports retryAfter, the exact time from now until enough counted permits
 // expire for cost to fit, were nothing else taken meanwhile. A cost of 0 is
 // always granted and changes nothing. A cost below 0 or above Permits never
-// fits: TryTake reports false with retryAfter Never.
-func (w *SlidingWindow) TryTake(now time.Duration, cost int) (ok bool, at, retryAfter time.Duration) {
+// fits: TryAcquire reports false with retryAfter Never.
+func (w *SlidingWindow) TryAcquire(now time.Duration, cost int) (ok bool, at, retryAfter time.Duration) {
 	if cost < 0 || int64(cost) > w.permits {
 		return false, now, Never
 	}
@@ -133,7 +152,7 @@ func (w *SlidingWindow) TryTake(now time.Duration, cost int) (ok bool, at, retry
 // RetryAfter is how long from now until cost permits would fit: 0 when they
 // fit now, Never when cost is below 0 or above Permits. It takes nothing.
 // A blocking shell's head-of-line waiter sleeps this long; while nobody else
-// takes permits, TryTake succeeds once it has passed.
+// takes permits, TryAcquire succeeds once it has passed.
 func (w *SlidingWindow) RetryAfter(now time.Duration, cost int) time.Duration {
 	if cost < 0 || int64(cost) > w.permits {
 		return Never

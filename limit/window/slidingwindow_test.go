@@ -7,6 +7,9 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/headroom-go/headroom"
 )
 
 const ms = time.Millisecond
@@ -22,31 +25,69 @@ func newWindow(t testing.TB, permits int, window time.Duration, segments int) *S
 
 func mustTake(t *testing.T, w *SlidingWindow, now time.Duration, cost int) {
 	t.Helper()
-	if ok, _, ra := w.TryTake(now, cost); !ok {
-		t.Fatalf("TryTake(%v, %d) refused, retryAfter %v; want granted", now, cost, ra)
+	if ok, _, ra := w.TryAcquire(now, cost); !ok {
+		t.Fatalf("TryAcquire(%v, %d) refused, retryAfter %v; want granted", now, cost, ra)
 	}
 }
 
 func mustRefuse(t *testing.T, w *SlidingWindow, now time.Duration, cost int, wantRetry time.Duration) {
 	t.Helper()
-	if ok, _, ra := w.TryTake(now, cost); ok || ra != wantRetry {
-		t.Fatalf("TryTake(%v, %d) = %v, retryAfter %v; want refused, retryAfter %v", now, cost, ok, ra, wantRetry)
+	if ok, _, ra := w.TryAcquire(now, cost); ok || ra != wantRetry {
+		t.Fatalf("TryAcquire(%v, %d) = %v, retryAfter %v; want refused, retryAfter %v", now, cost, ok, ra, wantRetry)
 	}
 	if got := w.RetryAfter(now, cost); got != wantRetry {
 		t.Fatalf("RetryAfter(%v, %d) = %v; want %v", now, cost, got, wantRetry)
 	}
 }
 
+// Every bad setting is a *headroom.ConfigError naming its parameter, all of
+// them at once; the bounds themselves are accepted.
 func TestWindowNewRejectsInvalid(t *testing.T) {
 	for _, c := range []struct {
 		permits  int
 		window   time.Duration
 		segments int
-	}{{0, time.Second, 8}, {1, 0, 8}, {1, time.Second, 0}, {1, 5, 6}, {-1, time.Second, 1}} {
-		if _, err := NewSlidingWindow(c.permits, c.window, c.segments); !errors.Is(err, ErrInvalid) {
-			t.Errorf("NewSlidingWindow(%d, %v, %d) error %v; want ErrInvalid", c.permits, c.window, c.segments, err)
+		fields   []string
+	}{
+		{0, time.Second, 8, []string{"permits"}},
+		{1, 0, 8, []string{"window"}},
+		{1, time.Second, 0, []string{"segments"}},
+		{1, 5, 6, []string{"segments"}},
+		{-1, time.Second, 1, []string{"permits"}},
+		{0, -1, 0, []string{"permits", "window", "segments"}},
+	} {
+		_, err := NewSlidingWindow(c.permits, c.window, c.segments)
+		if !errors.Is(err, headroom.ErrConfig) {
+			t.Errorf("NewSlidingWindow(%d, %v, %d) error %v; want ErrConfig", c.permits, c.window, c.segments, err)
+		}
+		if diff := cmp.Diff(c.fields, configFields(t, err, "window")); diff != "" {
+			t.Errorf("NewSlidingWindow(%d, %v, %d) problems (-want +got):\n%s", c.permits, c.window, c.segments, diff)
 		}
 	}
+	for _, c := range []struct {
+		permits  int
+		window   time.Duration
+		segments int
+	}{{1, 1, 1}, {1, 5, 5}, {math.MaxInt, Never, 1}} {
+		if _, err := NewSlidingWindow(c.permits, c.window, c.segments); err != nil {
+			t.Errorf("NewSlidingWindow(%d, %v, %d): %v", c.permits, c.window, c.segments, err)
+		}
+	}
+}
+
+// configFields lists the Field of each *headroom.ConfigError err joins,
+// failing t on any other error or another Package.
+func configFields(t *testing.T, err error, pkg string) []string {
+	t.Helper()
+	var fields []string
+	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+		var ce *headroom.ConfigError
+		if !errors.As(e, &ce) || ce.Package != pkg {
+			t.Fatalf("%v is not a *headroom.ConfigError of package %s", e, pkg)
+		}
+		fields = append(fields, ce.Field)
+	}
+	return fields
 }
 
 func TestWindowRetryAfterIsExact(t *testing.T) {
@@ -78,11 +119,11 @@ func TestWindowSlotExpiresAtItsLastGrant(t *testing.T) {
 
 func TestWindowCostBounds(t *testing.T) {
 	w := newWindow(t, 3, time.Second, 8)
-	if ok, _, ra := w.TryTake(0, 4); ok || ra != Never {
-		t.Errorf("TryTake(cost above permits) = %v, %v; want refused with retryAfter Never", ok, ra)
+	if ok, _, ra := w.TryAcquire(0, 4); ok || ra != Never {
+		t.Errorf("TryAcquire(cost above permits) = %v, %v; want refused with retryAfter Never", ok, ra)
 	}
-	if ok, _, ra := w.TryTake(0, -1); ok || ra != Never {
-		t.Errorf("TryTake(negative cost) = %v, %v; want refused with retryAfter Never", ok, ra)
+	if ok, _, ra := w.TryAcquire(0, -1); ok || ra != Never {
+		t.Errorf("TryAcquire(negative cost) = %v, %v; want refused with retryAfter Never", ok, ra)
 	}
 	if w.RetryAfter(0, 4) != Never || w.RetryAfter(0, -1) != Never {
 		t.Error("RetryAfter of an impossible cost is not Never")
@@ -132,14 +173,14 @@ func TestWindowClampsTimeGoingBackwards(t *testing.T) {
 	w := newWindow(t, 1, time.Second, 4)
 	mustTake(t, w, 2*time.Second, 1)
 	// A now that arrives late is counted at the latest time seen.
-	ok, at, ra := w.TryTake(time.Second, 1)
+	ok, at, ra := w.TryAcquire(time.Second, 1)
 	if ok || at != 2*time.Second || ra != 2*time.Second {
-		t.Fatalf("TryTake(earlier now) = %v at %v, retryAfter %v; want refused at 2s, retryAfter 2s (from the caller's now)", ok, at, ra)
+		t.Fatalf("TryAcquire(earlier now) = %v at %v, retryAfter %v; want refused at 2s, retryAfter 2s (from the caller's now)", ok, at, ra)
 	}
 	w2 := newWindow(t, 2, time.Second, 4)
 	mustTake(t, w2, 2*time.Second, 1)
-	if ok, at, _ := w2.TryTake(time.Second, 1); !ok || at != 2*time.Second {
-		t.Fatalf("TryTake(earlier now) = %v at %v; want granted, counted at 2s", ok, at)
+	if ok, at, _ := w2.TryAcquire(time.Second, 1); !ok || at != 2*time.Second {
+		t.Fatalf("TryAcquire(earlier now) = %v at %v; want granted, counted at 2s", ok, at)
 	}
 	mustRefuse(t, w2, 3*time.Second-1, 1, 1)
 }
@@ -159,8 +200,8 @@ func TestWindowHugeWindowNeverOverflows(t *testing.T) {
 		mustTake(t, w, time.Second, 1)
 		mustTake(t, w, time.Hour, 1)
 		for _, now := range []time.Duration{time.Hour, 1000 * time.Hour, Never / 4} {
-			if ok, _, ra := w.TryTake(now, 1); ok || ra <= 0 {
-				t.Fatalf("window %v in %d segments: TryTake(%v) = %v, retryAfter %v; want refused, retryAfter above 0",
+			if ok, _, ra := w.TryAcquire(now, 1); ok || ra <= 0 {
+				t.Fatalf("window %v in %d segments: TryAcquire(%v) = %v, retryAfter %v; want refused, retryAfter above 0",
 					c.window, c.segments, now, ok, ra)
 			}
 			if ra := w.RetryAfter(now, 2); ra <= 0 {
@@ -234,7 +275,7 @@ func TestWindowStrictAtEveryAlignment(t *testing.T) {
 				now += time.Duration(rng.Int64N(int64(seg)))
 			}
 			cost := 1 + rng.IntN(10)
-			if ok, at, _ := w.TryTake(now, cost); ok {
+			if ok, at, _ := w.TryAcquire(now, cost); ok {
 				grants = append(grants, grant{at, cost})
 			}
 		}
@@ -256,7 +297,7 @@ func TestWindowAdmitsOnlyWhatAnExactLogAdmits(t *testing.T) {
 	for range 50000 {
 		now += time.Duration(rng.Int64N(int64(40 * ms)))
 		cost := rng.IntN(4)
-		ok, at, _ := w.TryTake(now, cost)
+		ok, at, _ := w.TryAcquire(now, cost)
 		if !ok {
 			continue
 		}
@@ -305,7 +346,7 @@ func TestWindowUtilisationUnderSaturation(t *testing.T) {
 		granted := 0
 		for now < windows*window {
 			var ok bool
-			if ok, _, ra = w.TryTake(now, 1); ok {
+			if ok, _, ra = w.TryAcquire(now, 1); ok {
 				granted++
 				continue // demand is saturated: ask again at once
 			}
@@ -319,12 +360,12 @@ func TestWindowUtilisationUnderSaturation(t *testing.T) {
 	}
 }
 
-func BenchmarkSlidingWindowTryTake(b *testing.B) {
+func BenchmarkSlidingWindowTryAcquire(b *testing.B) {
 	w := newWindow(b, 1<<40, time.Hour, 8)
 	var now time.Duration
 	b.ReportAllocs()
 	for b.Loop() {
 		now += 10
-		w.TryTake(now, 1)
+		w.TryAcquire(now, 1)
 	}
 }

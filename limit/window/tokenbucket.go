@@ -1,9 +1,13 @@
 package window
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"sync/atomic"
 	"time"
+
+	"github.com/headroom-go/headroom"
 )
 
 // Never is the retryAfter (and readyAt offset) of a request that no wait can
@@ -17,6 +21,7 @@ const Never = time.Duration(math.MaxInt64)
 const (
 	maxSpan  = int64(1) << 60 // about 36.5 years
 	maxBurst = math.MaxInt32  // a Lease holds its cost in an int32
+	maxRate  = 1e9            // one permit a nanosecond: the interval is whole nanoseconds
 )
 
 // cacheLine is what keeps the hot word alone: 128 bytes covers the pair of
@@ -57,37 +62,59 @@ type TokenBucket struct {
 }
 
 // NewTokenBucket returns a full bucket that refills rate permits a second
-// (rate may be below 1) and holds burst permits.
+// and holds burst permits, or every problem with them at once (each a
+// *headroom.ConfigError, joined with errors.Join). The bounds:
+//
+//   - rate is above 0 and at most 1e9 (one permit a nanosecond), or +Inf
+//     for no limit (every TryAcquire of at most burst succeeds); it may be
+//     below 1 (0.5 is a permit every 2 s);
+//   - burst is 1 to 2^31-1 (a limit.Lease holds its cost in an int32);
+//   - a full bucket refills within 2^60 ns, about 36 years: burst ÷ rate
+//     is at most that, so that no sum of times on the hot path can
+//     overflow.
 //
 // The interval between permits is 1/rate rounded up to a whole nanosecond,
 // so the bucket never grants faster than rate; the rounding is exact when
-// rate divides 10^9 and loses less than rate/10^9 of the rate otherwise. A
-// rate of +Inf means no limit (every TryTake of at most burst succeeds); a
-// rate above 10^9 is 10^9. A rate of 0, below 0 or NaN, or one so low that a
-// full bucket would take over 36 years to refill, refills once every
-// 36 years / burst: the bucket grants its burst and then, in practice,
-// nothing. A burst below 1 is 1, and one above 2^31-1 is 2^31-1.
-func NewTokenBucket(rate float64, burst int) *TokenBucket {
-	b := &TokenBucket{burst: min(max(burst, 1), maxBurst)}
-	b.interval = min(intervalOf(rate), maxSpan/int64(b.burst))
-	b.span = b.interval * int64(b.burst)
-	return b
+// rate divides 10^9 and loses less than rate/10^9 of the rate otherwise.
+func NewTokenBucket(rate float64, burst int) (*TokenBucket, error) {
+	var errs []error
+	bad := func(field string, value any, want string) {
+		errs = append(errs, &headroom.ConfigError{Package: "window", Field: field, Value: value, Want: want})
+	}
+	if !(rate > 0 && rate <= maxRate || math.IsInf(rate, 1)) {
+		bad("rate", rate, "above 0 and at most 1e9 permits a second, or +Inf for no limit")
+	}
+	if burst < 1 || burst > maxBurst {
+		bad("burst", burst, "1 to 2147483647 permits")
+	}
+	if errs != nil {
+		return nil, errors.Join(errs...)
+	}
+	interval := intervalOf(rate)
+	switch {
+	case interval > maxSpan:
+		bad("rate", rate, "at least one permit in 2^60 ns (about 36 years)")
+	case interval > maxSpan/int64(burst):
+		bad("burst", burst, fmt.Sprintf("at most %d at this rate: a full bucket refills within 2^60 ns (about 36 years)", maxSpan/interval))
+	}
+	if errs != nil {
+		return nil, errors.Join(errs...)
+	}
+	return &TokenBucket{burst: burst, interval: interval, span: interval * int64(burst)}, nil
 }
 
 // intervalOf is 1/rate in whole nanoseconds, rounded up, so that the bucket
-// errs on the side of granting less. Division in floating point can land a
-// hair above an exact integer (1e9/(1e9/7) is 7.000000000000001); those are
-// rounded to the integer rather than up past it.
+// errs on the side of granting less; 0 for +Inf, and maxSpan+1 for a rate
+// too low to count. Division in floating point can land a hair above an
+// exact integer (1e9/(1e9/7) is 7.000000000000001); those are rounded to
+// the integer rather than up past it. rate is above 0.
 func intervalOf(rate float64) int64 {
-	switch {
-	case math.IsInf(rate, 1):
+	if math.IsInf(rate, 1) {
 		return 0
-	case !(rate > 0):
-		return maxSpan
 	}
 	ns := 1e9 / rate
-	if ns >= float64(maxSpan) {
-		return maxSpan
+	if ns > float64(maxSpan) {
+		return maxSpan + 1
 	}
 	if r := math.Round(ns); math.Abs(ns-r) <= ns*1e-12 {
 		return max(int64(r), 1)
@@ -106,17 +133,17 @@ func (b *TokenBucket) Burst() int { return b.burst }
 // taken has been refilled and no reservation is pending.
 func (b *TokenBucket) Full(now time.Duration) bool { return b.tat.Load() <= int64(now) }
 
-// TryTake takes cost permits at now if they are all free, and reports whether
+// TryAcquire takes cost permits at now if they are all free, and reports whether
 // it did. A cost of 0 (or less) always succeeds and changes nothing.
 //
-// On refusal it changes nothing, and retryAfter is exact: the same TryTake at
+// On refusal it changes nothing, and retryAfter is exact: the same TryAcquire at
 // now+retryAfter succeeds if nothing else is taken in between, and at any
 // earlier time it would not. A cost above Burst is refused with retryAfter
 // Never.
 //
-// TryTake never succeeds while a reservation made by Reserve is pending (see
+// TryAcquire never succeeds while a reservation made by Reserve is pending (see
 // Reserve), so it cannot jump ahead of queued callers.
-func (b *TokenBucket) TryTake(now time.Duration, cost int) (ok bool, retryAfter time.Duration) {
+func (b *TokenBucket) TryAcquire(now time.Duration, cost int) (ok bool, retryAfter time.Duration) {
 	if cost > b.burst {
 		return false, Never
 	}
@@ -136,7 +163,7 @@ func (b *TokenBucket) TryTake(now time.Duration, cost int) (ok bool, retryAfter 
 	}
 }
 
-// NextTurn is when a caller that TryTake refused at now should come back
+// NextTurn is when a caller that TryAcquire refused at now should come back
 // for cost permits, as an offset from now, so that callers refused together
 // come back one after another instead of all at the exact retryAfter, where
 // one would win and the rest be refused again. Each refusal is given the
@@ -144,7 +171,7 @@ func (b *TokenBucket) TryTake(now time.Duration, cost int) (ok bool, retryAfter 
 // refused before it, but nothing is booked: a caller that comes back at its
 // turn finds its permits free when those refused before it came back at
 // theirs and nobody new took permits in between. A turn is never earlier
-// than TryTake's exact retryAfter. Turns run ahead of the bucket by at most
+// than TryAcquire's exact retryAfter. Turns run ahead of the bucket by at most
 // the cost of the refusals whose callers have not come back yet, so callers
 // that give up inflate the turns of later refusals until that much time has
 // passed. A cost above Burst gets Never.
@@ -168,7 +195,7 @@ func (b *TokenBucket) NextTurn(now time.Duration, cost int) time.Duration {
 // Reserve books cost permits at the earliest time they are free, readyAt, if
 // readyAt is at most maxAhead after now; ok reports whether it booked them.
 // readyAt is never before now: readyAt == now means the permits are free at
-// once (Reserve then acts as TryTake). A caller whose readyAt is after now
+// once (Reserve then acts as TryAcquire). A caller whose readyAt is after now
 // must wait until readyAt before it uses the permits; until then the
 // reservation is pending, and the caller may give the permits back with
 // Cancel. A cost of 0 (or less) books nothing and is ready at now.
@@ -183,7 +210,7 @@ func (b *TokenBucket) NextTurn(now time.Duration, cost int) time.Duration {
 // reservation r has TAT ≥ readyAt(r)+Burst·Interval: TAT only grows, except
 // by Cancel, which lowers it by exactly what it removes (the cancelled
 // reservation's own booking, with the later ones shifted down by the same
-// amount). So while r is pending, that is at any now < readyAt(r), a TryTake
+// amount). So while r is pending, that is at any now < readyAt(r), a TryAcquire
 // of cost c needs TAT+c·Interval-Burst·Interval ≤ now, while the left side is
 // at least readyAt(r)+c·Interval > now: it fails. A later Reserve gets a
 // readyAt of at least readyAt(r)+c·Interval: it queues behind r.
@@ -241,7 +268,7 @@ func (b *TokenBucket) Reserve(now time.Duration, cost int, maxAhead time.Duratio
 // Cancel trusts its arguments: cancelling a reservation twice, or one that
 // was never booked, gives away permits. Callers serialize their bookings that
 // wait, their cancellations and the shifts of their waiters under one lock;
-// TryTake needs no lock.
+// TryAcquire needs no lock.
 func (b *TokenBucket) Cancel(now, readyAt time.Duration, cost int) (shift time.Duration, ok bool) {
 	if cost <= 0 || readyAt <= now || cost > b.burst {
 		return 0, false

@@ -1,71 +1,73 @@
 package window
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/headroom-go/headroom"
 )
 
 const tbMs = time.Millisecond
 
 func TestTokenBucketStartsFullThenRefusesWithExactRetryAfter(t *testing.T) {
-	b := NewTokenBucket(10, 3) // a permit every 100ms
+	b := newBucket(t, 10, 3) // a permit every 100ms
 	for i := range 3 {
-		if ok, _ := b.TryTake(0, 1); !ok {
+		if ok, _ := b.TryAcquire(0, 1); !ok {
 			t.Fatalf("take %d of a full bucket of 3 refused", i+1)
 		}
 	}
-	ok, retry := b.TryTake(0, 1)
+	ok, retry := b.TryAcquire(0, 1)
 	if ok || retry != 100*tbMs {
-		t.Fatalf("TryTake on an empty bucket = %v, %v; want false, 100ms", ok, retry)
+		t.Fatalf("TryAcquire on an empty bucket = %v, %v; want false, 100ms", ok, retry)
 	}
 	// Exact: one nanosecond early is still too early, on time succeeds.
-	if ok, retry := b.TryTake(100*tbMs-1, 1); ok || retry != 1 {
-		t.Fatalf("TryTake 1ns before the refill = %v, %v; want false, 1ns", ok, retry)
+	if ok, retry := b.TryAcquire(100*tbMs-1, 1); ok || retry != 1 {
+		t.Fatalf("TryAcquire 1ns before the refill = %v, %v; want false, 1ns", ok, retry)
 	}
-	if ok, _ := b.TryTake(100*tbMs, 1); !ok {
-		t.Fatal("TryTake at the promised time refused")
+	if ok, _ := b.TryAcquire(100*tbMs, 1); !ok {
+		t.Fatal("TryAcquire at the promised time refused")
 	}
 }
 
 func TestTokenBucketRetryAfterScalesWithCostAndDebt(t *testing.T) {
-	b := NewTokenBucket(10, 3)
-	b.TryTake(0, 3)
-	if ok, retry := b.TryTake(0, 2); ok || retry != 200*tbMs {
+	b := newBucket(t, 10, 3)
+	b.TryAcquire(0, 3)
+	if ok, retry := b.TryAcquire(0, 2); ok || retry != 200*tbMs {
 		t.Fatalf("cost 2 on an empty bucket = %v, %v; want false, 200ms", ok, retry)
 	}
 	// 150ms later one permit and a half have come back: 50ms more for two.
-	if ok, retry := b.TryTake(150*tbMs, 2); ok || retry != 50*tbMs {
+	if ok, retry := b.TryAcquire(150*tbMs, 2); ok || retry != 50*tbMs {
 		t.Fatalf("cost 2 at 150ms = %v, %v; want false, 50ms", ok, retry)
 	}
-	if ok, _ := b.TryTake(200*tbMs, 2); !ok {
+	if ok, _ := b.TryAcquire(200*tbMs, 2); !ok {
 		t.Fatal("cost 2 at 200ms refused")
 	}
 }
 
 func TestTokenBucketRefillStopsAtBurst(t *testing.T) {
-	b := NewTokenBucket(10, 2)
-	b.TryTake(0, 2)
+	b := newBucket(t, 10, 2)
+	b.TryAcquire(0, 2)
 	now := time.Hour // idle for an hour: full, not 36000 permits
 	for i := range 2 {
-		if ok, _ := b.TryTake(now, 1); !ok {
+		if ok, _ := b.TryAcquire(now, 1); !ok {
 			t.Fatalf("take %d after idling refused", i+1)
 		}
 	}
-	if ok, retry := b.TryTake(now, 1); ok || retry != 100*tbMs {
+	if ok, retry := b.TryAcquire(now, 1); ok || retry != 100*tbMs {
 		t.Fatalf("third take after idling = %v, %v; want false, 100ms", ok, retry)
 	}
 }
 
 func TestTokenBucketRefusalWritesNothing(t *testing.T) {
-	b := NewTokenBucket(10, 1)
-	b.TryTake(0, 1)
+	b := newBucket(t, 10, 1)
+	b.TryAcquire(0, 1)
 	before := b.tat.Load()
 	for range 5 {
-		b.TryTake(10*tbMs, 1)
+		b.TryAcquire(10*tbMs, 1)
 		b.Reserve(10*tbMs, 1, 50*tbMs) // would be ready at 100ms: beyond maxAhead
 	}
 	if after := b.tat.Load(); after != before {
@@ -74,11 +76,11 @@ func TestTokenBucketRefusalWritesNothing(t *testing.T) {
 }
 
 func TestTokenBucketCostZeroAlwaysSucceedsAndTakesNothing(t *testing.T) {
-	b := NewTokenBucket(1, 1)
-	b.TryTake(0, 1)
+	b := newBucket(t, 1, 1)
+	b.TryAcquire(0, 1)
 	before := b.tat.Load()
-	if ok, retry := b.TryTake(0, 0); !ok || retry != 0 {
-		t.Fatalf("TryTake(cost 0) on an empty bucket = %v, %v; want true, 0", ok, retry)
+	if ok, retry := b.TryAcquire(0, 0); !ok || retry != 0 {
+		t.Fatalf("TryAcquire(cost 0) on an empty bucket = %v, %v; want true, 0", ok, retry)
 	}
 	if at, ok := b.Reserve(5, 0, 0); !ok || at != 5 {
 		t.Fatalf("Reserve(cost 0) = %v, %v; want 5ns, true", at, ok)
@@ -89,14 +91,14 @@ func TestTokenBucketCostZeroAlwaysSucceedsAndTakesNothing(t *testing.T) {
 }
 
 func TestTokenBucketCostAboveBurstNeverFits(t *testing.T) {
-	b := NewTokenBucket(10, 3)
-	if ok, retry := b.TryTake(0, 4); ok || retry != Never {
-		t.Fatalf("TryTake(4) with burst 3 = %v, %v; want false, Never", ok, retry)
+	b := newBucket(t, 10, 3)
+	if ok, retry := b.TryAcquire(0, 4); ok || retry != Never {
+		t.Fatalf("TryAcquire(4) with burst 3 = %v, %v; want false, Never", ok, retry)
 	}
 	if at, ok := b.Reserve(time.Second, 4, Never); ok || at != Never {
 		t.Fatalf("Reserve(4) with burst 3 = %v, %v; want Never, false", at, ok)
 	}
-	if ok, _ := b.TryTake(0, 3); !ok {
+	if ok, _ := b.TryAcquire(0, 3); !ok {
 		t.Fatal("refusing cost 4 took something")
 	}
 }
@@ -111,46 +113,85 @@ func TestTokenBucketFractionalRates(t *testing.T) {
 		{3, 333333334},   // 1/3 s rounded up: never faster than asked
 		{1e9 / 7, 7},     // 7.000000000000001 in float: not rounded up to 8
 		{1000, tbMs},     // exact
-		{2e9, 1},         // above 10^9: 10^9
+		{1e9, 1},         // the highest rate
 		{math.Inf(1), 0}, // no limit
 	} {
-		b := NewTokenBucket(c.rate, 1)
+		b := newBucket(t, c.rate, 1)
 		if b.Interval() != c.interval {
 			t.Errorf("rate %v: interval %v, want %v", c.rate, b.Interval(), c.interval)
 		}
 		if c.interval == 0 {
 			continue
 		}
-		b.TryTake(0, 1)
-		if ok, retry := b.TryTake(0, 1); ok || retry != c.interval {
+		b.TryAcquire(0, 1)
+		if ok, retry := b.TryAcquire(0, 1); ok || retry != c.interval {
 			t.Errorf("rate %v: second take = %v, %v; want false, %v", c.rate, ok, retry, c.interval)
 		}
 	}
 }
 
 func TestTokenBucketUnlimitedGrantsEverythingUpToBurst(t *testing.T) {
-	b := NewTokenBucket(math.Inf(1), 5)
+	b := newBucket(t, math.Inf(1), 5)
 	for i := range 1000 {
-		if ok, _ := b.TryTake(0, 5); !ok {
+		if ok, _ := b.TryAcquire(0, 5); !ok {
 			t.Fatalf("take %d refused without a limit", i)
 		}
 	}
-	if ok, retry := b.TryTake(0, 6); ok || retry != Never {
+	if ok, retry := b.TryAcquire(0, 6); ok || retry != Never {
 		t.Fatalf("cost above burst without a limit = %v, %v; want false, Never", ok, retry)
 	}
 }
 
-func TestTokenBucketDegenerateSettingsDoNotOverflow(t *testing.T) {
+// A rate or burst the bucket cannot count is a *headroom.ConfigError naming
+// it, every problem at once. Before, they were clamped, and a burst too
+// large for its rate (1e9 at 0.5 a second) silently refilled faster than
+// the rate asked.
+func TestTokenBucketRejectsWhatItCannotCount(t *testing.T) {
+	for _, c := range []struct {
+		rate   float64
+		burst  int
+		fields []string
+	}{
+		{0, 1, []string{"rate"}},
+		{-1, 1, []string{"rate"}},
+		{math.NaN(), 3, []string{"rate"}},
+		{math.Inf(-1), 3, []string{"rate"}},
+		{2e9, 1, []string{"rate"}},
+		{1e-30, 1, []string{"rate"}},
+		{1, -5, []string{"burst"}},
+		{1, 0, []string{"burst"}},
+		{1e18, math.MaxInt, []string{"rate", "burst"}},
+		{0.5, 1e9, []string{"burst"}},
+		{1e-9, math.MaxInt32, []string{"burst"}},
+	} {
+		_, err := NewTokenBucket(c.rate, c.burst)
+		if !errors.Is(err, headroom.ErrConfig) {
+			t.Errorf("NewTokenBucket(%v, %v) error %v; want ErrConfig", c.rate, c.burst, err)
+			continue
+		}
+		if diff := cmp.Diff(c.fields, configFields(t, err, "window")); diff != "" {
+			t.Errorf("NewTokenBucket(%v, %v) problems (-want +got):\n%s", c.rate, c.burst, diff)
+		}
+	}
+}
+
+// The extremes the bounds allow work, and no time they produce overflows.
+func TestTokenBucketExtremeSettingsDoNotOverflow(t *testing.T) {
 	for _, c := range []struct {
 		rate  float64
 		burst int
-	}{{0, 1}, {-1, 1}, {math.NaN(), 3}, {1e-30, 1}, {1e-9, math.MaxInt}, {1e18, math.MaxInt}, {1, -5}} {
-		b := NewTokenBucket(c.rate, c.burst)
-		if b.Burst() < 1 || b.Burst() > maxBurst || b.Interval() < 0 || int64(b.Interval())*int64(b.Burst()) > maxSpan {
+	}{
+		{1e9 / float64(maxSpan), 1},                 // a permit every 2^60 ns
+		{1e9, maxBurst},                             // the fastest, the largest
+		{1e9 / float64(maxSpan/maxBurst), maxBurst}, // the slowest rate for the largest burst
+		{math.Inf(1), maxBurst},
+	} {
+		b := newBucket(t, c.rate, c.burst)
+		if b.Burst() != c.burst || b.Interval() < 0 || int64(b.Interval())*int64(b.Burst()) > maxSpan {
 			t.Errorf("NewTokenBucket(%v, %v): burst %d interval %v out of bounds", c.rate, c.burst, b.Burst(), b.Interval())
 			continue
 		}
-		if ok, _ := b.TryTake(0, b.Burst()); !ok {
+		if ok, _ := b.TryAcquire(0, b.Burst()); !ok {
 			t.Errorf("NewTokenBucket(%v, %v): a full bucket refused its burst", c.rate, c.burst)
 		}
 		if at, ok := b.Reserve(0, 1, Never); at < 0 || (ok && at-0 > time.Duration(maxSpan)) {
@@ -159,9 +200,18 @@ func TestTokenBucketDegenerateSettingsDoNotOverflow(t *testing.T) {
 	}
 }
 
+func newBucket(t testing.TB, rate float64, burst int) *TokenBucket {
+	t.Helper()
+	b, err := NewTokenBucket(rate, burst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 func TestTokenBucketReservationsAreFIFO(t *testing.T) {
-	b := NewTokenBucket(10, 1)
-	b.TryTake(0, 1)
+	b := newBucket(t, 10, 1)
+	b.TryAcquire(0, 1)
 	var last time.Duration
 	for i, cost := range []int{1, 1, 1} {
 		at, ok := b.Reserve(time.Duration(i)*tbMs, cost, time.Second)
@@ -185,10 +235,10 @@ func TestTokenBucketReservationsAreFIFO(t *testing.T) {
 	}
 }
 
-func TestTokenBucketNoTryTakeWhileAReservationPends(t *testing.T) {
+func TestTokenBucketNoTryAcquireWhileAReservationPends(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for round := range 200 {
-		b := NewTokenBucket(float64(1+rng.IntN(100)), 1+rng.IntN(5))
+		b := newBucket(t, float64(1+rng.IntN(100)), 1+rng.IntN(5))
 		now := time.Duration(rng.Int64N(int64(time.Second)))
 		var lastReady time.Duration
 		for range 1 + rng.IntN(6) {
@@ -203,8 +253,8 @@ func TestTokenBucketNoTryTakeWhileAReservationPends(t *testing.T) {
 		for range 50 {
 			at := now + time.Duration(rng.Int64N(int64(lastReady-now)))
 			cost := 1 + rng.IntN(b.Burst())
-			if ok, retry := b.TryTake(at, cost); ok || at+retry < lastReady {
-				t.Fatalf("round %d: TryTake(%v, %d) = %v, retry %v while a reservation pends until %v", round, at, cost, ok, retry, lastReady)
+			if ok, retry := b.TryAcquire(at, cost); ok || at+retry < lastReady {
+				t.Fatalf("round %d: TryAcquire(%v, %d) = %v, retry %v while a reservation pends until %v", round, at, cost, ok, retry, lastReady)
 			}
 			if ready, _ := b.Reserve(at, cost, 0); ready < lastReady+time.Duration(cost)*b.Interval() {
 				t.Fatalf("round %d: a later Reserve would be ready at %v, before the pending %v", round, ready, lastReady)
@@ -214,8 +264,8 @@ func TestTokenBucketNoTryTakeWhileAReservationPends(t *testing.T) {
 }
 
 func TestTokenBucketCancelShiftsLaterWaitersAndLeaksNothing(t *testing.T) {
-	b := NewTokenBucket(10, 1)
-	b.TryTake(0, 1)
+	b := newBucket(t, 10, 1)
+	b.TryAcquire(0, 1)
 	r1, _ := b.Reserve(0, 1, time.Second) // 100ms
 	r2, _ := b.Reserve(0, 2, time.Second) // wait: burst 1 cannot hold 2
 	if r2 != Never {
@@ -234,8 +284,8 @@ func TestTokenBucketCancelShiftsLaterWaitersAndLeaksNothing(t *testing.T) {
 	r3 -= shift // the caller's duty: r3 is now due at 200ms
 
 	// r3 still pends until 200ms: nobody may take before it.
-	if ok, retry := b.TryTake(150*tbMs, 1); ok || 150*tbMs+retry != r3+b.Interval() {
-		t.Fatalf("TryTake at 150ms = %v, %v; want false, free at 300ms (after r3 at %v)", ok, retry, r3)
+	if ok, retry := b.TryAcquire(150*tbMs, 1); ok || 150*tbMs+retry != r3+b.Interval() {
+		t.Fatalf("TryAcquire at 150ms = %v, %v; want false, free at 300ms (after r3 at %v)", ok, retry, r3)
 	}
 	// The cancelled slot is not lost: the next reservation takes r3's old time.
 	if at, ok := b.Reserve(60*tbMs, 1, time.Second); !ok || at != 300*tbMs {
@@ -251,8 +301,8 @@ func TestTokenBucketCancelShiftsLaterWaitersAndLeaksNothing(t *testing.T) {
 }
 
 func TestTokenBucketCancelOfADueReservationChangesNothing(t *testing.T) {
-	b := NewTokenBucket(10, 1)
-	b.TryTake(0, 1)
+	b := newBucket(t, 10, 1)
+	b.TryAcquire(0, 1)
 	at, _ := b.Reserve(0, 1, time.Second)
 	before := b.tat.Load()
 	for _, now := range []time.Duration{at, at + tbMs} {
@@ -270,13 +320,13 @@ func TestTokenBucketCancelOfADueReservationChangesNothing(t *testing.T) {
 
 func TestTokenBucketConcurrentTakersNeverOverAdmit(t *testing.T) {
 	// All goroutines at one instant: exactly the burst is granted.
-	b := NewTokenBucket(1, 100)
+	b := newBucket(t, 1, 100)
 	granted := make(chan int, 8)
 	for range 8 {
 		go func() {
 			n := 0
 			for range 50 {
-				if ok, _ := b.TryTake(0, 1); ok {
+				if ok, _ := b.TryAcquire(0, 1); ok {
 					n++
 				}
 			}
@@ -296,11 +346,11 @@ func TestTokenBucketConcurrentTakersNeverOverAdmit(t *testing.T) {
 // the exact retryAfter, and each caller that comes back at its turn is
 // served; a lone refusal later, once the turns are past, is exact again.
 func TestNextTurnSpreadsRefusedCallers(t *testing.T) {
-	b := NewTokenBucket(10, 2) // 100 ms a permit
-	b.TryTake(0, 2)
+	b := newBucket(t, 10, 2) // 100 ms a permit
+	b.TryAcquire(0, 2)
 	var turns []time.Duration
 	for range 5 {
-		ok, exact := b.TryTake(0, 1)
+		ok, exact := b.TryAcquire(0, 1)
 		if ok {
 			t.Fatal("granted from an empty bucket")
 		}
@@ -315,12 +365,12 @@ func TestNextTurnSpreadsRefusedCallers(t *testing.T) {
 		t.Fatalf("turns (-want +got):\n%s", d)
 	}
 	for i, at := range turns {
-		if ok, _ := b.TryTake(at, 1); !ok {
+		if ok, _ := b.TryAcquire(at, 1); !ok {
 			t.Fatalf("caller %d refused at its turn %v", i, at)
 		}
 	}
-	b.TryTake(time.Second, 2) // the bucket is full again: empty it
-	ok, exact := b.TryTake(time.Second, 1)
+	b.TryAcquire(time.Second, 2) // the bucket is full again: empty it
+	ok, exact := b.TryAcquire(time.Second, 1)
 	if ok {
 		t.Fatal("granted from an empty bucket")
 	}

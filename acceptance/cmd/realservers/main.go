@@ -56,27 +56,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 
-	cells, slice := acceptance.Matrix(), "the full matrix"
-	if *short {
-		cells, slice = acceptance.ShortSlice(), "the short slice"
-	}
-	if *cellsRE != "" {
-		re, err := regexp.Compile(*cellsRE)
-		if err != nil {
-			fmt.Fprintf(stderr, "realservers: -cells: %v\n", err)
-			return 2
-		}
-		var kept []acceptance.Cell
-		for _, c := range cells {
-			if re.MatchString(c.Name) {
-				kept = append(kept, c)
-			}
-		}
-		if len(kept) == 0 {
-			fmt.Fprintf(stderr, "realservers: -cells %q matches none of the %d cells of %s\n", *cellsRE, len(cells), slice)
-			return 2
-		}
-		cells, slice = kept, fmt.Sprintf("the cells of %s whose names match `%s`", slice, *cellsRE)
+	cells, slice, err := selectCells(*short, *cellsRE)
+	if err != nil {
+		fmt.Fprintf(stderr, "realservers: %v\n", err)
+		return 2
 	}
 	path := *out
 	if path == "" && !*short && *cellsRE == "" {
@@ -134,6 +117,33 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// selectCells is the full matrix, or the short slice, narrowed to the cells
+// whose names match pattern when it is not empty, with the words the report
+// describes them by.
+func selectCells(short bool, pattern string) (cells []acceptance.Cell, slice string, err error) {
+	cells, slice = acceptance.Matrix(), "the full matrix"
+	if short {
+		cells, slice = acceptance.ShortSlice(), "the short slice"
+	}
+	if pattern == "" {
+		return cells, slice, nil
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, "", fmt.Errorf("-cells: %w", err)
+	}
+	var kept []acceptance.Cell
+	for _, c := range cells {
+		if re.MatchString(c.Name) {
+			kept = append(kept, c)
+		}
+	}
+	if len(kept) == 0 {
+		return nil, "", fmt.Errorf("-cells %q matches none of the %d cells of %s", pattern, len(cells), slice)
+	}
+	return kept, fmt.Sprintf("the cells of %s whose names match `%s`", slice, pattern), nil
 }
 
 // defaultReportPath is docs/real-servers.md at the repository's root:

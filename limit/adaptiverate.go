@@ -1,0 +1,429 @@
+package limit
+
+import (
+	"context"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/headroom-go/headroom/limit/adaptive"
+	"github.com/headroom-go/headroom/telemetry"
+)
+
+// AdaptiveRateLimiter is the throttle-driven adaptive rate limiter: a
+// Limiter whose rate, in units per minute, is cut when the dependency
+// throttles (reported with Lease.Throttle before Release) and climbs on
+// successes while requests wait for units. Waiters leave in FIFO order; a
+// lease reported Ignored or Dropped changes nothing.
+//
+// Its readers serve dashboards; each takes the limiter's lock briefly.
+type AdaptiveRateLimiter struct {
+	self ownerRef // what its leases point back to
+	mu   sync.Mutex
+	core *adaptive.Rate
+	// queueLimit is Options.QueueLimit and queued the units waiting: the
+	// queue counts units, as every shape's does, where the engine's counts
+	// requests (every request holds a unit, so the engine's bound, set to
+	// the same number, never binds first).
+	queueLimit, queued int64
+	epoch              time.Time
+	name               string
+	m                  *telemetry.Limiter
+	waiters            map[uint64]*rateWaiter
+	timer              *time.Timer
+	counter            adaptive.InstanceCounter
+	nextPoll           atomic.Int64 // on the epoch axis
+	// seen is the latest time read under mu: a quiet success (one that
+	// can only be measured) is reported at it, which saves a clock read
+	// on the fast path.
+	seen time.Duration
+}
+
+type rateWaiter struct {
+	ready   chan struct{}
+	granted bool
+	at      time.Duration
+}
+
+// AdaptiveRate returns an adaptive rate limiter configured by o, adjusted by
+// opts, or the problems Validate finds.
+func AdaptiveRate(o AdaptiveRateOptions, opts ...Option) (*AdaptiveRateLimiter, error) {
+	oo := Options{AdaptiveRate: &o}
+	for _, opt := range opts {
+		opt(&oo)
+	}
+	if err := oo.Validate(); err != nil {
+		return nil, err
+	}
+	return newAdaptiveRateLimiter(oo)
+}
+
+func newAdaptiveRate(o Options) (Limiter, error) {
+	l, err := newAdaptiveRateLimiter(o)
+	if err != nil {
+		return nil, err // not a nil *AdaptiveRateLimiter in a non-nil Limiter
+	}
+	return l, nil
+}
+
+// newAdaptiveRateLimiter builds the limiter of a validated o. Validate runs
+// the engine's own checks, so NewRate's error is only passed on in case the
+// two ever disagree.
+func newAdaptiveRateLimiter(o Options) (*AdaptiveRateLimiter, error) {
+	name := o.Name
+	if name == "" {
+		name = "adaptive_rate"
+	}
+	c := o.AdaptiveRate.config()
+	c.QueueLimit = o.QueueLimit
+	core, err := adaptive.NewRate(c, 0)
+	if err != nil {
+		return nil, err
+	}
+	l := &AdaptiveRateLimiter{core: core, queueLimit: int64(o.QueueLimit), epoch: time.Now(), name: name, m: telemetry.NewLimiter(o.MeterProvider, name, telemetry.KindAdaptiveRate, o.Attributes...)}
+	if c := o.AdaptiveRate.InstanceCounter; c != nil {
+		if _, static := c.(adaptive.StaticInstances); static {
+			core.SetInstances(0, c.Instances())
+		} else {
+			l.counter = c
+		}
+	}
+	l.m.SetLimit(core.Rate())
+	l.self.leaseOwner = l
+	l.m.CloseWhenUnreachable(l)
+	return l, nil
+}
+
+func (l *AdaptiveRateLimiter) now() time.Duration { return time.Since(l.epoch) }
+
+// Name is the limiter's name.
+func (l *AdaptiveRateLimiter) Name() string { return l.name }
+
+// Acquire asks for one unit.
+func (l *AdaptiveRateLimiter) Acquire(ctx context.Context) (Lease, error) {
+	return l.AcquireN(ctx, 1)
+}
+
+// AcquireN asks for cost units. Cost 0 is granted at once and its lease
+// teaches nothing. A cost larger than the bucket waits until the bucket is
+// full and then drives it below zero. When units are short the call waits
+// in FIFO order; it is refused with a *RateLimitedError when QueueLimit
+// units wait already (ReasonQueueFull), when the wait would be longer
+// than MaxWait (ReasonMaxWait, also once it has waited MaxWait), when the
+// context's deadline comes before the expected wait ends (ReasonDeadline),
+// or, with QueueLimit 0, at once (ReasonNoPermit). When ctx ends while
+// waiting it leaves nothing behind and returns ctx.Err(), or for a deadline
+// a *RateLimitedError (ReasonDeadline) matching it.
+func (l *AdaptiveRateLimiter) AcquireN(ctx context.Context, cost int) (Lease, error) {
+	if cost <= 0 || cost > math.MaxInt32 {
+		if cost == 0 {
+			l.m.Acquired()
+			return Lease{}, nil
+		}
+		return Lease{}, &CostError{Limiter: l.name, Cost: cost, Capacity: math.MaxInt32}
+	}
+	now := l.now()
+	l.mu.Lock()
+	l.seen = max(l.seen, now)
+	if ok, _ := l.core.TryAcquire(now, cost); ok {
+		l.mu.Unlock()
+		l.m.Acquired()
+		return newLease(&l.self, now, cost), nil
+	}
+	return l.wait(ctx, now, cost) // unlocks
+}
+
+// wait is AcquireN's slow path; it is called with l.mu held.
+func (l *AdaptiveRateLimiter) wait(ctx context.Context, now time.Duration, cost int) (Lease, error) {
+	if ctx.Err() != nil {
+		l.mu.Unlock()
+		return Lease{}, waitEnded(ctx, l.name, l.m)
+	}
+	deadline := adaptive.NoDeadline
+	if d, ok := ctx.Deadline(); ok {
+		deadline = d.Sub(l.epoch)
+	}
+	if l.queueLimit > 0 && l.queued+int64(cost) > l.queueLimit {
+		next, _ := l.core.Next(now)
+		l.mu.Unlock()
+		return Lease{}, l.refuse(ReasonQueueFull, max(next-now, 0))
+	}
+	id, wait, why := l.core.Enqueue(now, cost, deadline)
+	if why != adaptive.NotRefused {
+		l.mu.Unlock()
+		return Lease{}, l.refuse(why.String(), wait)
+	}
+	w := &rateWaiter{ready: make(chan struct{})}
+	if l.waiters == nil {
+		l.waiters = make(map[uint64]*rateWaiter)
+	}
+	l.waiters[id] = w
+	l.queued += int64(cost)
+	l.m.QueueAdd(int64(cost))
+	l.serviceLocked(now)
+	l.mu.Unlock()
+
+	select {
+	case <-w.ready:
+	case <-ctx.Done():
+		l.mu.Lock()
+		if l.core.Cancel(now, id) {
+			delete(l.waiters, id)
+			l.queued -= int64(cost)
+			l.m.QueueAdd(-int64(cost))
+			l.serviceLocked(l.now()) // the waiters behind may go now
+			l.mu.Unlock()
+			return Lease{}, waitEnded(ctx, l.name, l.m)
+		}
+		l.mu.Unlock()
+		<-w.ready // decided under the lock already
+	}
+	if !w.granted {
+		l.m.Denied(ReasonMaxWait)
+		return Lease{}, &RateLimitedError{Limiter: l.name, Reason: ReasonMaxWait}
+	}
+	l.m.Waited(w.at - now)
+	l.m.Acquired()
+	return newLease(&l.self, w.at, cost), nil
+}
+
+func (l *AdaptiveRateLimiter) refuse(reason string, retryAfter time.Duration) error {
+	l.m.Denied(reason)
+	return &RateLimitedError{Limiter: l.name, RetryAfter: retryAfter, Reason: reason}
+}
+
+// serviceLocked lets every waiter that can leave at now go, and sets the
+// timer for the next.
+func (l *AdaptiveRateLimiter) serviceLocked(now time.Duration) {
+	for {
+		w, ok := l.core.Dequeue(now)
+		if !ok {
+			break
+		}
+		if rw := l.waiters[w.ID]; rw != nil {
+			delete(l.waiters, w.ID)
+			rw.granted, rw.at = w.Granted, now
+			close(rw.ready)
+		}
+		l.queued -= int64(w.Cost)
+		l.m.QueueAdd(-int64(w.Cost))
+	}
+	at, ok := l.core.Next(now)
+	if !ok {
+		if l.timer != nil {
+			l.timer.Stop()
+		}
+		return
+	}
+	d := max(at-now, 0)
+	if l.timer == nil {
+		l.timer = time.AfterFunc(d, l.onTimer)
+	} else {
+		l.timer.Reset(d)
+	}
+}
+
+func (l *AdaptiveRateLimiter) onTimer() {
+	l.mu.Lock()
+	l.serviceLocked(l.now())
+	l.mu.Unlock()
+}
+
+// release feeds the lease's outcome back: Success may raise the rate,
+// Throttled may cut it and pause; Dropped and Ignored change nothing.
+//
+// A success that can only be measured (adaptive.Rate.QuietSuccess) is
+// reported at the latest time the limiter has read rather than the clock:
+// it then counts in the measured send rate's half-second period of that
+// time, a little early when nothing else happened in between.
+func (l *AdaptiveRateLimiter) release(ls Lease) {
+	var ch adaptive.Change
+	switch ls.spec.outcome {
+	case Success:
+		l.mu.Lock()
+		now := l.seen
+		if !l.core.QuietSuccess() {
+			now = max(l.now(), now)
+			l.seen = now
+		}
+		ch = l.core.OnSuccess(now, ls.granted, int(ls.spec.cost))
+		if ch != 0 && l.core.Len() > 0 {
+			l.serviceLocked(now)
+		}
+	case Throttled:
+		l.m.Throttled()
+		now := l.now()
+		l.mu.Lock()
+		ch = l.core.OnThrottled(now, ls.granted, int(ls.spec.cost), ls.retryAfter)
+		if ch != 0 && l.core.Len() > 0 {
+			l.serviceLocked(now)
+		}
+	default:
+		return
+	}
+	var rate float64
+	if ch != 0 {
+		rate = l.core.Rate()
+	}
+	l.mu.Unlock()
+	if ch != 0 {
+		l.report(ch, rate)
+	}
+	if l.counter != nil {
+		l.poll()
+	}
+}
+
+func (l *AdaptiveRateLimiter) report(ch adaptive.Change, rate float64) {
+	if ch&adaptive.ChangeCut != 0 {
+		l.m.Cut()
+	}
+	if ch&adaptive.ChangePause != 0 {
+		l.m.Paused()
+	}
+	if ch&adaptive.ChangeRate != 0 {
+		l.m.SetLimit(rate)
+	}
+}
+
+// poll asks the InstanceCounter for the count, at most once a second,
+// outside the lock.
+func (l *AdaptiveRateLimiter) poll() {
+	now := l.now()
+	next := l.nextPoll.Load()
+	if int64(now) < next || !l.nextPoll.CompareAndSwap(next, int64(now+time.Second)) {
+		return
+	}
+	l.SetInstances(l.counter.Instances())
+}
+
+// SetInstances sets how many processes share the budget (n ≥ 1; others are
+// ignored). The current rate is rescaled so that the whole budget's rate is
+// kept.
+func (l *AdaptiveRateLimiter) SetInstances(n int) {
+	l.rescale(func(now time.Duration) adaptive.Change { return l.core.SetInstances(now, n) })
+}
+
+// rescale applies set, a change of the rate's bounds, to the core under the
+// lock; when the rate changed it serves the queue at the new rate and
+// reports it.
+func (l *AdaptiveRateLimiter) rescale(set func(now time.Duration) adaptive.Change) {
+	now := l.now()
+	l.mu.Lock()
+	ch := set(now)
+	if ch != 0 && l.core.Len() > 0 {
+		l.serviceLocked(now)
+	}
+	rate := l.core.Rate()
+	l.mu.Unlock()
+	if ch != 0 {
+		l.m.SetLimit(rate)
+	}
+}
+
+// SetPublishedLimit gives the limiter the quota the dependency publishes:
+// limit units per window for the whole budget (all instances together); a
+// limit or window of 0 takes it away. Published figures win over learning:
+// while it has a quota the limiter's rate is its share of
+// min(MaxUnitsPerMinute, PublishedLimitFraction × the quota's rate), its
+// bucket holds a window of it, and throttles do not cut it; taken away, it
+// learns on from there. An HTTP layer that holds a quota guard calls it
+// after each response with the limit and window the guard knows
+// (quota.State), and with 0 when the guard knows none. See
+// adaptive.Rate.SetPublishedLimit.
+func (l *AdaptiveRateLimiter) SetPublishedLimit(limit float64, window time.Duration) {
+	perMinute := 0.0
+	if window > 0 {
+		perMinute = limit * float64(time.Minute) / float64(window)
+	}
+	l.rescale(func(now time.Duration) adaptive.Change { return l.core.SetPublishedLimit(now, perMinute, window) })
+}
+
+// PublishedLimit is the cap SetPublishedLimit last set, whole budget, units
+// per minute (0: none).
+func (l *AdaptiveRateLimiter) PublishedLimit() float64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.core.PublishedLimit()
+}
+
+// MaxRate is this process's maximum rate now, units per minute: the
+// configured maximum, or the published cap when lower, over the instances.
+func (l *AdaptiveRateLimiter) MaxRate() float64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.core.MaxRate()
+}
+
+// Rate is this process's rate, in units per minute.
+func (l *AdaptiveRateLimiter) Rate() float64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.core.Rate()
+}
+
+// WholeRate is the rate of the whole budget: Rate × Instances.
+func (l *AdaptiveRateLimiter) WholeRate() float64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.core.WholeRate()
+}
+
+// Instances is the number of processes sharing the budget.
+func (l *AdaptiveRateLimiter) Instances() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.core.Instances()
+}
+
+// Tokens is the units the bucket holds now: below zero after a large
+// request, 0 during a pause.
+func (l *AdaptiveRateLimiter) Tokens() float64 {
+	now := l.now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.core.Tokens(now)
+}
+
+// QueueLen is the number of requests waiting.
+func (l *AdaptiveRateLimiter) QueueLen() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.core.Len()
+}
+
+// PausedUntil reports whether the limiter is in a Retry-After pause, and
+// until when.
+func (l *AdaptiveRateLimiter) PausedUntil() (time.Time, bool) {
+	now := l.now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.core.Paused(now) {
+		return time.Time{}, false
+	}
+	return l.epoch.Add(l.core.PausedUntil()), true
+}
+
+// MeasuredRate is the measured send rate, in units per minute: response
+// units per half-second period, smoothed with 0.8.
+func (l *AdaptiveRateLimiter) MeasuredRate() float64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.core.MeasuredRate()
+}
+
+// Counts returns the engine's running totals: units admitted and answered,
+// throttles, cuts, pauses, increases and refusals.
+func (l *AdaptiveRateLimiter) Counts() adaptive.RateCounts {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.core.Counts()
+}
+
+// Close unregisters the limiter's metrics; a limiter that is dropped
+// without Close does so when it is collected. The limiter keeps working:
+// its timer runs only while requests wait (every change to the queue
+// stops it once the queue is empty), so requests still queued are served
+// or refused as usual and nothing is left running after the last.
+func (l *AdaptiveRateLimiter) Close() { l.m.Close() }

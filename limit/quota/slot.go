@@ -1,0 +1,78 @@
+package quota
+
+import (
+	"context"
+	"time"
+
+	"github.com/headroom-go/headroom/limit"
+)
+
+// A Slot is one request in flight for a key, taken by Acquire. Release it
+// once, when the response has been received or the attempt has failed. The
+// zero Slot is valid and releases nothing.
+type Slot struct {
+	e    *entry
+	sent time.Time
+}
+
+// Sent is when Acquire admitted the attempt, for Response.Sent.
+func (s Slot) Sent() time.Time { return s.sent }
+
+// Release gives the slot back; it never blocks. Releasing it again, or
+// releasing the zero Slot, does nothing. Like a limit.Lease, a copy is the
+// same slot: release one of them.
+func (s *Slot) Release() {
+	e := s.e
+	if e == nil || e.sem == nil {
+		return
+	}
+	s.e, s.sent = nil, time.Time{}
+	select {
+	case <-e.sem:
+	default:
+	}
+}
+
+// takeSlot takes an in-flight slot for key, or refuses with
+// limit.ReasonNoPermit when MaxInFlight are out. Without a cap it returns
+// the zero Slot at once.
+func (g *Guard) takeSlot(key string) (Slot, error) {
+	if g.c.maxInFlight == 0 {
+		return Slot{}, nil
+	}
+	if s, ok := g.own(key).tryTake(); ok {
+		return s, nil
+	}
+	return Slot{}, g.refuse(0, limit.ReasonNoPermit)
+}
+
+// waitSlot takes an in-flight slot for key, waiting in FIFO order for one
+// to be released. If the context ends first it returns ctx.Err(), or for a
+// deadline a *limit.RateLimitedError (ReasonDeadline) matching it.
+func (g *Guard) waitSlot(ctx context.Context, key string) (Slot, error) {
+	if g.c.maxInFlight == 0 {
+		return Slot{}, nil
+	}
+	e := g.own(key)
+	// A free slot is taken even when the context has ended: the select
+	// below would pick between the two at random.
+	if s, ok := e.tryTake(); ok {
+		return s, nil
+	}
+	select {
+	case e.sem <- struct{}{}:
+		return Slot{e: e}, nil
+	case <-ctx.Done():
+		return Slot{}, g.waitEnded(ctx)
+	}
+}
+
+// tryTake takes a free in-flight slot of e without waiting. e.sem is set.
+func (e *entry) tryTake() (Slot, bool) {
+	select {
+	case e.sem <- struct{}{}:
+		return Slot{e: e}, true
+	default:
+		return Slot{}, false
+	}
+}
