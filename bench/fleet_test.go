@@ -125,8 +125,8 @@ var redisPeers = []struct {
 
 func fleetPeer(batch int) func(b *testing.B, c *redis.Client, prefix string) func(ctx context.Context) bool {
 	return func(b *testing.B, c *redis.Client, prefix string) func(ctx context.Context) bool {
-		lim, err := fleet.PerSecond(c, redisRate, fleet.Options{Name: "bench" + strconv.Itoa(batch), Prefix: prefix,
-			Burst: redisRate, Batch: batch, Timeout: 3 * time.Second}) // the client's own read timeout, as redis_rate has
+		lim, err := fleet.PerSecond(c, redisRate, redisRate, fleet.Options{Name: "bench" + strconv.Itoa(batch), Prefix: prefix,
+			Batch: batch, Timeout: 3 * time.Second}) // the client's own read timeout, as redis_rate has
 		if err != nil {
 			b.Fatal(err)
 		}

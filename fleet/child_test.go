@@ -54,8 +54,8 @@ func runChild() int {
 		return 2
 	}
 	defer inst.Close()
-	o.Burst, o.QueueLimit, o.FailOpen, o.Instances = burst, 100, env("FAILOPEN") == "1", inst
-	lim, err := PerSecond(c, rate, o)
+	o.QueueLimit, o.FailOpen, o.Instances = 100, env("FAILOPEN") == "1", inst
+	lim, err := PerSecond(c, rate, burst, o)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2

@@ -46,7 +46,7 @@ func examplePrefix() string {
 func ExamplePerSecond() {
 	c := redisClient()
 	defer c.Close()
-	lim, err := fleet.PerSecond(c, 2, fleet.Options{Name: "api", Prefix: examplePrefix()})
+	lim, err := fleet.PerSecond(c, 2, 0, fleet.Options{Name: "api", Prefix: examplePrefix()})
 	if err != nil {
 		panic(err)
 	}

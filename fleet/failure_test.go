@@ -17,7 +17,7 @@ import (
 // perSecondShare is the failure policy's share builder of PerSecond.
 func perSecondShare(rate float64, burst, queue int) func(n int) (limit.Limiter, error) {
 	return func(n int) (limit.Limiter, error) {
-		return limit.PerSecond(rate/float64(n), limit.WithBurst(max(burst/n, 1)), limit.WithQueueLimit(queue))
+		return limit.PerSecond(rate/float64(n), max(burst/n, 1), limit.WithQueueLimit(queue))
 	}
 }
 
@@ -139,7 +139,7 @@ func TestQueuedCallersFollowThePolicy(t *testing.T) {
 func TestTimeoutBoundsEveryCall(t *testing.T) {
 	p := startPrivateRedis(t)
 	c := p.client(t)
-	lim, err := PerSecond(c, 100, Options{Name: "slow", Timeout: 50 * time.Millisecond})
+	lim, err := PerSecond(c, 100, 0, Options{Name: "slow", Timeout: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestTimeoutBoundsEveryCall(t *testing.T) {
 // failing closed refuses while it is down and grants once it is back.
 func TestRecoversAfterRedisRestart(t *testing.T) {
 	p := startPrivateRedis(t)
-	lim, err := PerSecond(p.client(t), 1000, Options{Name: "restart", Timeout: 50 * time.Millisecond})
+	lim, err := PerSecond(p.client(t), 1000, 0, Options{Name: "restart", Timeout: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestRecoversAfterRedisRestart(t *testing.T) {
 func TestClientMustHonourContexts(t *testing.T) {
 	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
 	defer c.Close()
-	_, err := PerSecond(c, 10, Options{Name: "x"})
+	_, err := PerSecond(c, 10, 0, Options{Name: "x"})
 	var ce *headroom.ConfigError
 	if !errors.As(err, &ce) || ce.Field != "client.ContextTimeoutEnabled" {
 		t.Errorf("err = %v, want a ConfigError on client.ContextTimeoutEnabled", err)

@@ -23,9 +23,6 @@ type Options struct {
 	// one limit's keys share a slot.
 	Prefix string
 
-	// Burst is how many permits the token bucket holds (PerSecond only);
-	// 0 means one second's worth, at least 1.
-	Burst int
 	// Segments is how finely the window slides (PerWindow only); 0 means 8.
 	Segments int
 
@@ -110,9 +107,6 @@ func (o *Options) validate(shape ...error) error {
 	if strings.ContainsAny(o.Name+o.Prefix, "{}") {
 		bad("Options.Name", o.Prefix+":"+o.Name, "no braces: they delimit the key's hash tag")
 	}
-	if o.Burst < 0 || o.Burst > maxPermits {
-		bad("Options.Burst", o.Burst, "0 (one second's worth) to 1e9 permits")
-	}
 	if o.Segments < 0 || o.Segments > 1000 {
 		bad("Options.Segments", o.Segments, "0 (8) to 1000")
 	}
@@ -128,12 +122,16 @@ func (o *Options) validate(shape ...error) error {
 	return errors.Join(append(errs, shape...)...)
 }
 
-// rateProblem checks PerSecond's rate.
-func rateProblem(rate float64) error {
+// rateProblems checks PerSecond's rate and burst.
+func rateProblems(rate float64, burst int) []error {
+	var errs []error
 	if !(rate > 0 && rate <= maxPermitsPerSecond) || math.IsInf(rate, 0) {
-		return &headroom.ConfigError{Package: "fleet", Field: "permitsPerSecond", Value: rate, Want: "above 0, at most 1e6"}
+		errs = append(errs, &headroom.ConfigError{Package: "fleet", Field: "permitsPerSecond", Value: rate, Want: "above 0, at most 1e6"})
 	}
-	return nil
+	if burst < 0 || burst > maxPermits {
+		errs = append(errs, &headroom.ConfigError{Package: "fleet", Field: "burst", Value: burst, Want: "0 (one second's worth) to 1e9 permits"})
+	}
+	return errs
 }
 
 // windowProblems checks PerWindow's permits and window.

@@ -9,31 +9,30 @@ import (
 	"github.com/headroom-go/headroom/limit"
 )
 
-// PerSecond returns a token bucket of permitsPerSecond, with Options.Burst
-// permits of burst, shared by every process that builds it with the same
+// PerSecond returns a token bucket of permitsPerSecond holding burst
+// permits (0: one second's worth, at least 1), shared by every process that builds it with the same
 // Prefix and Name on the same Redis (a single node, Sentinel or Cluster).
 // The bucket starts full. It is the generic cell rate algorithm, run in one
 // Lua script on the Redis server's clock: one round trip per acquire, an
 // exact RetryAfter, and a key that expires once the bucket is full again.
-// Over any span of d seconds it grants at most Burst + d × permitsPerSecond
+// Over any span of d seconds it grants at most burst + d × permitsPerSecond
 // permits (plus the batching bound, docs/fleet.md). The rate is at most
 // 1e6 a second.
 //
 // It returns every problem with the settings at once, each a
 // *headroom.ConfigError.
-func PerSecond(c redis.UniversalClient, permitsPerSecond float64, o Options) (limit.Limiter, error) {
-	if err := o.validate(clientProblem(c), rateProblem(permitsPerSecond)); err != nil {
+func PerSecond(c redis.UniversalClient, permitsPerSecond float64, burst int, o Options) (limit.Limiter, error) {
+	if err := o.validate(append(rateProblems(permitsPerSecond, burst), clientProblem(c))...); err != nil {
 		return nil, err
 	}
 	o = o.withDefaults()
-	burst := o.Burst
 	if burst == 0 {
 		burst = int(max(math.Ceil(permitsPerSecond), 1))
 	}
 	interval := float64(time.Second/time.Microsecond) / permitsPerSecond
 	l := newLimiter(c, o, burst, opTokenBucket, gcraScript, o.key("bucket"), interval, burst)
 	l.share.build = func(n int) (limit.Limiter, error) {
-		return limit.PerSecond(permitsPerSecond/float64(n), limit.WithBurst(max(burst/n, 1)),
+		return limit.PerSecond(permitsPerSecond/float64(n), max(burst/n, 1),
 			limit.WithQueueLimit(o.QueueLimit), limit.WithName(o.Name), limit.WithMeterProvider(o.MeterProvider))
 	}
 	return l, nil

@@ -5,6 +5,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit"
 )
 
@@ -28,8 +29,10 @@ func PerWindow(c redis.UniversalClient, permits int, window time.Duration, o Opt
 	segmentUS := max((windowUS+int64(o.Segments)-1)/int64(o.Segments), 1)
 	l := newLimiter(c, o, permits, opSlidingWindow, windowScript, o.key("window"), windowUS, segmentUS, permits)
 	l.share.build = func(n int) (limit.Limiter, error) {
-		return limit.PerWindow(max(permits/n, 1), window, limit.WithSegments(o.Segments),
-			limit.WithQueueLimit(o.QueueLimit), limit.WithName(o.Name), limit.WithMeterProvider(o.MeterProvider))
+		return limit.New(limit.Options{
+			PerWindow:  &limit.WindowOptions{Permits: max(permits/n, 1), Window: headroom.Duration(window), Segments: o.Segments},
+			QueueLimit: o.QueueLimit, Name: o.Name, MeterProvider: o.MeterProvider,
+		})
 	}
 	return l, nil
 }

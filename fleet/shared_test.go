@@ -14,7 +14,7 @@ import (
 // Each acquire is one command to Redis, as with go-redis/redis_rate.
 func TestPerSecondOneRoundTripPerAcquire(t *testing.T) {
 	c, prefix := testRedis(t)
-	lim, err := PerSecond(c, 1e6, Options{Name: "rt", Prefix: prefix, Burst: 1e6})
+	lim, err := PerSecond(c, 1e6, 1e6, Options{Name: "rt", Prefix: prefix})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestPerWindowSharedBetweenLimiters(t *testing.T) {
 // headroom.ConfigError.
 func TestOptionsReportEveryProblem(t *testing.T) {
 	c, _ := testRedis(t)
-	_, err := PerSecond(c, 0, Options{Burst: -1, QueueLimit: -1, Batch: -1, Timeout: -1})
+	_, err := PerSecond(c, 0, -1, Options{QueueLimit: -1, Batch: -1, Timeout: -1})
 	if !errors.Is(err, headroom.ErrConfig) {
 		t.Fatalf("err = %v, want ErrConfig", err)
 	}
@@ -84,7 +84,7 @@ func TestPropertyOnRedis(t *testing.T) {
 	var wg sync.WaitGroup
 	end := time.Now().Add(500 * time.Millisecond)
 	for range 3 {
-		lim, err := PerSecond(c, rate, Options{Name: "prop", Prefix: prefix, Burst: burst, Batch: batch, QueueLimit: 100})
+		lim, err := PerSecond(c, rate, burst, Options{Name: "prop", Prefix: prefix, Batch: batch, QueueLimit: 100})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -44,7 +44,7 @@ func TestTelemetryRecordsRedisCalls(t *testing.T) {
 	r := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r))
 	defer mp.Shutdown(context.Background())
-	lim, err := PerSecond(p.client(t), 100, Options{Name: "otel", MeterProvider: mp, Timeout: 50 * time.Millisecond})
+	lim, err := PerSecond(p.client(t), 100, 0, Options{Name: "otel", MeterProvider: mp, Timeout: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
