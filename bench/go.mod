@@ -6,7 +6,9 @@ replace github.com/headroom-go/headroom => ../
 
 require (
 	github.com/failsafe-go/failsafe-go v0.9.8
+	github.com/go-redis/redis_rate/v10 v10.0.1
 	github.com/headroom-go/headroom v0.0.0-00010101000000-000000000000
+	github.com/redis/go-redis/v9 v9.23.0
 	go.uber.org/goleak v1.3.0
 	go.uber.org/ratelimit v0.3.1
 	golang.org/x/time v0.16.0
@@ -25,4 +27,6 @@ require (
 	go.opentelemetry.io/otel/log v1.47.0 // indirect
 	go.opentelemetry.io/otel/metric v1.47.0 // indirect
 	go.opentelemetry.io/otel/trace v1.47.0 // indirect
+	go.uber.org/atomic v1.12.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
 )

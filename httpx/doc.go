@@ -66,9 +66,9 @@
 //
 // # Errors
 //
-// Configuration problems match headroom.ErrConfig (*OrderError, *headroom.ConfigError) or are
-// the limit, quota and resilience packages' own *OptionError values, joined
-// with errors.Join.
+// Every configuration problem matches headroom.ErrConfig: a
+// *headroom.ConfigError, whichever package found it, or an *OrderError;
+// several are joined with errors.Join.
 //
 // # Telemetry
 //

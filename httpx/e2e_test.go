@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/resilience"
 )
@@ -169,8 +170,8 @@ func TestEndToEndAdaptiveRate(t *testing.T) {
 			InitialUnitsPerMinute: 6000, // twice the quota
 			MinUnitsPerMinute:     600,
 			MaxUnitsPerMinute:     12000,
-			BurstTime:             limit.Duration(100 * time.Millisecond),
-			DecreaseCooldown:      limit.Duration(time.Second),
+			BurstTime:             headroom.Duration(100 * time.Millisecond),
+			DecreaseCooldown:      headroom.Duration(time.Second),
 		}))
 	if err != nil {
 		t.Fatal(err)

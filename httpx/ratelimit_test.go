@@ -188,7 +188,7 @@ func TestLeaseReport(t *testing.T) {
 // 500 teaches nothing. Fake time.
 func TestAdaptiveRateLearnsFromThrottles(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		lim, err := limit.AdaptiveRate(limit.AdaptiveRateOptions{InitialUnitsPerMinute: 6000, MaxPause: limit.Duration(-1)})
+		lim, err := limit.AdaptiveRate(limit.AdaptiveRateOptions{InitialUnitsPerMinute: 6000, MaxPause: headroom.Duration(-1)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -223,7 +223,7 @@ func TestAdaptiveRateLearnsFromThrottles(t *testing.T) {
 func TestAdaptiveRateCostEstimator(t *testing.T) {
 	tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
 		WithAdaptiveRate(limit.AdaptiveRateOptions{InitialUnitsPerMinute: 60, MinUnitsPerMinute: 60, MaxUnitsPerMinute: 60,
-			BurstTime: limit.Duration(5 * time.Second)}, WithRefuseAtOnce(),
+			BurstTime: headroom.Duration(5 * time.Second)}, WithRefuseAtOnce(),
 			WithCost(func(r *http.Request) int {
 				if r.Method == http.MethodGet {
 					return 0 // free: never waits
@@ -252,7 +252,7 @@ func TestAdaptiveRateCostEstimator(t *testing.T) {
 // a host's limiter: that host's requests fail with the validation error,
 // never reaching the base transport, and the transport does not panic.
 func TestRateLimitOptionsChangedAfterBuild(t *testing.T) {
-	win := &limit.WindowOptions{Permits: 5, Window: limit.Duration(time.Minute)}
+	win := &limit.WindowOptions{Permits: 5, Window: headroom.Duration(time.Minute)}
 	sent := 0
 	base := rtFunc(func(r *http.Request) (*http.Response, error) { sent++; return ok200(r) })
 	tr := mustTransport(t, WithTransport(base), WithoutQuotaGuard(), WithRateLimit(limit.Options{PerWindow: win}))
@@ -483,7 +483,7 @@ func TestHostInCostNotEvicted(t *testing.T) {
 // whichever way it ends: a host counted busy for ever would never be
 // dropped, and WithMaxHosts would not bound the map.
 func TestHostNotBusyAfterRequestWithoutLease(t *testing.T) {
-	win := &limit.WindowOptions{Permits: 5, Window: limit.Duration(time.Minute)}
+	win := &limit.WindowOptions{Permits: 5, Window: headroom.Duration(time.Minute)}
 	c, err := ParseConfig([]byte(`{"limiters": {"one": {"concurrency": 1}}, "rateLimit": "one", "hosts": {"a.test": {"rateLimit": "none"}}}`))
 	if err != nil {
 		t.Fatal(err)
@@ -595,7 +595,7 @@ func TestFullHostMapKeepsLimitersInUse(t *testing.T) {
 		var calls atomic.Int32
 		base := rtFunc(func(r *http.Request) (*http.Response, error) { calls.Add(1); return ok200(r) })
 		tr := mustTransport(t, WithTransport(base), WithoutQuotaGuard(),
-			WithRateLimit(limit.Options{PerWindow: &limit.WindowOptions{Permits: 1, Window: limit.Duration(time.Minute)}}, WithRefuseAtOnce(), WithMaxHosts(4)))
+			WithRateLimit(limit.Options{PerWindow: &limit.WindowOptions{Permits: 1, Window: headroom.Duration(time.Minute)}}, WithRefuseAtOnce(), WithMaxHosts(4)))
 		for round := range 3 {
 			for h := range 6 {
 				resp, err := get(t, tr, fmt.Sprintf("http://h%d.test/", h))

@@ -35,15 +35,15 @@ type AdaptiveRateOptions struct {
 	// "1s". The bucket holds at least 1 unit, and a request larger than the
 	// bucket goes when it is full and drives it below zero. (Callers wait
 	// in the queue Options.QueueLimit sets, in units, as with every shape.)
-	BurstTime Duration `json:"burstTime,omitempty"`
+	BurstTime headroom.Duration `json:"burstTime,omitempty"`
 	// MaxWait is the longest a request may wait; default "100s".
-	MaxWait Duration `json:"maxWait,omitempty"`
+	MaxWait headroom.Duration `json:"maxWait,omitempty"`
 	// DecreaseCooldown is the least time between two cuts; default "1s";
 	// negative for none.
-	DecreaseCooldown Duration `json:"decreaseCooldown,omitempty"`
+	DecreaseCooldown headroom.Duration `json:"decreaseCooldown,omitempty"`
 	// MaxPause caps the pause after a throttle with a Retry-After; default
 	// "30s"; negative never pauses.
-	MaxPause Duration `json:"maxPause,omitempty"`
+	MaxPause headroom.Duration `json:"maxPause,omitempty"`
 	// Instances is how many processes share the budget; default 1. See
 	// also InstanceCounter and AdaptiveRateLimiter.SetInstances.
 	Instances int `json:"instances,omitempty"`
@@ -76,7 +76,7 @@ type AIMDOptions struct {
 	// minute.
 	IncreaseStep float64 `json:"increaseStep,omitempty"`
 	// IncreaseInterval is the least time between two steps; default "10s".
-	IncreaseInterval Duration `json:"increaseInterval,omitempty"`
+	IncreaseInterval headroom.Duration `json:"increaseInterval,omitempty"`
 }
 
 // CubicOptions tunes CUBIC; a zero field means its default (the AWS SDK's).

@@ -7,6 +7,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit/adaptive"
 )
 
@@ -43,7 +44,7 @@ func TestAdaptiveRatePublishedLimit(t *testing.T) {
 // A lower cap slows a waiter already queued: the timer is set again.
 func TestAdaptiveRatePublishedLimitReschedulesWaiters(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := newTestAdaptiveRate(t, AdaptiveRateOptions{InitialUnitsPerMinute: 600, BurstTime: Duration(time.Second), MaxUnitsPerMinute: 600})
+		l := newTestAdaptiveRate(t, AdaptiveRateOptions{InitialUnitsPerMinute: 600, BurstTime: headroom.Duration(time.Second), MaxUnitsPerMinute: 600})
 		// The first request takes the whole bucket of 10; the second waits for
 		// its unit. (A first quota given fills the bucket: give one and take
 		// it away before.)

@@ -39,7 +39,7 @@ func wantRefusal(t *testing.T, err error, reason string) *RateLimitedError {
 
 // One unit a second, a bucket of one unit, and no faster: a slow start
 // would double the rate on the first success after a wait.
-var slow = AdaptiveRateOptions{MinUnitsPerMinute: 6, InitialUnitsPerMinute: 60, MaxUnitsPerMinute: 60, BurstTime: Duration(time.Second)}
+var slow = AdaptiveRateOptions{MinUnitsPerMinute: 6, InitialUnitsPerMinute: 60, MaxUnitsPerMinute: 60, BurstTime: headroom.Duration(time.Second)}
 
 func TestAdaptiveRateQueueLimit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -81,8 +81,8 @@ func TestAdaptiveRateQueueLimit(t *testing.T) {
 func TestAdaptiveRateMaxWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		o := slow
-		o.MaxWait = Duration(3 * time.Second)
-		o.BurstTime = Duration(10 * time.Second) // 10 units
+		o.MaxWait = headroom.Duration(3 * time.Second)
+		o.BurstTime = headroom.Duration(10 * time.Second) // 10 units
 		l := newTestAdaptiveRate(t, o)
 		ctx := context.Background()
 		first, _ := l.AcquireN(ctx, 10)
@@ -118,8 +118,8 @@ func TestAdaptiveRateMaxWait(t *testing.T) {
 func TestAdaptiveRateHugeMaxWaitServesOnTime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		o := slow
-		o.MaxWait = Duration(math.MaxInt64)
-		o.BurstTime = Duration(10 * time.Second) // 10 units
+		o.MaxWait = headroom.Duration(math.MaxInt64)
+		o.BurstTime = headroom.Duration(10 * time.Second) // 10 units
 		l := newTestAdaptiveRate(t, o)
 		ctx := context.Background()
 		time.Sleep(10 * time.Millisecond) // so that the waiter enqueues after 0
@@ -294,8 +294,8 @@ func (c *counter) Instances() int { return c.n }
 
 func TestAdaptiveRateOptionsValidate(t *testing.T) {
 	o := Options{AdaptiveRate: &AdaptiveRateOptions{
-		Controller: "vegas", MinUnitsPerMinute: -5, BurstTime: Duration(-time.Second),
-		MaxWait: Duration(-1), Instances: -1, Cubic: &CubicOptions{Beta: 3},
+		Controller: "vegas", MinUnitsPerMinute: -5, BurstTime: headroom.Duration(-time.Second),
+		MaxWait: headroom.Duration(-1), Instances: -1, Cubic: &CubicOptions{Beta: 3},
 	}}
 	err := o.Validate()
 	if err == nil {
@@ -338,7 +338,7 @@ func TestAdaptiveRateOptionsJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := AdaptiveRateOptions{Controller: "cubic", MaxUnitsPerMinute: 2700, MaxPause: Duration(20 * time.Second), PublishedLimitFraction: 0.95}
+	want := AdaptiveRateOptions{Controller: "cubic", MaxUnitsPerMinute: 2700, MaxPause: headroom.Duration(20 * time.Second), PublishedLimitFraction: 0.95}
 	if diff := cmp.Diff(want, *o.AdaptiveRate, cmpopts.IgnoreInterfaces(struct{ adaptive.RateController }{})); diff != "" || o.QueueLimit != 10 {
 		t.Fatalf("(-want +got):\n%s queue %d", diff, o.QueueLimit)
 	}

@@ -63,8 +63,8 @@ type Options struct {
 
 // WindowOptions is the sliding-window shape.
 type WindowOptions struct {
-	Permits int      `json:"permits"`
-	Window  Duration `json:"window"`
+	Permits int               `json:"permits"`
+	Window  headroom.Duration `json:"window"`
 	// Segments is how finely the window slides; 0 means 8.
 	Segments int `json:"segments,omitempty"`
 }
@@ -137,7 +137,7 @@ func (o *Options) Validate() error {
 		if w.Segments > maxSegments {
 			add("PerWindow.Segments", w.Segments, "at most "+strconv.Itoa(maxSegments))
 		}
-		if w.Window > 0 && w.Segments > 0 && w.Window < Duration(w.Segments) {
+		if w.Window > 0 && w.Segments > 0 && w.Window < headroom.Duration(w.Segments) {
 			add("PerWindow.Segments", w.Segments, "at most one segment a nanosecond of Window")
 		}
 	}

@@ -103,7 +103,7 @@ func TestOptionsApplyToEveryShape(t *testing.T) {
 		}
 	}
 	// A window written out beside another shape is two shapes.
-	o := Options{Concurrency: 5, PerWindow: &WindowOptions{Permits: 10, Window: Duration(time.Second), Segments: 3}}
+	o := Options{Concurrency: 5, PerWindow: &WindowOptions{Permits: 10, Window: headroom.Duration(time.Second), Segments: 3}}
 	if diff := cmp.Diff([]string{"Options"}, problems(o.Validate())); diff != "" {
 		t.Errorf("two full shapes: problems (-want +got):\n%s", diff)
 	}
@@ -131,7 +131,7 @@ func TestOptionsJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(doc), &o); err != nil {
 		t.Fatal(err)
 	}
-	want := Options{PerWindow: &WindowOptions{Permits: 1000, Window: Duration(time.Minute), Segments: 6}, QueueLimit: 10, Name: "api"}
+	want := Options{PerWindow: &WindowOptions{Permits: 1000, Window: headroom.Duration(time.Minute), Segments: 6}, QueueLimit: 10, Name: "api"}
 	if diff := cmp.Diff(want, o); diff != "" {
 		t.Fatalf("(-want +got):\n%s", diff)
 	}
@@ -149,7 +149,7 @@ func TestOptionsJSON(t *testing.T) {
 }
 
 func TestDurationRefusesBareNumbers(t *testing.T) {
-	var d Duration
+	var d headroom.Duration
 	if err := json.Unmarshal([]byte(`60`), &d); err == nil {
 		t.Fatal("a bare number decoded as a duration")
 	}
@@ -168,7 +168,7 @@ func TestParseOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Options{PerWindow: &WindowOptions{Permits: 1000, Window: Duration(time.Minute), Segments: 6}, QueueLimit: 10, Name: "api"}
+	want := Options{PerWindow: &WindowOptions{Permits: 1000, Window: headroom.Duration(time.Minute), Segments: 6}, QueueLimit: 10, Name: "api"}
 	if diff := cmp.Diff(want, o); diff != "" {
 		t.Fatalf("(-want +got):\n%s", diff)
 	}

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit/window"
 	"github.com/headroom-go/headroom/telemetry"
@@ -25,7 +26,7 @@ const defaultSegments = 8
 // cannot be spent at the end of one window and again at the start of the
 // next.
 func PerWindow(permits int, window time.Duration, opts ...Option) (Limiter, error) {
-	return build(Options{PerWindow: &WindowOptions{Permits: permits, Window: Duration(window)}}, opts)
+	return build(Options{PerWindow: &WindowOptions{Permits: permits, Window: headroom.Duration(window)}}, opts)
 }
 
 // perWindow is the blocking shell around window.SlidingWindow.

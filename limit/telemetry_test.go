@@ -8,6 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/headroom-go/headroom"
 	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 )
@@ -108,7 +109,7 @@ func TestAdaptiveRateQueueLengthCountsPermits(t *testing.T) {
 func TestFreeLeaseCountsAsAcquired(t *testing.T) {
 	for name, o := range map[string]Options{
 		"per_second":    {PermitsPerSecond: 1},
-		"per_window":    {PerWindow: &WindowOptions{Permits: 1, Window: Duration(time.Second)}},
+		"per_window":    {PerWindow: &WindowOptions{Permits: 1, Window: headroom.Duration(time.Second)}},
 		"concurrency":   {Concurrency: 1},
 		"adaptive":      {Adaptive: &AdaptiveOptions{}},
 		"adaptive_rate": {AdaptiveRate: &AdaptiveRateOptions{}},
@@ -145,9 +146,9 @@ func TestRateLimitersReportTheirRatePerMinute(t *testing.T) {
 	}{
 		{"10/s", Options{PermitsPerSecond: 10}, 600},
 		{"0.5/s", Options{PermitsPerSecond: 0.5, Burst: 3}, 30},
-		{"1000/min", Options{PerWindow: &WindowOptions{Permits: 1000, Window: Duration(time.Minute)}}, 1000},
-		{"10/10s", Options{PerWindow: &WindowOptions{Permits: 10, Window: Duration(10 * time.Second)}}, 60},
-		{"3/h", Options{PerWindow: &WindowOptions{Permits: 3, Window: Duration(time.Hour)}}, 0.05},
+		{"1000/min", Options{PerWindow: &WindowOptions{Permits: 1000, Window: headroom.Duration(time.Minute)}}, 1000},
+		{"10/10s", Options{PerWindow: &WindowOptions{Permits: 10, Window: headroom.Duration(10 * time.Second)}}, 60},
+		{"3/h", Options{PerWindow: &WindowOptions{Permits: 3, Window: headroom.Duration(time.Hour)}}, 0.05},
 	} {
 		r := sdkmetric.NewManualReader()
 		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r))

@@ -56,6 +56,13 @@
 //	headroom.runner.breaker.state      gauge      {state}       0 closed, 1 half-open, 2 open
 //	headroom.runner.breaker.transitions counter   {transition}  by AttrBreakerState entered
 //
+// Package fleet's calls to Redis, with AttrLimiter:
+//
+//	headroom.fleet.redis.duration      histogram  s             by AttrFleetOperation
+//	headroom.fleet.redis.errors        counter    {error}       by AttrFleetOperation
+//	headroom.fleet.fallbacks           counter    {request}     by AttrFleetPolicy
+//	headroom.fleet.instances           gauge      {instance}    processes counted
+//
 // And httpx's attempts as the semantic convention's
 // http.client.request.duration (histogram, s), with AttrHTTPMethod,
 // AttrHTTPStatusCode, AttrServerAddress, AttrServerPort and AttrErrorType.

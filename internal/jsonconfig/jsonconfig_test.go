@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// seconds reads itself, as limit.Duration does, and says what it wants.
+// seconds reads itself, as headroom.Duration does, and says what it wants.
 type seconds int
 
 func (s *seconds) UnmarshalJSON(b []byte) error {

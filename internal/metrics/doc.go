@@ -1,7 +1,7 @@
 // Package metrics holds the recorders the rest of the module reports
 // through, on the names package telemetry declares: a limiter's *Limiter,
 // the quota guard's *Guard, the resilience runner's *Runner and its
-// breaker's *Breaker, and httpx's *HTTPClient. A nil recorder records
+// breaker's *Breaker, httpx's *HTTPClient and package fleet's *Fleet. A nil recorder records
 // nothing. Recorders never fail their caller: an instrument that cannot be
 // created is reported through otel.Handle, and the recorder records
 // nothing.

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom"
 )
 
 // The fuzz targets check, for any input: no panic; every Quota with
@@ -179,7 +179,7 @@ func FuzzReset(f *testing.F) {
 func FuzzObserve(f *testing.F) {
 	f.Add(uint16(429), uint8(6), "0", uint8(7), "30", uint8(29), "86400", int64(5))
 	f.Fuzz(func(t *testing.T, status uint16, k1 uint8, v1 string, k2 uint8, v2 string, k3 uint8, v3 string, step int64) {
-		g, err := New(Options{MaxRetryAfter: limit.Duration(30 * time.Second)})
+		g, err := New(Options{MaxRetryAfter: headroom.Duration(30 * time.Second)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -146,7 +146,7 @@ func TestFirstContactGoesAlone(t *testing.T) {
 }
 
 func TestCapOnWaits(t *testing.T) {
-	g := newGuard(t, Options{MaxRetryAfter: limit.Duration(time.Minute)})
+	g := newGuard(t, Options{MaxRetryAfter: headroom.Duration(time.Minute)})
 	g.Observe("h", Response{Status: 200, Header: xh(0, 5000, 40*time.Minute)}, t0)
 	if d := admit(g, "h", t0); d != time.Minute {
 		t.Fatalf("wait = %v, want the 1m cap", d)
@@ -159,7 +159,7 @@ func TestCapOnWaits(t *testing.T) {
 }
 
 func TestTTL(t *testing.T) {
-	g := newGuard(t, Options{TTL: limit.Duration(time.Hour), MaxRetryAfter: limit.Duration(3 * time.Hour)})
+	g := newGuard(t, Options{TTL: headroom.Duration(time.Hour), MaxRetryAfter: headroom.Duration(3 * time.Hour)})
 	g.Observe("h", Response{Status: 200, Header: xh(0, 100, 2*time.Hour)}, t0)
 	if d := admit(g, "h", t0.Add(59*time.Minute)); d != 61*time.Minute {
 		t.Fatalf("before the TTL: wait %v", d)
@@ -211,7 +211,7 @@ func TestBackoffWithoutHints(t *testing.T) {
 }
 
 func TestBackoffCappedAtMax(t *testing.T) {
-	g := newGuard(t, Options{Backoff: headroom.Backoff{Initial: limit.Duration(time.Second), Max: limit.Duration(4 * time.Second), Jitter: new(0.0)}})
+	g := newGuard(t, Options{Backoff: headroom.Backoff{Initial: headroom.Duration(time.Second), Max: headroom.Duration(4 * time.Second), Jitter: new(0.0)}})
 	var d time.Duration
 	now := t0
 	for range 10 {
@@ -462,7 +462,7 @@ func TestWait(t *testing.T) {
 
 func TestWaitRefusals(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g := newGuard(t, Options{MaxWait: limit.Duration(20 * time.Second)})
+		g := newGuard(t, Options{MaxWait: headroom.Duration(20 * time.Second)})
 		now := time.Now()
 		g.Observe("h", Response{Status: 200, Header: xh(0, 10, 15*time.Second)}, now)
 		g.Observe("long", Response{Status: 200, Header: xh(0, 10, time.Minute)}, now)
@@ -577,7 +577,7 @@ func TestValidate(t *testing.T) {
 		MaxWait:         -1,
 		TTL:             -1,
 		AssumedReset:    -1,
-		Backoff:         headroom.Backoff{Initial: limit.Duration(time.Minute), Max: limit.Duration(time.Second), Multiplier: 0.5, Jitter: new(2.0)},
+		Backoff:         headroom.Backoff{Initial: headroom.Duration(time.Minute), Max: headroom.Duration(time.Second), Multiplier: 0.5, Jitter: new(2.0)},
 		MaxInFlight:     -3,
 	}
 	err := o.Validate()
@@ -588,7 +588,7 @@ func TestValidate(t *testing.T) {
 	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
 		var oe *headroom.ConfigError
 		if !errors.As(e, &oe) {
-			t.Fatalf("%T is not an OptionError", e)
+			t.Fatalf("%T is not a ConfigError", e)
 		}
 		fields = append(fields, oe.Field)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit"
 )
 
@@ -67,7 +68,7 @@ func TestTryAcquireAtCountsUnits(t *testing.T) {
 
 // An attempt that could never fit goes once the remaining is above the
 // reserve at all, and drives it below.
-func TestAdmitNOversized(t *testing.T) {
+func TestTryAcquireOversized(t *testing.T) {
 	g := newGuard(t, Options{})
 	g.Observe("h", Response{Status: 200, Header: xh(10, 10, time.Minute)}, t0) // reserve 1: 9 usable
 	if d := admitN(g, "h", t0, 25); d != 0 {
@@ -132,7 +133,7 @@ func TestProbeAfterResetSlidingWindow(t *testing.T) {
 
 // Without an answer the probing is bounded: a new probe every AssumedReset.
 func TestProbeUnansweredRepeats(t *testing.T) {
-	g := newGuard(t, Options{AssumedReset: limit.Duration(2 * time.Second)})
+	g := newGuard(t, Options{AssumedReset: headroom.Duration(2 * time.Second)})
 	g.Observe("h", Response{Status: 200, Header: xh(0, 100, 10*time.Second)}, t0)
 	at := t0.Add(10 * time.Second)
 	for i := range 3 {
@@ -320,7 +321,7 @@ func TestStateWindowDocumentedOrLearned(t *testing.T) {
 
 // With no limit published (IETF without a policy), a cost above what
 // remains waits for the reset: nothing says it could never fit.
-func TestAdmitNWithoutLimitWaitsForRoom(t *testing.T) {
+func TestTryAcquireWithoutLimitWaitsForRoom(t *testing.T) {
 	g := newGuard(t, Options{})
 	h := http.Header{"Ratelimit": {`"default";r=5;t=60`}}
 	g.Observe("h", Response{Status: 200, Header: h}, t0)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/internal/backoffcurve"
-	"github.com/headroom-go/headroom/limit"
 )
 
 // Options configures a Guard. The zero value is a complete configuration:
@@ -44,12 +43,12 @@ type Options struct {
 	// Retry-After, a reset, a backoff. Default DefaultMaxRetryAfter (5 min);
 	// see there for why. A server asking for more is held for the cap and
 	// then asked again.
-	MaxRetryAfter limit.Duration `json:"maxRetryAfter,omitempty"`
+	MaxRetryAfter headroom.Duration `json:"maxRetryAfter,omitempty"`
 
 	// MaxWait is the longest Acquire holds a caller for the quota; a longer
 	// wait is refused at once with ReasonMaxWait. Default: MaxRetryAfter, so
 	// Acquire only ever refuses for the context's deadline.
-	MaxWait limit.Duration `json:"maxWait,omitempty"`
+	MaxWait headroom.Duration `json:"maxWait,omitempty"`
 
 	// RefuseAtOnce makes Acquire refuse an attempt the key has no room for
 	// (no in-flight slot, or no allowance) rather than hold it until there
@@ -62,14 +61,14 @@ type Options struct {
 	// response; after it the key is treated as reset and its entry is
 	// dropped. Default 1 h,
 	// the longest common window (GitHub's hourly quota).
-	TTL limit.Duration `json:"ttl,omitempty"`
+	TTL headroom.Duration `json:"ttl,omitempty"`
 
 	// AssumedReset is how long a key inside its reserve is held when the
 	// server publishes no reset (Shopify's used/size, IETF without t); after
 	// it one probe goes out and its response tells the truth. Default 1 s:
 	// Shopify's bucket leaks 2 requests a second on its Standard plan, so a
 	// second frees the probe and one more.
-	AssumedReset limit.Duration `json:"assumedReset,omitempty"`
+	AssumedReset headroom.Duration `json:"assumedReset,omitempty"`
 
 	// MeterProvider receives the guard's metrics (telemetry's
 	// headroom.quota.*); nil means the global one.
@@ -154,7 +153,7 @@ func (o *Options) Validate() error {
 	}
 	durs := []struct {
 		field string
-		v     limit.Duration
+		v     headroom.Duration
 	}{
 		{"MaxRetryAfter", o.MaxRetryAfter}, {"MaxWait", o.MaxWait}, {"TTL", o.TTL}, {"AssumedReset", o.AssumedReset},
 	}

@@ -1,0 +1,147 @@
+package fleet
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/headroom-go/headroom"
+	"github.com/headroom-go/headroom/limit/adaptive"
+)
+
+// Options configure a shared limiter. Processes whose limiters have the
+// same Prefix and Name, on the same Redis, share one limit; so give each
+// quota its own Name, and build it with the same shape everywhere.
+type Options struct {
+	// Name names the limit in Redis, errors and telemetry; required.
+	Name string
+	// Prefix starts every key, default "headroom". Keys are
+	// "{Prefix:Name}:kind": the braces are a Redis Cluster hash tag, so
+	// one limit's keys share a slot.
+	Prefix string
+
+	// Segments is how finely the window slides (PerWindow only); 0 means 8.
+	Segments int
+
+	// QueueLimit is how many permits' worth of this process's callers may
+	// wait, in FIFO order, for permits to free; 0, the default, refuses at
+	// once with the exact RetryAfter.
+	QueueLimit int
+
+	// Batch, above 1, lets the process take at least Batch permits in
+	// one round trip when several of its callers want permits at once,
+	// and hand them out itself; what is left serves the next callers.
+	// Redis then sees a fraction of the calls; in exchange the fleet may
+	// admit up to Batch permits per process more than the limit over a
+	// span (docs/fleet.md). Without it, callers that come while a round
+	// trip is out still share the next one, which asks for exactly what
+	// they want.
+	Batch int
+
+	// FailOpen chooses what happens while Redis cannot be reached. False,
+	// the default, fails closed: AcquireN returns an *UnavailableError
+	// (ErrUnavailable), never a throttle. True fails open to this
+	// process's share: the limit divided by Instances' last count,
+	// enforced in the process.
+	FailOpen bool
+	// Instances counts the processes sharing the limit, for FailOpen's
+	// share; nil counts one. An *Instances keeps its last count while
+	// Redis is down.
+	Instances adaptive.InstanceCounter
+
+	// Timeout bounds every call to Redis; default 100ms.
+	Timeout time.Duration
+
+	// MeterProvider receives the Redis latency and errors; nil means the
+	// global one.
+	MeterProvider metric.MeterProvider
+}
+
+// Defaults.
+const (
+	defaultPrefix   = "headroom"
+	defaultTimeout  = 100 * time.Millisecond
+	defaultSegments = 8
+)
+
+// Bounds that keep the scripts' microsecond arithmetic exact.
+const (
+	maxPermitsPerSecond = 1e6 // an emission interval of 1 µs
+	maxPermits          = 1e9
+)
+
+func (o *Options) withDefaults() Options {
+	c := *o
+	if c.Prefix == "" {
+		c.Prefix = defaultPrefix
+	}
+	if c.Timeout == 0 {
+		c.Timeout = defaultTimeout
+	}
+	if c.Segments == 0 {
+		c.Segments = defaultSegments
+	}
+	if c.Instances == nil {
+		c.Instances = adaptive.StaticInstances(1)
+	}
+	return c
+}
+
+// key is the Redis key of kind for this limit.
+func (o *Options) key(kind string) string {
+	return "{" + o.Prefix + ":" + o.Name + "}:" + kind
+}
+
+// validate lists every problem with o and the shape's own settings.
+func (o *Options) validate(shape ...error) error {
+	var errs []error
+	bad := func(field string, v any, want string) {
+		errs = append(errs, &headroom.ConfigError{Package: "fleet", Field: field, Value: v, Want: want})
+	}
+	if o.Name == "" {
+		bad("Options.Name", o.Name, "a name: processes that share a limit share its name")
+	}
+	if strings.ContainsAny(o.Name+o.Prefix, "{}") {
+		bad("Options.Name", o.Prefix+":"+o.Name, "no braces: they delimit the key's hash tag")
+	}
+	if o.Segments < 0 || o.Segments > 1000 {
+		bad("Options.Segments", o.Segments, "0 (8) to 1000")
+	}
+	if o.QueueLimit < 0 {
+		bad("Options.QueueLimit", o.QueueLimit, "0 (refuse at once) or more permits")
+	}
+	if o.Batch < 0 || o.Batch > maxPermits {
+		bad("Options.Batch", o.Batch, "0 (off) to 1e9 permits")
+	}
+	if o.Timeout < 0 {
+		bad("Options.Timeout", o.Timeout, "a duration above 0 (0: 100ms)")
+	}
+	return errors.Join(append(errs, shape...)...)
+}
+
+// rateProblems checks PerSecond's rate and burst.
+func rateProblems(rate float64, burst int) []error {
+	var errs []error
+	if !(rate > 0 && rate <= maxPermitsPerSecond) || math.IsInf(rate, 0) {
+		errs = append(errs, &headroom.ConfigError{Package: "fleet", Field: "permitsPerSecond", Value: rate, Want: "above 0, at most 1e6"})
+	}
+	if burst < 0 || burst > maxPermits {
+		errs = append(errs, &headroom.ConfigError{Package: "fleet", Field: "burst", Value: burst, Want: "0 (one second's worth) to 1e9 permits"})
+	}
+	return errs
+}
+
+// windowProblems checks PerWindow's permits and window.
+func windowProblems(permits int, window time.Duration) []error {
+	var errs []error
+	if permits < 1 || permits > maxPermits {
+		errs = append(errs, &headroom.ConfigError{Package: "fleet", Field: "permits", Value: permits, Want: "1 to 1e9"})
+	}
+	if window < time.Millisecond {
+		errs = append(errs, &headroom.ConfigError{Package: "fleet", Field: "window", Value: window, Want: "1ms or more"})
+	}
+	return errs
+}

@@ -1,0 +1,61 @@
+package fleet
+
+import (
+	"math"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/headroom-go/headroom/internal/metrics"
+	"github.com/headroom-go/headroom/limit"
+)
+
+// PerSecond returns a token bucket of permitsPerSecond holding burst
+// permits (0: one second's worth, at least 1), shared by every process that builds it with the same
+// Prefix and Name on the same Redis (a single node, Sentinel or Cluster).
+// The bucket starts full. It is the generic cell rate algorithm, run in one
+// Lua script on the Redis server's clock: one round trip per acquire, an
+// exact RetryAfter, and a key that expires once the bucket is full again.
+// Over any span of d seconds it grants at most burst + d × permitsPerSecond
+// permits (plus the batching bound, docs/fleet.md). The rate is at most
+// 1e6 a second.
+//
+// It returns every problem with the settings at once, each a
+// *headroom.ConfigError.
+func PerSecond(c redis.UniversalClient, permitsPerSecond float64, burst int, o Options) (limit.Limiter, error) {
+	if err := o.validate(append(rateProblems(permitsPerSecond, burst), clientProblem(c))...); err != nil {
+		return nil, err
+	}
+	o = o.withDefaults()
+	if burst == 0 {
+		burst = int(max(math.Ceil(permitsPerSecond), 1))
+	}
+	interval := float64(time.Second/time.Microsecond) / permitsPerSecond
+	l := newLimiter(c, o, burst, metrics.OpTokenBucket, gcraScript, o.key("bucket"), interval, burst)
+	l.share.build = func(n int) (limit.Limiter, error) {
+		return limit.PerSecond(permitsPerSecond/float64(n), max(burst/n, 1),
+			limit.WithQueueLimit(o.QueueLimit), limit.WithName(o.Name), limit.WithMeterProvider(o.MeterProvider))
+	}
+	return l, nil
+}
+
+// newLimiter builds the shared limiter of capacity permits running script
+// on key with the shape's arguments.
+func newLimiter(c redis.UniversalClient, o Options, capacity int, op string, script *redis.Script, key string, args ...any) *limiter {
+	m := metrics.NewFleet(o.MeterProvider, o.Name)
+	return &limiter{
+		name:     o.Name,
+		capacity: capacity,
+		bucket: &scriptBucket{
+			call:   &caller{client: c, timeout: o.Timeout, metrics: m},
+			script: script, keys: []string{key}, args: args, op: op,
+		},
+		batch:      o.Batch,
+		queueLimit: o.QueueLimit,
+		circuit:    newCircuit(),
+		failOpen:   o.FailOpen,
+		share:      &share{counter: o.Instances},
+		metrics:    m,
+		epoch:      time.Now(),
+	}
+}

@@ -1,0 +1,111 @@
+package fleet
+
+import "github.com/redis/go-redis/v9"
+
+// The scripts read the time with TIME, so every process is judged by the
+// Redis server's clock and the clients' clocks do not matter. Times inside
+// them are microseconds since clockBase, which keeps them near 10^14, where
+// a double still resolves a sixteenth of a microsecond. Numbers written back
+// to Redis go through string.format, because Lua's own number-to-string
+// conversion prints 14 significant digits and would round them.
+//
+// Every script starts by asking for effects replication: a script that reads
+// TIME and then writes must be replicated by its effects, which Redis 5 and
+// later do by default and Redis 3.2 and 4 do on request.
+//
+// Each script touches only the keys passed in KEYS, as Redis Cluster
+// requires, and every key it writes gets an expiry.
+
+// clockBase is 2023-11-14 22:13:20 UTC in seconds, the zero of the scripts'
+// microsecond clock.
+const clockBase = 1700000000
+
+const scriptClock = `
+if redis.replicate_commands then redis.replicate_commands() end
+local t = redis.call('TIME')
+local now = (tonumber(t[1]) - 1700000000) * 1000000 + tonumber(t[2])
+`
+
+// gcraScript is the generic cell rate algorithm (ITU-T I.371) over one key
+// holding the theoretical arrival time (TAT). ARGV: the emission interval in
+// µs, the burst in permits, need, want. It grants between need and want
+// permits, as many as are free, or none; it returns {granted, retry after
+// in µs (0 when granted), the server's now in µs}. A permit is free when
+// granting it keeps the TAT within burst intervals of now, so over any span
+// of d µs it grants at most burst + d/interval permits. A refusal writes
+// nothing; its retry after is exact: the instant need permits are free.
+var gcraScript = redis.NewScript(scriptClock + `
+local interval = tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local need = tonumber(ARGV[3])
+local want = tonumber(ARGV[4])
+local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
+if tat < now then tat = now end
+local free = math.floor((now - tat) / interval + burst + 1e-9)
+if free < need then
+  return {0, math.ceil(tat + (need - burst) * interval - now), now}
+end
+local granted = math.min(want, free)
+tat = tat + granted * interval
+redis.call('SET', KEYS[1], string.format('%.17g', tat), 'PX', math.ceil((tat - now) / 1000) + 1)
+return {granted, 0, now}
+`)
+
+// windowScript is a sliding window over one hash. The time is cut into
+// segments of ARGV[2] µs; for each segment with grants the hash holds the
+// permits granted in it (field c<segment>) and when the last of them was
+// granted (field l<segment>). A segment's permits are free again, all
+// together, one window after its last grant, so every span of one window
+// holds at most the limit, at any alignment. ARGV: the window in µs, the
+// segment in µs, the limit, need, want. It returns as gcraScript does; the
+// retry after of a refusal is exact: when enough segments will have expired
+// for need permits to fit.
+var windowScript = redis.NewScript(scriptClock + `
+local window = tonumber(ARGV[1])
+local segment = tonumber(ARGV[2])
+local limit = tonumber(ARGV[3])
+local need = tonumber(ARGV[4])
+local want = tonumber(ARGV[5])
+local h = redis.call('HGETALL', KEYS[1])
+local count, last = {}, {}
+for i = 1, #h, 2 do
+  local kind, seg = string.sub(h[i], 1, 1), string.sub(h[i], 2)
+  if kind == 'c' then count[seg] = tonumber(h[i + 1]) else last[seg] = tonumber(h[i + 1]) end
+end
+local live, total = {}, 0
+for seg, c in pairs(count) do
+  local l = last[seg] or 0
+  if l + window <= now then
+    redis.call('HDEL', KEYS[1], 'c' .. seg, 'l' .. seg)
+  else
+    total = total + c
+    live[#live + 1] = {l, c}
+  end
+end
+if limit - total < need then
+  table.sort(live, function(a, b) return a[1] < b[1] end)
+  local left = total
+  for _, s in ipairs(live) do
+    left = left - s[2]
+    if limit - left >= need then return {0, math.ceil(s[1] + window - now), now} end
+  end
+  return {0, window, now}
+end
+local granted = math.min(want, limit - total)
+local seg = string.format('%.0f', math.floor(now / segment))
+redis.call('HINCRBY', KEYS[1], 'c' .. seg, granted)
+redis.call('HSET', KEYS[1], 'l' .. seg, string.format('%.0f', now))
+redis.call('PEXPIRE', KEYS[1], math.ceil(window / 1000) + 1)
+return {granted, 0, now}
+`)
+
+// heartbeatScript records one process's heartbeat in a sorted set scored by
+// the server's time, drops the members whose last heartbeat is ARGV[2] µs
+// old or older, keeps the set for ARGV[3] ms, and returns how many members
+// are left. ARGV[1] is the process's id.
+var heartbeatScript = redis.NewScript(scriptClock + `
+redis.call('ZADD', KEYS[1], string.format('%.0f', now), ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('%.0f', now - tonumber(ARGV[2])))
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return redis.call('ZCARD', KEYS[1])
+`)

@@ -1,0 +1,61 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+
+	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/limit/adaptive"
+)
+
+// share is what failing open enforces while Redis is out of reach: this
+// process's share of the limit — the limit divided by the last instance
+// count — in a limiter of the limit package. It is rebuilt, empty, when the
+// count changes.
+type share struct {
+	counter adaptive.InstanceCounter
+	build   func(n int) (limit.Limiter, error)
+	cur     atomic.Pointer[shareOf]
+	mu      sync.Mutex
+}
+
+type shareOf struct {
+	n   int
+	lim limit.Limiter
+}
+
+// acquire takes cost permits from the share, as limit's limiters do. A
+// cost the share can never hold, though the whole limit could, is refused
+// as a throttle: it is a matter of waiting for Redis, not a bad request.
+func (s *share) acquire(ctx context.Context, name string, cost int) (limit.Lease, error) {
+	lim, err := s.get()
+	if err != nil {
+		return limit.Lease{}, &UnavailableError{Limiter: name, Err: err}
+	}
+	l, err := lim.AcquireN(ctx, cost)
+	if errors.Is(err, limit.ErrCost) {
+		return limit.Lease{}, &limit.RateLimitedError{Limiter: name, Reason: limit.ReasonNoPermit}
+	}
+	return l, err
+}
+
+// get returns the limiter of the current share.
+func (s *share) get() (limit.Limiter, error) {
+	n := max(s.counter.Instances(), 1)
+	if c := s.cur.Load(); c != nil && c.n == n {
+		return c.lim, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c := s.cur.Load(); c != nil && c.n == n {
+		return c.lim, nil
+	}
+	lim, err := s.build(n)
+	if err != nil {
+		return nil, err
+	}
+	s.cur.Store(&shareOf{n: n, lim: lim})
+	return lim, nil
+}

@@ -1,0 +1,118 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/headroom-go/headroom"
+	"github.com/headroom-go/headroom/limit"
+)
+
+// Each acquire is one command to Redis, as with go-redis/redis_rate.
+func TestPerSecondOneRoundTripPerAcquire(t *testing.T) {
+	c, prefix := testRedis(t)
+	lim, err := PerSecond(c, 1e6, 1e6, Options{Name: "rt", Prefix: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := lim.Acquire(ctx); err != nil { // loads the script if the server lacks it
+		t.Fatal(err)
+	}
+	hook := &countingHook{}
+	c.AddHook(hook)
+	for range 100 {
+		if _, err := lim.Acquire(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := hook.n.Load(); n != 100 {
+		t.Errorf("100 acquires sent %d commands, want 100", n)
+	}
+}
+
+// Two limiters on one name share one window: what one takes, the other
+// cannot, and the refusal says when the first permit frees.
+func TestPerWindowSharedBetweenLimiters(t *testing.T) {
+	c, prefix := testRedis(t)
+	o := Options{Name: "win", Prefix: prefix}
+	a, err := PerWindow(c, 5, 10*time.Second, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := PerWindow(c, 5, 10*time.Second, o)
+	ctx := context.Background()
+	if _, err := a.AcquireN(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.AcquireN(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	_, err = b.Acquire(ctx)
+	var rl *limit.RateLimitedError
+	if !errors.As(err, &rl) || rl.Reason != limit.ReasonNoPermit || rl.RetryAfter <= 9*time.Second || rl.RetryAfter > 10*time.Second {
+		t.Errorf("sixth permit: %v, want a no_permit refusal, retry after just under 10s", err)
+	}
+}
+
+// Every problem with the settings is reported at once, each a
+// headroom.ConfigError.
+func TestOptionsReportEveryProblem(t *testing.T) {
+	c, _ := testRedis(t)
+	_, err := PerSecond(c, 0, -1, Options{QueueLimit: -1, Batch: -1, Timeout: -1})
+	if !errors.Is(err, headroom.ErrConfig) {
+		t.Fatalf("err = %v, want ErrConfig", err)
+	}
+	if n := len(err.(interface{ Unwrap() []error }).Unwrap()); n != 6 {
+		t.Errorf("%d problems reported, want 6 (name, burst, queue, batch, timeout, rate):\n%v", n, err)
+	}
+	if _, err := PerWindow(c, 0, 0, Options{Name: "{x}"}); err == nil || len(err.(interface{ Unwrap() []error }).Unwrap()) != 3 {
+		t.Errorf("PerWindow: %v, want 3 problems (braces, permits, window)", err)
+	}
+}
+
+// Three processes' limiters with batching, on the real server, admit over
+// any span no more than the bucket allows plus their batching bounds; the
+// grant times are the leases', on this host's clock, which Redis shares.
+func TestPropertyOnRedis(t *testing.T) {
+	c, prefix := testRedis(t)
+	const rate, burst, batch, callers = 2000, 20, 8, 8
+	var rec recorder
+	var wg sync.WaitGroup
+	end := time.Now().Add(500 * time.Millisecond)
+	for range 3 {
+		lim, err := PerSecond(c, rate, burst, Options{Name: "prop", Prefix: prefix, Batch: batch, QueueLimit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := lim.(*limiter)
+		for range callers {
+			wg.Go(func() {
+				for time.Now().Before(end) {
+					ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+					lease, err := l.Acquire(ctx)
+					cancel()
+					if err == nil {
+						rec.add(l, lease)
+					}
+				}
+			})
+		}
+	}
+	wg.Wait()
+	bound := 3 * batchBound(batch, callers, 1)
+	for _, d := range []time.Duration{10 * time.Millisecond, 100 * time.Millisecond, 400 * time.Millisecond} {
+		allowed := burst + int(d.Seconds()*rate) + bound
+		if got := maxInSpan(rec.adm, d); got > allowed {
+			t.Errorf("%d permits in a span of %v, over %d", got, d, allowed)
+		}
+	}
+	// The limit is used, not just respected: at least 90% of what the
+	// bucket gave in the run's first 400 ms.
+	if got, want := maxInSpan(rec.adm, 400*time.Millisecond), int(0.9*(burst+0.4*rate)); got < want {
+		t.Errorf("only %d permits in 400ms, want at least %d", got, want)
+	}
+}

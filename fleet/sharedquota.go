@@ -1,0 +1,227 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/headroom-go/headroom/internal/metrics"
+	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/limit/quota"
+)
+
+// SharedQuota is the fleet's shared view of the quotas a service publishes.
+// What one process learns from a response — the remaining allowance, the
+// reset, a Retry-After — is seen by every process whose SharedQuota has the
+// same Prefix and Name, and each process reserves the units of its attempts
+// from the shared remaining, so N processes cannot all spend it.
+//
+// It sits beside each process's quota.Guard, which goes on doing what only
+// the process can (backoff, probing after a reset, in-flight caps): before
+// an attempt call Acquire and then the guard; after it, Observe, which
+// feeds the guard too.
+//
+//	if err := sq.Acquire(ctx, key, 1); err != nil {
+//		return err // *limit.RateLimitedError: the fleet has spent the quota
+//	}
+//	// ... the guard's pre-attempt step, the attempt ...
+//	sq.Observe(ctx, key, quota.Response{Status: resp.StatusCode, Header: resp.Header}, time.Now())
+//
+// The reserve kept back is 2% of the published limit, rounded down, as the
+// guard's default; it is for traffic outside the fleet. While Redis cannot
+// be reached the failure policy decides (Options.FailOpen): failing open
+// admits, leaving the decision to each process's guard; failing closed
+// refuses with an *UnavailableError. Options.QueueLimit above 0 makes
+// Acquire wait, up to the context's deadline, instead of refusing.
+type SharedQuota struct {
+	call     *caller
+	guard    *quota.Guard
+	name     string
+	prefix   string
+	wait     bool
+	failOpen bool
+	circuit  *circuit
+}
+
+const (
+	// quotaReserve is the fraction of the published limit kept back.
+	quotaReserve = 0.02
+	// quotaUnknownReset is how long an attempt waits when the shared
+	// remaining is spent and no reset was published: the quota guard's
+	// default AssumedReset.
+	quotaUnknownReset = time.Second
+	// quotaKeep is the least time a view is kept after a response.
+	quotaKeep = time.Minute
+)
+
+// NewSharedQuota returns the shared view o.Name on c (o.Prefix, o.Timeout,
+// o.FailOpen, o.QueueLimit and o.MeterProvider apply; the other fields are
+// the limiters'). guard, when not nil, is this process's guard, which
+// Observe feeds as well.
+func NewSharedQuota(c redis.UniversalClient, guard *quota.Guard, o Options) (*SharedQuota, error) {
+	if err := o.validate(clientProblem(c)); err != nil {
+		return nil, err
+	}
+	o = o.withDefaults()
+	return &SharedQuota{
+		call:     &caller{client: c, timeout: o.Timeout, metrics: metrics.NewFleet(o.MeterProvider, o.Name)},
+		guard:    guard,
+		name:     o.Name,
+		prefix:   o.Prefix,
+		wait:     o.QueueLimit > 0,
+		failOpen: o.FailOpen,
+		circuit:  newCircuit(),
+	}, nil
+}
+
+// key is the hash of a quota key; each has its own hash tag, so that a
+// Cluster spreads the keys of one service over its slots.
+func (s *SharedQuota) key(k string) string {
+	return "{" + s.prefix + ":" + s.name + ":" + k + "}:quota"
+}
+
+// Observe takes what a response for key published, for every process: the
+// binding bucket's remaining, limit and reset (quota.Parse) and the
+// Retry-After (quota.ParseRetryAfter); now is when it was read. It feeds
+// this process's guard first. A response that publishes nothing is not
+// sent to Redis. The error is Redis's; the guard has been fed regardless.
+func (s *SharedQuota) Observe(ctx context.Context, key string, r quota.Response, now time.Time) error {
+	if s.guard != nil {
+		s.guard.Observe(key, r, now)
+	}
+	q, hasQuota := quota.Parse(r.Header, now)
+	ra, hasRA := quota.ParseRetryAfter(r.Header, now)
+	if !hasQuota && !hasRA {
+		return nil
+	}
+	var resetIn time.Duration
+	if hasQuota && !q.Reset.IsZero() {
+		resetIn = max(q.Reset.Sub(now), time.Microsecond)
+	}
+	keep := max(resetIn, ra, quotaKeep)
+	if !s.circuit.allow() {
+		return errCircuitOpen
+	}
+	err := s.call.do(ctx, metrics.OpQuotaPublish, func(ctx context.Context) error {
+		return quotaPublishScript.Run(ctx, s.call.client, []string{s.key(key)}, boolArg(hasQuota), q.Remaining, q.Limit,
+			resetIn.Microseconds(), ra.Microseconds(), keep.Milliseconds()).Err()
+	})
+	s.noteCall(ctx, err)
+	return err
+}
+
+func boolArg(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// noteCall tells the circuit how a call went.
+func (s *SharedQuota) noteCall(ctx context.Context, err error) {
+	switch {
+	case err == nil:
+		s.circuit.succeeded()
+	case ctx.Err() != nil:
+		s.circuit.released()
+	default:
+		s.circuit.failed()
+	}
+}
+
+// Acquire reserves cost units of key's shared remaining for an attempt. It
+// returns nil when the attempt may go, as far as the fleet is concerned;
+// otherwise a *limit.RateLimitedError whose RetryAfter is until the reset
+// or the end of a Retry-After — at once, or, with Options.QueueLimit, after
+// waiting for it when the context's deadline allows (else at once, with
+// limit.ReasonDeadline). A cost below 1 counts as 1.
+func (s *SharedQuota) Acquire(ctx context.Context, key string, cost int64) error {
+	cost = max(cost, 1)
+	for {
+		wait, err := s.reserve(ctx, key, cost)
+		if err != nil || wait == 0 {
+			return err
+		}
+		if !s.wait {
+			return &limit.RateLimitedError{Limiter: s.name, RetryAfter: wait, Reason: limit.ReasonNoPermit}
+		}
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+			return &limit.RateLimitedError{Limiter: s.name, RetryAfter: wait, Reason: limit.ReasonDeadline}
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return waitEnded(ctx, s.name)
+		}
+	}
+}
+
+// reserve runs quotaReserveScript: 0 when the units were taken, else the
+// wait; Redis's failure goes to the failure policy.
+func (s *SharedQuota) reserve(ctx context.Context, key string, cost int64) (time.Duration, error) {
+	if !s.circuit.allow() {
+		return 0, s.fallBack(errCircuitOpen)
+	}
+	var r []int64
+	err := s.call.do(ctx, metrics.OpQuotaReserve, func(ctx context.Context) error {
+		var err error
+		r, err = quotaReserveScript.Run(ctx, s.call.client, []string{s.key(key)}, cost, quotaReserve,
+			quotaUnknownReset.Microseconds()).Int64Slice()
+		if err == nil && len(r) != 2 {
+			err = fmt.Errorf("fleet: quota reserve script answered %d values, want 2", len(r))
+		}
+		return err
+	})
+	s.noteCall(ctx, err)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return 0, waitEnded(ctx, s.name)
+	case err != nil:
+		return 0, s.fallBack(err)
+	case r[0] == 1:
+		return 0, nil
+	}
+	return max(time.Duration(r[1])*time.Microsecond, 1), nil
+}
+
+// fallBack decides an attempt Redis could not: failing open admits it
+// (this process's guard still decides), failing closed refuses it.
+func (s *SharedQuota) fallBack(err error) error {
+	s.call.metrics.FellBack(s.failOpen)
+	if s.failOpen {
+		return nil
+	}
+	return &UnavailableError{Limiter: s.name, Err: err}
+}
+
+// State is the shared view of key, for dashboards and tests: Remaining,
+// Limit, Reset and BlockedUntil (times on this process's clock), and Known
+// when the view holds figures whose window has not passed. Updated,
+// InFlight, Window and Probing are the guard's to tell, and are zero.
+func (s *SharedQuota) State(ctx context.Context, key string) (quota.State, error) {
+	var r []int64
+	err := s.call.do(ctx, metrics.OpQuotaRead, func(ctx context.Context) error {
+		var err error
+		r, err = quotaReadScript.Run(ctx, s.call.client, []string{s.key(key)}).Int64Slice()
+		if err == nil && len(r) != 5 {
+			err = fmt.Errorf("fleet: quota read script answered %d values, want 5", len(r))
+		}
+		return err
+	})
+	if err != nil {
+		return quota.State{}, err
+	}
+	now := time.Now()
+	st := quota.State{Known: r[0] == 1, Remaining: r[1], Limit: r[2]}
+	if r[3] > 0 {
+		st.Reset = now.Add(time.Duration(r[3]) * time.Microsecond)
+	}
+	if r[4] > 0 {
+		st.BlockedUntil = now.Add(time.Duration(r[4]) * time.Microsecond)
+	}
+	return st, nil
+}

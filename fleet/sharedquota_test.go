@@ -1,0 +1,160 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/limit/quota"
+)
+
+// published is a response publishing remaining of limit, resetting in
+// reset seconds (draft-ietf-httpapi-ratelimit-headers ≤ -06 fields).
+func published(remaining, limit, reset string) quota.Response {
+	h := http.Header{}
+	h.Set("RateLimit-Limit", limit)
+	h.Set("RateLimit-Remaining", remaining)
+	h.Set("RateLimit-Reset", reset)
+	return quota.Response{Status: http.StatusOK, Header: h}
+}
+
+func newTestQuota(t *testing.T, c redis.UniversalClient, prefix string, g *quota.Guard) *SharedQuota {
+	t.Helper()
+	s, err := NewSharedQuota(c, g, Options{Name: "svc", Prefix: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// What one process reads from a response, another sees; the reserve (2%
+// of 100) is kept back, and the last unit above it goes to whichever asks
+// first.
+func TestSharedQuotaSeenByEveryProcess(t *testing.T) {
+	c, prefix := testRedis(t)
+	ctx := context.Background()
+	a, b := newTestQuota(t, c, prefix, nil), newTestQuota(t, c, prefix, nil)
+	if err := a.Observe(ctx, "api", published("3", "100", "30"), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	st, err := b.State(ctx, "api")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.Known || st.Remaining != 3 || st.Limit != 100 || time.Until(st.Reset) < 29*time.Second {
+		t.Errorf("b sees %+v, want 3 of 100 known, reset in 30s", st)
+	}
+	if err := a.Acquire(ctx, "api", 1); err != nil {
+		t.Errorf("a, the unit above the reserve: %v", err)
+	}
+	err = b.Acquire(ctx, "api", 1)
+	var rl *limit.RateLimitedError
+	if !errors.As(err, &rl) || rl.RetryAfter < 29*time.Second || rl.RetryAfter > 30*time.Second {
+		t.Errorf("b, inside the reserve: %v, want a refusal until the reset", err)
+	}
+}
+
+// A Retry-After one process receives blocks the key for every process.
+func TestSharedQuotaRetryAfterBlocksEveryone(t *testing.T) {
+	c, prefix := testRedis(t)
+	ctx := context.Background()
+	a, b := newTestQuota(t, c, prefix, nil), newTestQuota(t, c, prefix, nil)
+	h := http.Header{"Retry-After": {"5"}}
+	a.Observe(ctx, "api", quota.Response{Status: http.StatusTooManyRequests, Header: h}, time.Now())
+	err := b.Acquire(ctx, "api", 1)
+	var rl *limit.RateLimitedError
+	if !errors.As(err, &rl) || rl.RetryAfter <= 4900*time.Millisecond || rl.RetryAfter > 5*time.Second {
+		t.Errorf("b: %v, want a refusal for the Retry-After's 5s", err)
+	}
+	if st, _ := b.State(ctx, "api"); time.Until(st.BlockedUntil) < 4900*time.Millisecond {
+		t.Errorf("b's view: blocked until %v, want 5s ahead", st.BlockedUntil)
+	}
+}
+
+// Four processes racing for a published remaining of 50 (a reserve of 20
+// of 1,000) admit exactly the 30 above the reserve between them.
+func TestSharedQuotaProcessesCannotAllSpendIt(t *testing.T) {
+	c, prefix := testRedis(t)
+	ctx := context.Background()
+	views := make([]*SharedQuota, 4)
+	for i := range views {
+		views[i] = newTestQuota(t, c, prefix, nil)
+	}
+	views[0].Observe(ctx, "api", published("50", "1000", "60"), time.Now())
+	var admitted atomic.Int64
+	var wg sync.WaitGroup
+	for _, v := range views {
+		for range 20 {
+			wg.Go(func() {
+				if v.Acquire(ctx, "api", 1) == nil {
+					admitted.Add(1)
+				}
+			})
+		}
+	}
+	wg.Wait()
+	if n := admitted.Load(); n != 30 {
+		t.Errorf("%d attempts admitted, want 30", n)
+	}
+}
+
+// Within one window the view only lowers: a process answering late with a
+// higher figure does not undo the others' reservations. A later reset
+// starts a new window, whose figures are taken.
+func TestSharedQuotaWindows(t *testing.T) {
+	c, prefix := testRedis(t)
+	ctx := context.Background()
+	a, b := newTestQuota(t, c, prefix, nil), newTestQuota(t, c, prefix, nil)
+	now := time.Now()
+	a.Observe(ctx, "api", published("10", "100", "30"), now)
+	b.Observe(ctx, "api", published("20", "100", "30"), now)
+	if st, _ := a.State(ctx, "api"); st.Remaining != 10 {
+		t.Errorf("same window, a higher figure: remaining %d, want 10", st.Remaining)
+	}
+	b.Observe(ctx, "api", published("5", "100", "30"), now)
+	if st, _ := a.State(ctx, "api"); st.Remaining != 5 {
+		t.Errorf("same window, a lower figure: remaining %d, want 5", st.Remaining)
+	}
+	b.Observe(ctx, "api", published("90", "100", "90"), now)
+	if st, _ := a.State(ctx, "api"); st.Remaining != 90 || time.Until(st.Reset) < 89*time.Second {
+		t.Errorf("a new window: %+v, want 90 until 90s ahead", st)
+	}
+}
+
+// Observe feeds this process's own guard as well.
+func TestSharedQuotaFeedsTheGuard(t *testing.T) {
+	c, prefix := testRedis(t)
+	g, err := quota.New(quota.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newTestQuota(t, c, prefix, g)
+	now := time.Now()
+	s.Observe(context.Background(), "api", published("7", "100", "30"), now)
+	if st, ok := g.State("api", now); !ok || st.Remaining != 7 {
+		t.Errorf("the guard holds %+v, %v; want remaining 7", st, ok)
+	}
+}
+
+// With Redis gone, failing closed refuses with ErrUnavailable — not a
+// throttle — and failing open admits.
+func TestSharedQuotaFailurePolicy(t *testing.T) {
+	p := startPrivateRedis(t)
+	ctx := context.Background()
+	closed, _ := NewSharedQuota(p.client(t), nil, Options{Name: "svc", Timeout: 50 * time.Millisecond})
+	open, _ := NewSharedQuota(p.client(t), nil, Options{Name: "svc", Timeout: 50 * time.Millisecond, FailOpen: true})
+	p.stop()
+	if err := closed.Acquire(ctx, "api", 1); !errors.Is(err, ErrUnavailable) || errors.Is(err, limit.ErrRateLimited) {
+		t.Errorf("failing closed: %v, want ErrUnavailable and no throttle", err)
+	}
+	if err := open.Acquire(ctx, "api", 1); err != nil {
+		t.Errorf("failing open: %v, want nil", err)
+	}
+}
