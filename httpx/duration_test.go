@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
 	"github.com/headroom-go/headroom/telemetry"
 )
@@ -64,8 +65,8 @@ func TestClientRecordsRequestDuration(t *testing.T) {
 			}
 			for _, dp := range m.Data.(metricdata.Histogram[float64]).DataPoints {
 				v := func(k string) attribute.Value { x, _ := dp.Attributes.Value(attribute.Key(k)); return x }
-				got = append(got, series{v(telemetry.AttrHTTPMethod).AsString(), v(telemetry.AttrServerAddress).AsString(),
-					v(telemetry.AttrErrorType).AsString(), v(telemetry.AttrServerPort).AsInt64(), v(telemetry.AttrHTTPStatusCode).AsInt64(), dp.Count})
+				got = append(got, series{v(string(semconv.HTTPRequestMethodKey)).AsString(), v(string(semconv.ServerAddressKey)).AsString(),
+					v(string(semconv.ErrorTypeKey)).AsString(), v(string(semconv.ServerPortKey)).AsInt64(), v(string(semconv.HTTPResponseStatusCodeKey)).AsInt64(), dp.Count})
 			}
 		}
 	}

@@ -64,8 +64,8 @@
 //	headroom.fleet.instances           gauge      {instance}    processes counted
 //
 // And httpx's attempts as the semantic convention's
-// http.client.request.duration (histogram, s), with AttrHTTPMethod,
-// AttrHTTPStatusCode, AttrServerAddress, AttrServerPort and AttrErrorType.
+// http.client.request.duration (histogram, s), with the convention's
+// attributes (go.opentelemetry.io/otel/semconv).
 //
 // docs/telemetry.md describes each in full, with the PromQL for the common
 // questions; docs/dashboards holds a Grafana dashboard and alert rules.

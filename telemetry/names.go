@@ -149,8 +149,9 @@ const (
 	BudgetDenialsName = "headroom.runner.budget.denials"
 )
 
-// Quota guard instruments. Each carries AttrQuotaKey, for at most
-// QuotaKeysMax keys at a time; the guard's other keys go unreported.
+// Quota guard instruments. Each carries AttrQuotaKey, for at most 100 keys
+// at a time: the gauges leave the guard's other keys out, the refusals
+// count them as "_other".
 const (
 	// QuotaLimitName is the gauge of the published limit, unit "{unit}":
 	// the units the dependency grants per window.
@@ -176,27 +177,17 @@ const (
 	// the guard turned away: at once, or when its wait would outlast the
 	// deadline or MaxWait, or when the deadline ended it.
 	QuotaRefusalsName = "headroom.quota.refusals"
-
-	// QuotaKeysMax is the most keys the guard's gauges report at once.
-	QuotaKeysMax = 100
 )
 
 // HTTPClientRequestDurationName is the OpenTelemetry semantic convention's
 // http.client.request.duration: the duration of each HTTP attempt httpx
-// sends, in seconds, with AttrHTTPMethod, AttrHTTPStatusCode (when a
-// response came), AttrServerAddress, AttrServerPort and AttrErrorType
-// (when it failed). It counts what reached the transport, so it is the
-// dependency's view: attempts our limiters refused are not in it.
+// sends, in seconds, with the convention's attributes
+// (go.opentelemetry.io/otel/semconv): http.request.method,
+// http.response.status_code when a response came, server.address,
+// server.port, and error.type when it failed. It counts what reached the
+// transport, so it is the dependency's view: attempts our limiters refused
+// are not in it.
 const HTTPClientRequestDurationName = "http.client.request.duration"
-
-// Semantic-convention attribute keys on HTTPClientRequestDurationName.
-const (
-	AttrHTTPMethod     = "http.request.method"
-	AttrHTTPStatusCode = "http.response.status_code"
-	AttrServerAddress  = "server.address"
-	AttrServerPort     = "server.port"
-	AttrErrorType      = "error.type"
-)
 
 // Attribute keys.
 const (

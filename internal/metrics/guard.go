@@ -13,7 +13,11 @@ import (
 	"github.com/headroom-go/headroom/telemetry"
 )
 
-// otherKey stands for the keys past telemetry.QuotaKeysMax on the refusals
+// quotaKeysMax is the most keys a guard's gauges report at once, and its
+// refusals count by name.
+const quotaKeysMax = 100
+
+// otherKey stands for the keys past quotaKeysMax on the refusals
 // counter, so that a guard keyed by something unbounded cannot grow the
 // series without bound.
 const otherKey = "_other"
@@ -36,12 +40,12 @@ type Guard struct {
 	reg                              metric.Registration
 
 	mu   sync.Mutex
-	keys map[string]struct{} // keys counted by refusals, at most QuotaKeysMax
+	keys map[string]struct{} // keys counted by refusals, at most quotaKeysMax
 }
 
 // NewGuard registers the instruments of the guard called name with mp (nil:
 // the global meter provider). read reports the guard's keys, at most
-// QuotaKeysMax of them, each time the meter collects; it must not reference
+// quotaKeysMax of them, each time the meter collects; it must not reference
 // the guard that owns the Guard, or that guard is never collected. It
 // never fails: on error it reports through otel.Handle and returns nil.
 func NewGuard(mp metric.MeterProvider, name string, read func(report func(KeyState))) *Guard {
@@ -60,7 +64,7 @@ func NewGuard(mp metric.MeterProvider, name string, read func(report func(KeySta
 		g.reg, err = in.meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
 			n := 0
 			read(func(s KeyState) {
-				if n++; n <= telemetry.QuotaKeysMax {
+				if n++; n <= quotaKeysMax {
 					g.observe(o, s)
 				}
 			})
@@ -91,7 +95,7 @@ func (g *Guard) Refused(key, reason string) {
 	}
 	g.mu.Lock()
 	if _, ok := g.keys[key]; !ok {
-		if len(g.keys) < telemetry.QuotaKeysMax {
+		if len(g.keys) < quotaKeysMax {
 			g.keys[key] = struct{}{}
 		} else {
 			key = otherKey

@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
 	"github.com/headroom-go/headroom/telemetry"
 )
@@ -47,17 +48,17 @@ func (c *HTTPClient) Request(ctx context.Context, req *http.Request, resp *http.
 		return
 	}
 	kvs := make([]attribute.KeyValue, 0, 5)
-	kvs = append(kvs, attribute.String(telemetry.AttrHTTPMethod, method(req.Method)),
-		attribute.String(telemetry.AttrServerAddress, req.URL.Hostname()),
-		attribute.Int(telemetry.AttrServerPort, port(req)))
+	kvs = append(kvs, semconv.HTTPRequestMethodKey.String(method(req.Method)),
+		semconv.ServerAddressKey.String(req.URL.Hostname()),
+		semconv.ServerPortKey.Int(port(req)))
 	switch {
 	case err != nil:
-		kvs = append(kvs, attribute.String(telemetry.AttrErrorType, errorType(err)))
+		kvs = append(kvs, semconv.ErrorTypeKey.String(errorType(err)))
 	case resp.StatusCode >= 400:
-		kvs = append(kvs, attribute.Int(telemetry.AttrHTTPStatusCode, resp.StatusCode),
-			attribute.String(telemetry.AttrErrorType, strconv.Itoa(resp.StatusCode)))
+		kvs = append(kvs, semconv.HTTPResponseStatusCodeKey.Int(resp.StatusCode),
+			semconv.ErrorTypeKey.String(strconv.Itoa(resp.StatusCode)))
 	default:
-		kvs = append(kvs, attribute.Int(telemetry.AttrHTTPStatusCode, resp.StatusCode))
+		kvs = append(kvs, semconv.HTTPResponseStatusCodeKey.Int(resp.StatusCode))
 	}
 	c.duration.Record(ctx, d.Seconds(), metric.WithAttributes(kvs...))
 }
