@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/headroom-go/headroom"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 )
 
@@ -18,7 +19,7 @@ func BenchmarkGrantTelemetry(b *testing.B) {
 	defer mp.Shutdown(context.Background())
 	shapes := map[string]Options{
 		"PerSecond":   {PermitsPerSecond: 1e9, Burst: 1000},
-		"PerWindow":   {PerWindow: &WindowOptions{Permits: math.MaxInt32, Window: Duration(time.Hour)}},
+		"PerWindow":   {PerWindow: &WindowOptions{Permits: math.MaxInt32, Window: headroom.Duration(time.Hour)}},
 		"Concurrency": {Concurrency: 1000},
 	}
 	for name, o := range shapes {

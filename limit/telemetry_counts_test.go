@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/headroom-go/headroom"
 	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 )
@@ -25,7 +26,7 @@ func TestEveryShapeCountsThrottles(t *testing.T) {
 	r, mp := newReader(t)
 	shapes := map[string]Options{
 		"per_second":    {PermitsPerSecond: 10, Burst: 10},
-		"per_window":    {PerWindow: &WindowOptions{Permits: 10, Window: Duration(time.Second)}},
+		"per_window":    {PerWindow: &WindowOptions{Permits: 10, Window: headroom.Duration(time.Second)}},
 		"concurrency":   {Concurrency: 10},
 		"adaptive":      {Adaptive: &AdaptiveOptions{}},
 		"adaptive_rate": {AdaptiveRate: &AdaptiveRateOptions{}},
@@ -136,10 +137,10 @@ func TestShapesReportSaturation(t *testing.T) {
 		r, mp := newReader(t)
 		shapes := map[string]Options{
 			"per_second":    {PermitsPerSecond: 1, Burst: 10},
-			"per_window":    {PerWindow: &WindowOptions{Permits: 10, Window: Duration(time.Minute)}},
+			"per_window":    {PerWindow: &WindowOptions{Permits: 10, Window: headroom.Duration(time.Minute)}},
 			"concurrency":   {Concurrency: 10},
 			"adaptive":      {Adaptive: &AdaptiveOptions{Initial: 10, Maximum: 10}},
-			"adaptive_rate": {AdaptiveRate: &AdaptiveRateOptions{InitialUnitsPerMinute: 600, MinUnitsPerMinute: 600, MaxUnitsPerMinute: 600, BurstTime: Duration(time.Second)}},
+			"adaptive_rate": {AdaptiveRate: &AdaptiveRateOptions{InitialUnitsPerMinute: 600, MinUnitsPerMinute: 600, MaxUnitsPerMinute: 600, BurstTime: headroom.Duration(time.Second)}},
 		}
 		want := map[string]float64{}
 		got := map[string]float64{}

@@ -62,7 +62,7 @@ func newClients(mp metric.MeterProvider) ([]*client, error) {
 		return nil, err
 	}
 	batchClient, err := httpx.NewClient(httpx.WithMeterProvider(mp), httpx.WithResilience(batch),
-		httpx.WithRateLimit(limit.Options{Name: "batch-window", PerWindow: &limit.WindowOptions{Permits: 300, Window: limit.Duration(10 * time.Second)}},
+		httpx.WithRateLimit(limit.Options{Name: "batch-window", PerWindow: &limit.WindowOptions{Permits: 300, Window: headroom.Duration(10 * time.Second)}},
 			httpx.WithCost(func(*http.Request) int { return 2 })),
 		httpx.WithAdaptiveRate(limit.AdaptiveRateOptions{InitialUnitsPerMinute: 1800}, httpx.WithLimiterName("batch-rate")))
 	if err != nil {
