@@ -61,12 +61,17 @@
 //
 // # Telemetry
 //
-// Every limiter records through package telemetry (instrument names under
-// headroom.limiter), with the meter provider of Options.MeterProvider or
-// the global one. Each measurement carries the limiter's name and kind,
-// then Options.Attributes: the HTTP layer adds the host this way
-// (WithAttributes). The instruments are unregistered when the limiter is
-// collected, or by AdaptiveRateLimiter.Close.
+// Every limiter reports the metrics package telemetry names (under
+// headroom.limiter: leases and permits by outcome, the limit or rate, use
+// and availability, the queue, throttles, and the adaptive limiters'
+// figures), with the meter provider of Options.MeterProvider or the global
+// one. Each measurement carries the limiter's name and kind, then
+// Options.Attributes: the HTTP layer adds the host this way
+// (WithAttributes). Two live limiters with the same attributes are told
+// apart as name#2, name#3. A grant costs one atomic add; the gauges are
+// read when the meter collects. The instruments are unregistered when the
+// limiter is collected, or by AdaptiveRateLimiter.Close. docs/telemetry.md
+// lists every metric.
 //
 // # Time
 //
