@@ -3,6 +3,7 @@ package httpx
 import (
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/telemetry"
 )
@@ -26,7 +27,7 @@ func adaptiveRateLayer(o limit.AdaptiveRateOptions, c *limiterConfig, b *builder
 				name = host
 			}
 			opts = append(opts, limit.WithAttributes(attribute.String(telemetry.AttrHost, host),
-				attribute.String(telemetry.AttrLayer, telemetry.LayerAdaptiveRate)))
+				attribute.String(telemetry.AttrLayer, metrics.LayerAdaptiveRate)))
 		}
 		if name != "" {
 			opts = append(opts, limit.WithName(name))

@@ -30,12 +30,17 @@ type ResponseClassifier func(resp *http.Response) resilience.Verdict
 //
 // Retry-After is read with quota.ParseRetryAfter (delay seconds, fractional
 // too, an HTTP-date in its three forms, retry-after-ms), so it is never
-// negative and never above quota.DefaultMaxRetryAfter; the wait until a
+// negative and never above 5 minutes (as the quota guard caps a
+// Retry-After); the wait until a
 // reset is capped the same way. A wait the response names is a hint even
 // when it is 0 (Retry-After: 0, a date already past): the retry goes at
 // once. The runner caps either further by the
 // policy's MaximumDelay and deadline. A throttle without a hint waits on the
 // policy's ThrottledBackoff curve.
+// maxResetWait caps the wait until a published reset, as the quota guard
+// caps a Retry-After.
+const maxResetWait = 5 * time.Minute
+
 func Classify(resp *http.Response) resilience.Verdict {
 	return classifyAt(resp, time.Time{})
 }
@@ -123,7 +128,7 @@ func untilReset(h http.Header, now *time.Time) (d time.Duration, ok, spent bool)
 	if !ok {
 		return 0, false, true
 	}
-	return max(min(r.Sub(*now), quota.DefaultMaxRetryAfter), 0), true, true
+	return max(min(r.Sub(*now), maxResetWait), 0), true, true
 }
 
 // throttled is the adaptive layers' throttle classifier: a 429, or a 503

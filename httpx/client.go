@@ -127,7 +127,7 @@ func WithResilience(p *resilience.Policy) Option {
 // the host's first request, or one for every host with Shared. Each attempt
 // takes a permit of Cost units (default 1), waiting its turn in FIFO order
 // up to its deadline when none is free: in the layer, options that leave
-// QueueLimit at 0 get DefaultQueueLimit (WithRefuseAtOnce makes them refuse at
+// QueueLimit at 0 get a queue of 1,000 units (WithRefuseAtOnce makes them refuse at
 // once instead). A concurrency permit (shapes
 // Concurrency and Adaptive) is held until the response body is closed or
 // read to its end, others until the response arrives. What the response
@@ -262,10 +262,6 @@ func (t *Transport) Close() error {
 	t.closers = nil
 	return nil
 }
-
-// QuotaGuard is the transport's quota guard (the first, if several are
-// listed), for dashboards and tests; nil without one.
-func (t *Transport) QuotaGuard() *quota.Guard { return t.guard }
 
 // NewTransport builds the layers the options list, outermost first, over the
 // base transport, and checks them: a limiter layer (WithRateLimit,

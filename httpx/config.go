@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
-	"net/http"
 	"net/netip"
 	"reflect"
 	"sort"
@@ -19,6 +17,7 @@ import (
 
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/internal/jsonconfig"
+	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/limit/quota"
 	"github.com/headroom-go/headroom/resilience"
@@ -77,12 +76,12 @@ type LimiterConfig struct {
 	Shared bool `json:"shared,omitempty"`
 }
 
-// NoLimiter is the limiter name that means none, for a host override.
-const NoLimiter = "none"
+// noLimiter is the limiter name that means none, for a host override.
+const noLimiter = "none"
 
 // HostConfig is a host's override.
 type HostConfig struct {
-	// RateLimit names the host's limiter in Limiters, or NoLimiter.
+	// RateLimit names the host's limiter in Limiters, or noLimiter.
 	RateLimit string `json:"rateLimit,omitempty"`
 }
 
@@ -108,15 +107,6 @@ type ResilienceConfig struct {
 	// retry budget.
 	NoBreaker bool `json:"noBreaker,omitempty"`
 	NoBudget  bool `json:"noBudget,omitempty"`
-}
-
-// LoadConfig is ParseConfig reading from r.
-func LoadConfig(r io.Reader) (*Config, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, err
-	}
-	return ParseConfig(data)
 }
 
 // ParseConfig reads a Config from JSON and validates it. Every problem is
@@ -163,14 +153,14 @@ func (c *Config) Validate() error {
 		errs = append(errs, renamed("resilience", reflect.TypeFor[ResilienceConfig](), err)...)
 	}
 	for _, name := range sortedKeys(c.Limiters) {
-		if name == NoLimiter || name == "" {
+		if name == noLimiter || name == "" {
 			errs = append(errs, &headroom.ConfigError{Package: "httpx", Field: "limiters", Value: strconv.Quote(name), Want: `a name other than "" and "none"`})
 			continue
 		}
 		lc := c.Limiters[name]
 		errs = append(errs, renamed(fmt.Sprintf("limiters[%q]", name), reflect.TypeFor[LimiterConfig](), lc.Options.Validate())...)
 	}
-	if c.RateLimit != "" && c.RateLimit != NoLimiter {
+	if c.RateLimit != "" && c.RateLimit != noLimiter {
 		if _, ok := c.Limiters[c.RateLimit]; !ok {
 			errs = append(errs, &headroom.ConfigError{Package: "httpx", Field: "rateLimit", Value: strconv.Quote(c.RateLimit), Want: "the name of a limiter in limiters"})
 		}
@@ -186,7 +176,7 @@ func (c *Config) Validate() error {
 			seen[k] = h
 		}
 		n := c.Hosts[h].RateLimit
-		if n == "" || n == NoLimiter {
+		if n == "" || n == noLimiter {
 			continue
 		}
 		if _, ok := c.Limiters[n]; !ok {
@@ -288,22 +278,12 @@ func (c *Config) Options() ([]Option, error) {
 	return opts, nil
 }
 
-// NewClient builds the client c describes; opts come after c's own options
-// (WithTransport, WithMeterProvider, or further layers).
-func (c *Config) NewClient(opts ...Option) (*http.Client, error) {
-	o, err := c.Options()
-	if err != nil {
-		return nil, err
-	}
-	return NewClient(append(o, opts...)...)
-}
-
 func (c *Config) usesLimiters() bool {
-	if c.RateLimit != "" && c.RateLimit != NoLimiter {
+	if c.RateLimit != "" && c.RateLimit != noLimiter {
 		return true
 	}
 	for _, h := range c.Hosts {
-		if h.RateLimit != "" && h.RateLimit != NoLimiter {
+		if h.RateLimit != "" && h.RateLimit != noLimiter {
 			return true
 		}
 	}
@@ -381,7 +361,7 @@ func (c *Config) rateLimitOption() Option {
 	return limiterOption("rateLimit", nil, func(lc *limiterConfig, b *builder) (*hostSet, error) {
 		var mu sync.Mutex
 		shared := map[string]limit.Limiter{}
-		lc.idle = DefaultIdleTimeout
+		lc.idle = defaultIdleTimeout
 		for _, l := range c.Limiters {
 			if l.PerWindow != nil {
 				lc.idle = max(lc.idle, time.Duration(l.PerWindow.Window))
@@ -404,7 +384,7 @@ func (c *Config) rateLimitOption() Option {
 					name = h.RateLimit
 				}
 			}
-			if name == "" || name == NoLimiter {
+			if name == "" || name == noLimiter {
 				return &hostEntry{}
 			}
 			l := c.Limiters[name]
@@ -430,7 +410,7 @@ func (c *Config) rateLimitOption() Option {
 			}
 			o.MeterProvider = b.meterProvider(o.MeterProvider)
 			o.Attributes = append(o.Attributes[:len(o.Attributes):len(o.Attributes)], attribute.String(telemetry.AttrHost, host),
-				attribute.String(telemetry.AttrLayer, telemetry.LayerRateLimit))
+				attribute.String(telemetry.AttrLayer, metrics.LayerRateLimit))
 			lim, err := limit.New(o)
 			return limiterEntry(host, lim, err, hold, learns)
 		}), nil

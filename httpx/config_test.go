@@ -115,7 +115,7 @@ func TestConfigResilienceComposesWithPreset(t *testing.T) {
 			t.Errorf("%s: %v", doc, err)
 			continue
 		}
-		if _, err := c.NewClient(); err != nil {
+		if _, err := newClientFrom(c); err != nil {
 			t.Errorf("%s: NewClient: %v", doc, err)
 		}
 	}
@@ -200,11 +200,11 @@ func TestConfigGuardDisabled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client, err := c.NewClient(WithTransport(rtFunc(ok200)))
+	client, err := newClientFrom(c, WithTransport(rtFunc(ok200)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g := client.Transport.(*Transport).QuotaGuard(); g != nil {
+	if g := client.Transport.(*Transport).guard; g != nil {
 		t.Error("a disabled guard was built")
 	}
 	var _ http.RoundTripper = client.Transport
@@ -431,11 +431,21 @@ func configTransport(t *testing.T, config string) *Transport {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client, err := c.NewClient(WithTransport(rtFunc(ok200)), WithoutQuotaGuard())
+	client, err := newClientFrom(c, WithTransport(rtFunc(ok200)), WithoutQuotaGuard())
 	if err != nil {
 		t.Fatal(err)
 	}
 	tr := client.Transport.(*Transport)
 	t.Cleanup(func() { tr.Close() })
 	return tr
+}
+
+// newClientFrom builds the client c describes, with more options after
+// c's own.
+func newClientFrom(c *Config, more ...Option) (*http.Client, error) {
+	opts, err := c.Options()
+	if err != nil {
+		return nil, err
+	}
+	return NewClient(append(opts, more...)...)
 }

@@ -33,7 +33,7 @@
 //     first use (a bounded map that drops idle hosts: WithMaxHosts,
 //     WithIdleTimeout), or one for all (WithSharedLimiter). A request waits its turn for
 //     a permit, in FIFO order, up to its deadline: a limiter whose options
-//     set no queue gets DefaultQueueLimit here (WithRefuseAtOnce refuses
+//     set no queue gets a queue of 1,000 units here (WithRefuseAtOnce refuses
 //     instead). Concurrency permits are held until the response body is
 //     done.
 //   - WithAdaptiveRate(limit.AdaptiveRateOptions): the throttle-driven
@@ -59,10 +59,10 @@
 //
 // # Configuration
 //
-// ParseConfig and LoadConfig read a Config from JSON — resilience settings,
+// ParseConfig reads a Config from JSON — resilience settings,
 // named limiters, the limiter every host uses, per-host overrides, the quota
 // guard — refusing unknown fields and listing every problem at once;
-// Config.NewClient builds the client.
+// Config.Options gives the options NewClient takes.
 //
 // # Errors
 //

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"time"
 
 	"github.com/headroom-go/headroom"
@@ -82,7 +81,12 @@ func ExampleParseConfig() {
 		fmt.Println(err)
 		return
 	}
-	client, err := cfg.NewClient()
+	opts, err := cfg.Options()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	client, err := httpx.NewClient(opts...)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -133,14 +137,14 @@ func ExampleNewTransport() {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	fmt.Println(resp.StatusCode, string(body), tr.QuotaGuard() == nil)
-	// Output: 200 ok true
+	fmt.Println(resp.StatusCode, string(body))
+	// Output: 200 ok
 }
 
-func ExampleLoadConfig() {
+func ExampleParseConfig_unknownFields() {
 	// Unknown fields are listed all at once, each with the fields known
 	// where it stands.
-	_, err := httpx.LoadConfig(strings.NewReader(`{
+	_, err := httpx.ParseConfig([]byte(`{
 	  "limiters": {"api": {"permitsPerSecnd": 5, "permitsPerSecond": 5}},
 	  "rateLimt": "api"
 	}`))

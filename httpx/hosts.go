@@ -18,23 +18,23 @@ import (
 
 // Defaults of the per-host limiter map.
 const (
-	// DefaultMaxHosts bounds how many hosts have a limiter at once.
-	DefaultMaxHosts = 1024
-	// DefaultIdleTimeout is how long a host's limiter may sit unused before
+	// defaultMaxHosts bounds how many hosts have a limiter at once.
+	defaultMaxHosts = 1024
+	// defaultIdleTimeout is how long a host's limiter may sit unused before
 	// it may be dropped (a sliding window keeps it at least one window).
-	DefaultIdleTimeout = 10 * time.Minute
-	// DefaultQueueLimit is how many permits' worth of requests may wait for
+	defaultIdleTimeout = 10 * time.Minute
+	// defaultQueueLimit is how many permits' worth of requests may wait for
 	// a limiter of the layers when its options leave QueueLimit at 0: in an
 	// HTTP client a request waits its turn, in FIFO order, up to its
 	// deadline, rather than fail at once.
-	DefaultQueueLimit = 1000
+	defaultQueueLimit = 1000
 )
 
-// queued is o with DefaultQueueLimit when o sets no queue, unless refuse
+// queued is o with defaultQueueLimit when o sets no queue, unless refuse
 // says the layer's limiters refuse at once.
 func queued(o limit.Options, refuse bool) limit.Options {
 	if o.QueueLimit == 0 && !refuse {
-		o.QueueLimit = DefaultQueueLimit
+		o.QueueLimit = defaultQueueLimit
 	}
 	return o
 }
@@ -59,7 +59,7 @@ type limiterConfig struct {
 func WithSharedLimiter() LimiterOption { return func(c *limiterConfig) { c.shared = true } }
 
 // WithMaxHosts bounds how many per-host limiters the layer keeps (default
-// DefaultMaxHosts). When a new host arrives and the map is full, the limiters
+// 1,024). When a new host arrives and the map is full, the limiters
 // idle longer than the idle timeout are dropped, then the least recently used
 // one that may go. A limiter may go when no request is using it and it is at
 // rest (limit.AtRest: a bucket full again, a window with nothing in it) or it
@@ -70,7 +70,7 @@ func WithSharedLimiter() LimiterOption { return func(c *limiterConfig) { c.share
 func WithMaxHosts(n int) LimiterOption { return func(c *limiterConfig) { c.maxHosts = n } }
 
 // WithIdleTimeout is how long a host's limiter may go unused before it may be
-// dropped (default DefaultIdleTimeout, and never less than a sliding
+// dropped (default 10 minutes, and never less than a sliding
 // window's length). A dropped limiter forgets what it learned; the next
 // request to that host starts a new one.
 func WithIdleTimeout(d time.Duration) LimiterOption { return func(c *limiterConfig) { c.idle = d } }
@@ -98,7 +98,7 @@ func WithHostKey(f func(*http.Request) string) LimiterOption {
 // WithRefuseAtOnce makes the layer's limiters refuse a request at once, with a
 // *limit.RateLimitedError and its RetryAfter, when no permit is free and
 // their options set no queue. Without it a limiter whose limit.Options leave
-// QueueLimit at 0 gets DefaultQueueLimit in the layer: in an HTTP client a
+// QueueLimit at 0 gets a queue of 1,000 units in the layer: in an HTTP client a
 // request waits its turn, in FIFO order, up to its deadline.
 func WithRefuseAtOnce() LimiterOption { return func(c *limiterConfig) { c.refuse = true } }
 
@@ -146,10 +146,10 @@ func newHostSet(c *limiterConfig, mk func(host string) *hostEntry) *hostSet {
 		s.key = hostKey
 	}
 	if s.max <= 0 {
-		s.max = DefaultMaxHosts
+		s.max = defaultMaxHosts
 	}
 	if s.idle <= 0 {
-		s.idle = int64(DefaultIdleTimeout)
+		s.idle = int64(defaultIdleTimeout)
 	}
 	if c.shared {
 		s.shared = mk("")

@@ -11,6 +11,7 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
+	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/telemetry"
 )
@@ -51,7 +52,7 @@ func TestLayersForOneHostAreSeparateSeries(t *testing.T) {
 			}
 			for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
 				o, _ := dp.Attributes.Value(telemetry.AttrOutcome)
-				if o.AsString() != telemetry.OutcomeAcquired {
+				if o.AsString() != metrics.OutcomeAcquired {
 					continue
 				}
 				name, _ := dp.Attributes.Value(telemetry.AttrLimiter)

@@ -45,8 +45,8 @@ func TestQuotaGuardOnByDefault(t *testing.T) {
 	if calls.Load() != 1 {
 		t.Errorf("the server saw %d requests, want 1", calls.Load())
 	}
-	if tr.QuotaGuard() == nil {
-		t.Error("QuotaGuard() = nil")
+	if tr.guard == nil {
+		t.Error("no guard")
 	}
 
 	off := mustTransport(t, WithTransport(exhausted(time.Minute, &calls)), WithoutQuotaGuard())

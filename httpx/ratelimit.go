@@ -9,6 +9,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/telemetry"
 )
@@ -136,7 +137,7 @@ func rateLimitLayer(o limit.Options, c *limiterConfig, b *builder) (*hostSet, er
 	if o.PerWindow != nil && c.idle > 0 && c.idle < time.Duration(o.PerWindow.Window) {
 		c.idle = time.Duration(o.PerWindow.Window)
 	} else if o.PerWindow != nil && c.idle == 0 {
-		c.idle = max(DefaultIdleTimeout, time.Duration(o.PerWindow.Window))
+		c.idle = max(defaultIdleTimeout, time.Duration(o.PerWindow.Window))
 	}
 	return newHostSet(c, func(host string) *hostEntry {
 		oo := queued(o, c.refuse)
@@ -146,7 +147,7 @@ func rateLimitLayer(o limit.Options, c *limiterConfig, b *builder) (*hostSet, er
 			}
 			oo.MeterProvider = b.meterProvider(o.MeterProvider)
 			oo.Attributes = append(oo.Attributes[:len(oo.Attributes):len(oo.Attributes)], attribute.String(telemetry.AttrHost, host),
-				attribute.String(telemetry.AttrLayer, telemetry.LayerRateLimit))
+				attribute.String(telemetry.AttrLayer, metrics.LayerRateLimit))
 		} else if oo.MeterProvider == nil {
 			oo.MeterProvider = b.mp
 		}

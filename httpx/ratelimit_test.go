@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/headroom-go/headroom"
+	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/resilience"
 	"github.com/headroom-go/headroom/telemetry"
@@ -65,7 +66,7 @@ func TestRateLimitPerHost(t *testing.T) {
 			for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
 				h, _ := dp.Attributes.Value(telemetry.AttrHost)
 				o, _ := dp.Attributes.Value(telemetry.AttrOutcome)
-				if o.AsString() == telemetry.OutcomeAcquired {
+				if o.AsString() == metrics.OutcomeAcquired {
 					hosts[h.AsString()] += dp.Value
 				}
 				if n, _ := dp.Attributes.Value(telemetry.AttrLimiter); n != attribute.StringValue("api") {

@@ -10,7 +10,6 @@ import (
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit/adaptive"
-	"github.com/headroom-go/headroom/telemetry"
 )
 
 // AdaptiveOptions configures the latency-adaptive concurrency limit: the
@@ -118,7 +117,7 @@ func newAdaptiveLimiter(o Options) *AdaptiveLimiter {
 	l := &AdaptiveLimiter{
 		name:    name,
 		epoch:   time.Now(),
-		metrics: metrics.NewLimiter(o.MeterProvider, name, telemetry.KindAdaptive, o.Attributes...),
+		metrics: metrics.NewLimiter(o.MeterProvider, name, metrics.KindAdaptive, o.Attributes...),
 		queue:   waitQueue{limit: o.QueueLimit},
 	}
 	// Validate has listed every problem NewConcurrency finds.

@@ -9,7 +9,6 @@ import (
 
 	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit/adaptive"
-	"github.com/headroom-go/headroom/telemetry"
 )
 
 // AdaptiveRateLimiter is the throttle-driven adaptive rate limiter: a
@@ -82,7 +81,7 @@ func newAdaptiveRateLimiter(o Options) (*AdaptiveRateLimiter, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &AdaptiveRateLimiter{core: core, queueLimit: int64(o.QueueLimit), epoch: time.Now(), name: name, m: metrics.NewLimiter(o.MeterProvider, name, telemetry.KindAdaptiveRate, o.Attributes...)}
+	l := &AdaptiveRateLimiter{core: core, queueLimit: int64(o.QueueLimit), epoch: time.Now(), name: name, m: metrics.NewLimiter(o.MeterProvider, name, metrics.KindAdaptiveRate, o.Attributes...)}
 	if c := o.AdaptiveRate.InstanceCounter; c != nil {
 		if _, static := c.(adaptive.StaticInstances); static {
 			core.SetInstances(0, c.Instances())
@@ -402,7 +401,7 @@ func (l *AdaptiveRateLimiter) PausedUntil() (time.Time, bool) {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if !l.core.Paused(now) {
+	if now >= l.core.PausedUntil() {
 		return time.Time{}, false
 	}
 	return l.epoch.Add(l.core.PausedUntil()), true
@@ -438,7 +437,7 @@ func (l *AdaptiveRateLimiter) figures(f metrics.Figures) {
 	l.mu.Lock()
 	size, tokens := l.core.BucketSize(), l.core.Tokens(now)
 	n, whole, ceiling := l.core.Instances(), l.core.WholeRate(), l.core.MaxRate()
-	published, sent, paused := l.core.PublishedLimit(), l.core.MeasuredRate(), l.core.Paused(now)
+	published, sent, paused := l.core.PublishedLimit(), l.core.MeasuredRate(), now < l.core.PausedUntil()
 	l.mu.Unlock()
 	used(f, size, tokens)
 	f.Set(metrics.Instances, float64(n))

@@ -10,7 +10,6 @@ import (
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit/concurrency"
-	"github.com/headroom-go/headroom/telemetry"
 )
 
 // Concurrency returns a bulkhead that lets at most permits permits be held
@@ -59,7 +58,7 @@ func newConcurrency(o Options) Limiter {
 		name:     name,
 		engine:   engine,
 		capacity: min(o.Concurrency, math.MaxInt32), // a Lease holds an int32 cost
-		metrics:  metrics.NewLimiter(o.MeterProvider, name, telemetry.KindConcurrency, o.Attributes...),
+		metrics:  metrics.NewLimiter(o.MeterProvider, name, metrics.KindConcurrency, o.Attributes...),
 		queueing: o.QueueLimit > 0,
 		epoch:    time.Now(),
 		queue:    waitQueue{limit: o.QueueLimit},

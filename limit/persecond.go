@@ -8,7 +8,6 @@ import (
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit/window"
-	"github.com/headroom-go/headroom/telemetry"
 )
 
 // PerSecond returns a token bucket that grants permits a second and holds
@@ -64,7 +63,7 @@ func newPerSecond(o Options) Limiter {
 	l := &perSecond{
 		name:    name,
 		epoch:   time.Now(),
-		metrics: metrics.NewLimiter(o.MeterProvider, name, telemetry.KindPerSecond, o.Attributes...),
+		metrics: metrics.NewLimiter(o.MeterProvider, name, metrics.KindPerSecond, o.Attributes...),
 		queue:   waitQueue{limit: o.QueueLimit},
 		bucket:  bucket,
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit/window"
-	"github.com/headroom-go/headroom/telemetry"
 )
 
 // maxSegments bounds WindowOptions.Segments: the engine keeps one slot per
@@ -70,7 +69,7 @@ func newPerWindow(o Options) Limiter {
 		epoch:    time.Now(),
 		engine:   engine,
 		capacity: min(w.Permits, math.MaxInt32), // a Lease holds an int32 cost
-		metrics:  metrics.NewLimiter(o.MeterProvider, name, telemetry.KindPerWindow, o.Attributes...),
+		metrics:  metrics.NewLimiter(o.MeterProvider, name, metrics.KindPerWindow, o.Attributes...),
 		queueing: o.QueueLimit > 0,
 		queue:    waitQueue{limit: o.QueueLimit},
 	}

@@ -9,6 +9,7 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
+	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/telemetry"
 )
 
@@ -46,7 +47,7 @@ func TestBreakerCountsTransitions(t *testing.T) {
 			}
 		}
 	}
-	want := map[string]int64{telemetry.BreakerStateOpen: 1, telemetry.BreakerStateHalfOpen: 1, telemetry.BreakerStateClosed: 1}
+	want := map[string]int64{metrics.BreakerStateOpen: 1, metrics.BreakerStateHalfOpen: 1, metrics.BreakerStateClosed: 1}
 	if diff := cmp.Diff(want, entered); diff != "" {
 		t.Errorf("transitions by state entered (-want +got):\n%s", diff)
 	}

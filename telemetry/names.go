@@ -8,7 +8,7 @@ const ScopeName = "github.com/headroom-go/headroom"
 // httpx AttrHost and AttrLayer.
 const (
 	// LeasesName counts calls that asked a limiter for a lease, unit
-	// "{lease}", with AttrOutcome OutcomeAcquired or OutcomeDenied; a denied
+	// "{lease}", with AttrOutcome "acquired" or "denied"; a denied
 	// lease also carries AttrReason. One AcquireN(5) is one lease.
 	LeasesName = "headroom.limiter.leases"
 
@@ -135,7 +135,7 @@ const (
 	DelayDurationName = "headroom.runner.delay.duration"
 
 	// BreakerStateName is the gauge of a circuit breaker's state, unit
-	// "{state}": BreakerClosed, BreakerHalfOpen or BreakerOpen. A state
+	// "{state}": 0, 1 or 2. A state
 	// held for less than a scrape interval shows only in
 	// BreakerTransitionsName.
 	BreakerStateName = "headroom.runner.breaker.state"
@@ -170,10 +170,10 @@ const (
 	QuotaBlockedName = "headroom.quota.blocked"
 
 	// QuotaRefusalsName counts attempts the guard refused, unit
-	// "{refusal}", with AttrReason: ReasonReserve (the remaining allowance
-	// is inside the reserve), ReasonBlocked (a Retry-After or a backoff
-	// holds the key), ReasonProbe (past a reset, a probe is out) or
-	// ReasonInFlight (no in-flight slot is free). A refusal is an attempt
+	// "{refusal}", with AttrReason: "reserve" (the remaining allowance
+	// is inside the reserve), "blocked" (a Retry-After or a backoff
+	// holds the key), "probe" (past a reset, a probe is out) or
+	// "in_flight" (no in-flight slot is free). A refusal is an attempt
 	// the guard turned away: at once, or when its wait would outlast the
 	// deadline or MaxWait, or when the deadline ended it.
 	QuotaRefusalsName = "headroom.quota.refusals"
@@ -194,26 +194,26 @@ const (
 	// AttrLimiter is the limiter's name, as in limit.Limiter.Name.
 	AttrLimiter = "headroom.limiter"
 
-	// AttrLimiterKind is the limiter's shape: KindPerSecond, KindPerWindow,
-	// KindConcurrency, KindAdaptive or KindAdaptiveRate.
+	// AttrLimiterKind is the limiter's shape: "per_second", "per_window",
+	// "concurrency", "adaptive" or "adaptive_rate".
 	AttrLimiterKind = "headroom.limiter.kind"
 
 	// AttrHost is the host a limiter guards; httpx adds it to its per-host
 	// limiters.
 	AttrHost = "headroom.host"
 
-	// AttrOutcome is OutcomeAcquired or OutcomeDenied, on LeasesName.
+	// AttrOutcome is "acquired" or "denied", on LeasesName.
 	AttrOutcome = "headroom.outcome"
 
-	// AttrReason says why a lease was denied: ReasonNoPermit,
-	// ReasonQueueFull, ReasonMaxWait or ReasonDeadline.
+	// AttrReason says why a lease was denied: "no_permit",
+	// "queue_full", "max_wait" or "deadline".
 	AttrReason = "headroom.reason"
 
 	// AttrRunner is the resilience runner's (the policy's) name.
 	AttrRunner = "headroom.runner"
 
-	// AttrVerdict is an attempt's verdict kind: VerdictSuccess,
-	// VerdictTransient, VerdictThrottled or VerdictPermanent.
+	// AttrVerdict is an attempt's verdict kind: "success",
+	// "transient", "throttled" or "permanent".
 	AttrVerdict = "headroom.verdict"
 
 	// AttrSelfImposed is true on a throttled attempt that one of our own
@@ -229,83 +229,16 @@ const (
 	// AttrAttempt is an attempt's number, from 1.
 	AttrAttempt = "headroom.attempt"
 
-	// AttrBreakerState is the state a breaker entered: BreakerStateClosed,
-	// BreakerStateHalfOpen or BreakerStateOpen.
+	// AttrBreakerState is the state a breaker entered: "closed",
+	// "half_open" or "open".
 	AttrBreakerState = "headroom.breaker.state"
 
-	// AttrLayer is the httpx layer a limiter belongs to: LayerRateLimit,
-	// LayerAdaptiveRate. Two layers on one host are two series, and a sum
+	// AttrLayer is the httpx layer a limiter belongs to: "rate_limit",
+	// "adaptive_rate". Two layers on one host are two series, and a sum
 	// over the layers counts each call once per layer.
 	AttrLayer = "headroom.layer"
 
 	// AttrQuotaKey is the quota guard's key: the host, or the key the
 	// caller chose.
 	AttrQuotaKey = "headroom.quota.key"
-)
-
-// Values of AttrLayer.
-const (
-	LayerRateLimit    = "rate_limit"
-	LayerAdaptiveRate = "adaptive_rate"
-)
-
-// Values of AttrBreakerState.
-const (
-	BreakerStateClosed   = "closed"
-	BreakerStateHalfOpen = "half_open"
-	BreakerStateOpen     = "open"
-)
-
-// Values of AttrLimiterKind.
-const (
-	KindPerSecond    = "per_second"
-	KindPerWindow    = "per_window"
-	KindConcurrency  = "concurrency"
-	KindAdaptive     = "adaptive"
-	KindAdaptiveRate = "adaptive_rate"
-)
-
-// Values of AttrOutcome.
-const (
-	OutcomeAcquired = "acquired"
-	OutcomeDenied   = "denied"
-)
-
-// Values of AttrReason; they match limit's Reason constants.
-const (
-	ReasonNoPermit  = "no_permit"  // no permit free and queueing is off
-	ReasonQueueFull = "queue_full" // the queue was full
-	ReasonMaxWait   = "max_wait"   // the wait would exceed the maximum wait
-	ReasonDeadline  = "deadline"   // the wait would outlast the context's deadline
-	ReasonReserve   = "reserve"    // quota guard: the remaining allowance is inside the reserve
-	ReasonBlocked   = "blocked"    // quota guard: a Retry-After or a backoff holds the key
-	ReasonProbe     = "probe"      // quota guard: past a reset, one probe at a time until figures return
-	ReasonInFlight  = "in_flight"  // quota guard: every in-flight slot for the key is taken
-)
-
-// Values of AttrVerdict.
-const (
-	VerdictSuccess   = "success"
-	VerdictTransient = "transient"
-	VerdictThrottled = "throttled"
-	VerdictPermanent = "permanent"
-)
-
-// Values of AttrStop, in the order of resilience.StopReason.
-const (
-	StopSucceeded         = "succeeded"
-	StopAttemptsExhausted = "attempts_exhausted"
-	StopPermanent         = "permanent"
-	StopDeadline          = "deadline"
-	StopCancelled         = "cancelled"
-	StopBreakerOpen       = "breaker_open"
-	StopBudgetExhausted   = "budget_exhausted"
-	StopInvalid           = "invalid"
-)
-
-// Values of BreakerStateName.
-const (
-	BreakerClosed   = 0
-	BreakerHalfOpen = 1
-	BreakerOpen     = 2
 )

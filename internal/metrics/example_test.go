@@ -20,7 +20,7 @@ func ExampleNewLimiter() {
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	defer mp.Shutdown(ctx)
 
-	m := metrics.NewLimiter(mp, "api", telemetry.KindConcurrency,
+	m := metrics.NewLimiter(mp, "api", metrics.KindConcurrency,
 		attribute.String(telemetry.AttrHost, "api.example.com"))
 	defer m.Close()
 
@@ -28,7 +28,7 @@ func ExampleNewLimiter() {
 	m.SetLimit(2)
 	m.Acquired()
 	m.Acquired()
-	m.Denied(telemetry.ReasonNoPermit)
+	m.Denied(metrics.ReasonNoPermit)
 
 	var rm metricdata.ResourceMetrics
 	if err := reader.Collect(ctx, &rm); err != nil {
@@ -77,7 +77,7 @@ func ExampleLimiter_CloseWhenUnreachable() {
 		m   *metrics.Limiter
 	}
 	b := &bulkhead{sem: make(chan struct{}, 10)}
-	b.m = metrics.NewLimiter(nil, "pool", telemetry.KindConcurrency)
+	b.m = metrics.NewLimiter(nil, "pool", metrics.KindConcurrency)
 	b.m.CloseWhenUnreachable(b)
 	b.m.SetLimit(float64(cap(b.sem)))
 }

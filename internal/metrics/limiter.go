@@ -92,15 +92,15 @@ type stripe struct {
 
 // reasons are the values of telemetry.AttrReason on denied leases, in the order of
 // Limiter.denied.
-var reasons = [...]string{telemetry.ReasonNoPermit, telemetry.ReasonQueueFull, telemetry.ReasonMaxWait, telemetry.ReasonDeadline}
+var reasons = [...]string{ReasonNoPermit, ReasonQueueFull, ReasonMaxWait, ReasonDeadline}
 
 // waitBuckets are the bucket boundaries of telemetry.WaitDurationName, in seconds:
 // from a millisecond to the adaptive rate limiter's longest wait.
 var waitBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120}
 
 // NewLimiter registers the instruments of the limiter called name of the
-// given kind (telemetry.KindPerSecond, telemetry.KindPerWindow, telemetry.KindConcurrency, telemetry.KindAdaptive,
-// telemetry.KindAdaptiveRate) with mp; nil mp means the global meter provider
+// given kind (KindPerSecond, KindPerWindow, KindConcurrency, KindAdaptive,
+// KindAdaptiveRate) with mp; nil mp means the global meter provider
 // (otel.GetMeterProvider). Every instrument carries telemetry.AttrLimiter = name,
 // telemetry.AttrLimiterKind = kind and the extra attributes, such as telemetry.AttrHost in httpx.
 //
@@ -117,8 +117,8 @@ var waitBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 
 // counts from 0, which a backend such as Prometheus reads as a reset.
 func NewLimiter(mp metric.MeterProvider, name, kind string, extra ...attribute.KeyValue) *Limiter {
 	m := &Limiter{
-		adaptive: kind == telemetry.KindAdaptive || kind == telemetry.KindAdaptiveRate,
-		rateKind: kind == telemetry.KindPerSecond || kind == telemetry.KindPerWindow || kind == telemetry.KindAdaptiveRate,
+		adaptive: kind == KindAdaptive || kind == KindAdaptiveRate,
+		rateKind: kind == KindPerSecond || kind == KindPerWindow || kind == KindAdaptiveRate,
 	}
 	if mp == nil {
 		mp = otel.GetMeterProvider()
@@ -129,12 +129,12 @@ func NewLimiter(mp metric.MeterProvider, name, kind string, extra ...attribute.K
 	}, name)
 	base := attrSet(kvs)
 	m.base = []metric.ObserveOption{metric.WithAttributeSet(base)}
-	m.acqOpts = []metric.ObserveOption{metric.WithAttributeSet(attrSet(kvs, attribute.String(telemetry.AttrOutcome, telemetry.OutcomeAcquired)))}
+	m.acqOpts = []metric.ObserveOption{metric.WithAttributeSet(attrSet(kvs, attribute.String(telemetry.AttrOutcome, OutcomeAcquired)))}
 	for i, r := range reasons {
 		m.denyOpts[i] = []metric.ObserveOption{metric.WithAttributeSet(attrSet(kvs,
-			attribute.String(telemetry.AttrOutcome, telemetry.OutcomeDenied), attribute.String(telemetry.AttrReason, r)))}
+			attribute.String(telemetry.AttrOutcome, OutcomeDenied), attribute.String(telemetry.AttrReason, r)))}
 	}
-	m.denyOpts[len(reasons)] = []metric.ObserveOption{metric.WithAttributeSet(attrSet(kvs, attribute.String(telemetry.AttrOutcome, telemetry.OutcomeDenied)))}
+	m.denyOpts[len(reasons)] = []metric.ObserveOption{metric.WithAttributeSet(attrSet(kvs, attribute.String(telemetry.AttrOutcome, OutcomeDenied)))}
 
 	in := newInstruments(mp)
 	m.leases = in.observableCounter(telemetry.LeasesName, "{lease}", "Leases asked for, by outcome: acquired or denied (with the reason).")
@@ -330,14 +330,14 @@ func (m *Limiter) DeniedN(reason string, n int) {
 	}
 	i := len(reasons)
 	switch reason {
-	case telemetry.ReasonNoPermit:
+	case ReasonNoPermit:
 		m.stripe().noPermit.Add(1)
 		i = 0
-	case telemetry.ReasonQueueFull:
+	case ReasonQueueFull:
 		i = 1
-	case telemetry.ReasonMaxWait:
+	case ReasonMaxWait:
 		i = 2
-	case telemetry.ReasonDeadline:
+	case ReasonDeadline:
 		i = 3
 	default:
 		m.stripe().other.Add(1)

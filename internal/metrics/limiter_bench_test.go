@@ -1,8 +1,6 @@
 package metrics
 
 import (
-	"github.com/headroom-go/headroom/telemetry"
-
 	"context"
 	"sync/atomic"
 	"testing"
@@ -24,7 +22,7 @@ func sdkLimiter(b *testing.B) *Limiter {
 	b.Helper()
 	r := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r))
-	m := NewLimiter(mp, "bench", telemetry.KindPerSecond)
+	m := NewLimiter(mp, "bench", KindPerSecond)
 	b.Cleanup(func() {
 		// Collect once so the benchmark also proves the counts arrive.
 		var rm metricdata.ResourceMetrics
@@ -80,14 +78,14 @@ func BenchmarkAcquiredSDKParallel(b *testing.B) {
 func BenchmarkDeniedNil(b *testing.B) {
 	m := nilLimiter
 	for b.Loop() {
-		m.Denied(telemetry.ReasonNoPermit)
+		m.Denied(ReasonNoPermit)
 	}
 }
 
 func BenchmarkDeniedSDK(b *testing.B) {
 	m := sdkLimiter(b)
 	for b.Loop() {
-		m.Denied(telemetry.ReasonNoPermit)
+		m.Denied(ReasonNoPermit)
 	}
 }
 
@@ -95,7 +93,7 @@ func BenchmarkDeniedSDKParallel(b *testing.B) {
 	m := sdkLimiter(b)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			m.Denied(telemetry.ReasonNoPermit)
+			m.Denied(ReasonNoPermit)
 		}
 	})
 }

@@ -118,10 +118,10 @@ func with(base map[string]string, kv ...string) map[string]string {
 }
 
 func leases(base map[string]string, acquired float64, denied [4]float64) []point {
-	ps := []point{{Name: telemetry.LeasesName, Unit: "{lease}", Kind: "monotonic sum", Attrs: with(base, telemetry.AttrOutcome, telemetry.OutcomeAcquired), Value: acquired}}
+	ps := []point{{Name: telemetry.LeasesName, Unit: "{lease}", Kind: "monotonic sum", Attrs: with(base, telemetry.AttrOutcome, OutcomeAcquired), Value: acquired}}
 	for i, r := range reasons {
 		ps = append(ps, point{Name: telemetry.LeasesName, Unit: "{lease}", Kind: "monotonic sum",
-			Attrs: with(base, telemetry.AttrOutcome, telemetry.OutcomeDenied, telemetry.AttrReason, r), Value: denied[i]})
+			Attrs: with(base, telemetry.AttrOutcome, OutcomeDenied, telemetry.AttrReason, r), Value: denied[i]})
 	}
 	// Leases of one permit each: the permits match the leases.
 	for _, p := range slices.Clone(ps) {
@@ -144,17 +144,17 @@ func sorted(ps ...[]point) []point {
 
 func TestLimiterInstruments(t *testing.T) {
 	r, mp := newSDK(t)
-	m := NewLimiter(mp, "api", telemetry.KindConcurrency, attribute.String(telemetry.AttrHost, "api.example.com"))
+	m := NewLimiter(mp, "api", KindConcurrency, attribute.String(telemetry.AttrHost, "api.example.com"))
 	defer m.Close()
 
 	for range 3 {
 		m.Acquired()
 	}
-	m.Denied(telemetry.ReasonNoPermit)
-	m.Denied(telemetry.ReasonNoPermit)
-	m.Denied(telemetry.ReasonQueueFull)
-	m.Denied(telemetry.ReasonMaxWait)
-	m.Denied(telemetry.ReasonDeadline)
+	m.Denied(ReasonNoPermit)
+	m.Denied(ReasonNoPermit)
+	m.Denied(ReasonQueueFull)
+	m.Denied(ReasonMaxWait)
+	m.Denied(ReasonDeadline)
 	m.QueueAdd(5)
 	m.QueueAdd(-2)
 	m.SetLimit(10)
@@ -164,7 +164,7 @@ func TestLimiterInstruments(t *testing.T) {
 	m.Waited(250 * time.Millisecond)
 	m.Waited(1500 * time.Millisecond)
 
-	base := map[string]string{telemetry.AttrLimiter: "api", telemetry.AttrLimiterKind: telemetry.KindConcurrency, telemetry.AttrHost: "api.example.com"}
+	base := map[string]string{telemetry.AttrLimiter: "api", telemetry.AttrLimiterKind: KindConcurrency, telemetry.AttrHost: "api.example.com"}
 	want := sorted(
 		leases(base, 3, [4]float64{2, 1, 1, 1}),
 		[]point{
@@ -185,10 +185,10 @@ func TestLimiterInstruments(t *testing.T) {
 
 func TestLimiterAdaptiveCountersStartAtZero(t *testing.T) {
 	r, mp := newSDK(t)
-	m := NewLimiter(mp, "rate", telemetry.KindAdaptiveRate)
+	m := NewLimiter(mp, "rate", KindAdaptiveRate)
 	defer m.Close()
 
-	base := map[string]string{telemetry.AttrLimiter: "rate", telemetry.AttrLimiterKind: telemetry.KindAdaptiveRate}
+	base := map[string]string{telemetry.AttrLimiter: "rate", telemetry.AttrLimiterKind: KindAdaptiveRate}
 	counters := func(throttles, cuts, pauses float64) []point {
 		return []point{
 			{Name: telemetry.ThrottlesName, Unit: "{throttle}", Kind: "monotonic sum", Attrs: base, Value: throttles},
@@ -221,17 +221,17 @@ func TestLimiterAdaptiveCountersStartAtZero(t *testing.T) {
 }
 
 func TestLimiterDeniedByReason(t *testing.T) {
-	for _, reason := range []string{telemetry.ReasonNoPermit, telemetry.ReasonQueueFull, telemetry.ReasonMaxWait, telemetry.ReasonDeadline, "other"} {
+	for _, reason := range []string{ReasonNoPermit, ReasonQueueFull, ReasonMaxWait, ReasonDeadline, "other"} {
 		t.Run(reason, func(t *testing.T) {
 			r, mp := newSDK(t)
-			m := NewLimiter(mp, "l", telemetry.KindPerWindow)
+			m := NewLimiter(mp, "l", KindPerWindow)
 			defer m.Close()
 			for range 7 {
 				m.Denied(reason)
 			}
 			got := map[string]float64{}
 			for _, p := range collect(t, r) {
-				if p.Name == telemetry.LeasesName && p.Attrs[telemetry.AttrOutcome] == telemetry.OutcomeDenied && p.Value != 0 {
+				if p.Name == telemetry.LeasesName && p.Attrs[telemetry.AttrOutcome] == OutcomeDenied && p.Value != 0 {
 					reason, ok := p.Attrs[telemetry.AttrReason]
 					if !ok {
 						reason = "(none)"
@@ -252,7 +252,7 @@ func TestLimiterDeniedByReason(t *testing.T) {
 
 func TestLimiterWaitedSeconds(t *testing.T) {
 	r, mp := newSDK(t)
-	m := NewLimiter(mp, "q", telemetry.KindPerSecond)
+	m := NewLimiter(mp, "q", KindPerSecond)
 	defer m.Close()
 	m.Waited(2 * time.Millisecond)
 	m.Waited(-time.Second) // clamped to 0
@@ -266,7 +266,7 @@ func TestLimiterWaitedSeconds(t *testing.T) {
 	}
 	want := []point{{
 		Name: telemetry.WaitDurationName, Unit: "s", Kind: "histogram",
-		Attrs: map[string]string{telemetry.AttrLimiter: "q", telemetry.AttrLimiterKind: telemetry.KindPerSecond},
+		Attrs: map[string]string{telemetry.AttrLimiter: "q", telemetry.AttrLimiterKind: KindPerSecond},
 		Count: 3, Sum: 90.002, Bounds: waitBuckets,
 		Buckets: []uint64{1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0},
 	}}
@@ -277,8 +277,8 @@ func TestLimiterWaitedSeconds(t *testing.T) {
 
 func TestLimiterCloseUnregisters(t *testing.T) {
 	r, mp := newSDK(t)
-	a := NewLimiter(mp, "a", telemetry.KindPerSecond)
-	b := NewLimiter(mp, "b", telemetry.KindPerSecond)
+	a := NewLimiter(mp, "a", KindPerSecond)
+	b := NewLimiter(mp, "b", KindPerSecond)
 	defer b.Close()
 	a.Acquired()
 	a.Waited(time.Millisecond)
@@ -330,7 +330,7 @@ type owner struct {
 
 func TestLimiterCloseWhenUnreachable(t *testing.T) {
 	r, mp := newSDK(t)
-	m := NewLimiter(mp, "owned", telemetry.KindConcurrency)
+	m := NewLimiter(mp, "owned", KindConcurrency)
 	o := &owner{m: m}
 	m.CloseWhenUnreachable(o)
 	o.m.Acquired()
@@ -355,7 +355,7 @@ func TestLimiterCloseReleases(t *testing.T) {
 	collected := func(close bool, tries int) bool {
 		freed := new(atomic.Bool)
 		func() {
-			m := NewLimiter(mp, "released", telemetry.KindConcurrency)
+			m := NewLimiter(mp, "released", KindConcurrency)
 			runtime.AddCleanup(m, func(f *atomic.Bool) { f.Store(true) }, freed)
 			if close {
 				m.Close()
@@ -373,7 +373,7 @@ func TestLimiterCloseReleases(t *testing.T) {
 
 func TestLimiterCloseStopsCleanup(t *testing.T) {
 	_, mp := newSDK(t)
-	m := NewLimiter(mp, "closed", telemetry.KindConcurrency)
+	m := NewLimiter(mp, "closed", KindConcurrency)
 	o := &owner{m: m}
 	m.CloseWhenUnreachable(o)
 	m.CloseWhenUnreachable(o)
@@ -393,7 +393,7 @@ func TestLimiterCloseStopsCleanup(t *testing.T) {
 
 func TestLimiterCloseWhenUnreachableBadOwner(t *testing.T) {
 	_, mp := newSDK(t)
-	m := NewLimiter(mp, "bad", telemetry.KindConcurrency)
+	m := NewLimiter(mp, "bad", KindConcurrency)
 	defer m.Close()
 	var nilOwner *owner
 	for _, o := range []any{nil, owner{}, nilOwner, m} {
@@ -412,13 +412,13 @@ func TestLimiterNilProviderUsesGlobal(t *testing.T) {
 	otel.SetMeterProvider(mp)
 	t.Cleanup(func() { otel.SetMeterProvider(noop.NewMeterProvider()) })
 
-	m := NewLimiter(nil, "global", telemetry.KindPerSecond)
+	m := NewLimiter(nil, "global", KindPerSecond)
 	defer m.Close()
 	m.Acquired()
 	m.SetLimit(6000)
 	var got []float64
 	for _, p := range collect(t, r) {
-		if p.Attrs[telemetry.AttrLimiter] == "global" && (p.Name == telemetry.RateName || p.Attrs[telemetry.AttrOutcome] == telemetry.OutcomeAcquired) {
+		if p.Attrs[telemetry.AttrLimiter] == "global" && (p.Name == telemetry.RateName || p.Attrs[telemetry.AttrOutcome] == OutcomeAcquired) {
 			got = append(got, p.Value)
 		}
 	}
@@ -431,7 +431,7 @@ func TestLimiterNilProviderUsesGlobal(t *testing.T) {
 func TestNilLimiter(t *testing.T) {
 	var m *Limiter
 	m.Acquired()
-	m.Denied(telemetry.ReasonNoPermit)
+	m.Denied(ReasonNoPermit)
 	m.Denied("other")
 	m.Waited(time.Second)
 	m.SetLimit(1)
@@ -523,7 +523,7 @@ func TestLimiterInstrumentErrors(t *testing.T) {
 		t.Run(failOn, func(t *testing.T) {
 			var m *Limiter
 			errs := handled(t, func() {
-				m = NewLimiter(failingMeterProvider{failOn: failOn}, "broken", telemetry.KindAdaptive)
+				m = NewLimiter(failingMeterProvider{failOn: failOn}, "broken", KindAdaptive)
 			})
 			if len(errs) != 1 || !errors.Is(errs[0], errBoom) || !strings.Contains(errs[0].Error(), `"broken"`) {
 				t.Errorf("handled %v, want one error wrapping %v that names the limiter", errs, errBoom)
@@ -536,7 +536,7 @@ func TestLimiterInstrumentErrors(t *testing.T) {
 			}
 			// Still usable, records nothing, closes cleanly.
 			m.Acquired()
-			m.Denied(telemetry.ReasonMaxWait)
+			m.Denied(ReasonMaxWait)
 			m.Waited(time.Second)
 			m.SetLimit(3)
 			m.Close()
@@ -548,7 +548,7 @@ func TestLimiterInstrumentErrors(t *testing.T) {
 // under the race detector while the reader collects, and checks the totals.
 func TestLimiterConcurrent(t *testing.T) {
 	r, mp := newSDK(t)
-	m := NewLimiter(mp, "busy", telemetry.KindAdaptiveRate)
+	m := NewLimiter(mp, "busy", KindAdaptiveRate)
 	defer m.Close()
 	const workers, each = 8, 500
 	var wg sync.WaitGroup
@@ -592,16 +592,16 @@ func TestLimiterConcurrent(t *testing.T) {
 	}
 	n := float64(workers * each)
 	want := map[string]float64{
-		telemetry.LeasesName + "/" + telemetry.OutcomeAcquired:  n,
-		telemetry.LeasesName + "/" + telemetry.OutcomeDenied:    n,
-		telemetry.PermitsName + "/" + telemetry.OutcomeAcquired: n,
-		telemetry.PermitsName + "/" + telemetry.OutcomeDenied:   n,
-		telemetry.QueueLengthName:                               0,
-		telemetry.QueueLimitName:                                0,
-		telemetry.ThrottlesName:                                 n,
-		telemetry.CutsName:                                      n,
-		telemetry.PausesName:                                    n,
-		telemetry.WaitDurationName:                              workers * each / 50,
+		telemetry.LeasesName + "/" + OutcomeAcquired:  n,
+		telemetry.LeasesName + "/" + OutcomeDenied:    n,
+		telemetry.PermitsName + "/" + OutcomeAcquired: n,
+		telemetry.PermitsName + "/" + OutcomeDenied:   n,
+		telemetry.QueueLengthName:                     0,
+		telemetry.QueueLimitName:                      0,
+		telemetry.ThrottlesName:                       n,
+		telemetry.CutsName:                            n,
+		telemetry.PausesName:                          n,
+		telemetry.WaitDurationName:                    workers * each / 50,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("totals (-want +got):\n%s", diff)

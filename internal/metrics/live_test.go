@@ -13,15 +13,15 @@ import (
 // once the first closes.
 func TestLimiterSameNameIsTwoSeries(t *testing.T) {
 	r, mp := newSDK(t)
-	a := NewLimiter(mp, "per_second", telemetry.KindPerSecond)
-	b := NewLimiter(mp, "per_second", telemetry.KindPerSecond)
+	a := NewLimiter(mp, "per_second", KindPerSecond)
+	b := NewLimiter(mp, "per_second", KindPerSecond)
 	defer b.Close()
 	a.Acquired()
 	b.Acquired()
 	b.Acquired()
 	got := map[string]float64{}
 	for _, p := range collect(t, r) {
-		if p.Name == telemetry.LeasesName && p.Attrs[telemetry.AttrOutcome] == telemetry.OutcomeAcquired {
+		if p.Name == telemetry.LeasesName && p.Attrs[telemetry.AttrOutcome] == OutcomeAcquired {
 			got[p.Attrs[telemetry.AttrLimiter]] = p.Value
 		}
 	}
@@ -29,7 +29,7 @@ func TestLimiterSameNameIsTwoSeries(t *testing.T) {
 		t.Errorf("acquired leases by limiter (-want +got):\n%s", diff)
 	}
 	a.Close()
-	c := NewLimiter(mp, "per_second", telemetry.KindPerSecond)
+	c := NewLimiter(mp, "per_second", KindPerSecond)
 	defer c.Close()
 	if c.live.set != a.live.set {
 		t.Errorf("after the first closed, a new limiter did not take its name back")
@@ -39,13 +39,13 @@ func TestLimiterSameNameIsTwoSeries(t *testing.T) {
 // One AcquireN(5) was counted as one: the permits counter counts units.
 func TestLimiterCountsPermits(t *testing.T) {
 	r, mp := newSDK(t)
-	m := NewLimiter(mp, "q", telemetry.KindPerSecond)
+	m := NewLimiter(mp, "q", KindPerSecond)
 	defer m.Close()
 	for range 4 {
 		m.AcquiredN(5)
 	}
-	m.DeniedN(telemetry.ReasonNoPermit, 3)
-	m.DeniedN(telemetry.ReasonQueueFull, 7)
+	m.DeniedN(ReasonNoPermit, 3)
+	m.DeniedN(ReasonQueueFull, 7)
 	got := map[string]float64{}
 	for _, p := range collect(t, r) {
 		if p.Name == telemetry.LeasesName || p.Name == telemetry.PermitsName {
@@ -73,9 +73,9 @@ func TestLimiterCountsPermits(t *testing.T) {
 // permits: one metric carried both units.
 func TestLimiterLimitUnitByKind(t *testing.T) {
 	r, mp := newSDK(t)
-	rate := NewLimiter(mp, "r", telemetry.KindPerWindow)
+	rate := NewLimiter(mp, "r", KindPerWindow)
 	defer rate.Close()
-	conc := NewLimiter(mp, "c", telemetry.KindAdaptive)
+	conc := NewLimiter(mp, "c", KindAdaptive)
 	defer conc.Close()
 	rate.SetLimit(600)
 	conc.SetLimit(8)
@@ -93,7 +93,7 @@ func TestLimiterLimitUnitByKind(t *testing.T) {
 
 func TestLimiterSampledFigures(t *testing.T) {
 	r, mp := newSDK(t)
-	m := NewLimiter(mp, "s", telemetry.KindConcurrency)
+	m := NewLimiter(mp, "s", KindConcurrency)
 	defer m.Close()
 	m.Sample(func(f Figures) {
 		f.Set(InUse, 3)

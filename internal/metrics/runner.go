@@ -14,12 +14,12 @@ import (
 
 // RunnerVerdicts are the values of telemetry.AttrVerdict indexed by the verdict
 // numbers the Runner's methods take (resilience.Kind).
-var RunnerVerdicts = [...]string{telemetry.VerdictSuccess, telemetry.VerdictTransient, telemetry.VerdictThrottled, telemetry.VerdictPermanent}
+var RunnerVerdicts = [...]string{VerdictSuccess, VerdictTransient, VerdictThrottled, VerdictPermanent}
 
 // RunnerStops are the values of telemetry.AttrStop indexed by the stop numbers
 // Runner.Stop takes (resilience.StopReason).
-var RunnerStops = [...]string{telemetry.StopSucceeded, telemetry.StopAttemptsExhausted, telemetry.StopPermanent, telemetry.StopDeadline,
-	telemetry.StopCancelled, telemetry.StopBreakerOpen, telemetry.StopBudgetExhausted, telemetry.StopInvalid}
+var RunnerStops = [...]string{StopSucceeded, StopAttemptsExhausted, StopPermanent, StopDeadline,
+	StopCancelled, StopBreakerOpen, StopBudgetExhausted, StopInvalid}
 
 // delayBuckets are the bucket boundaries of telemetry.DelayDurationName, in
 // seconds: from an immediate retry to the longest throttled backoff.
@@ -96,7 +96,7 @@ func (r *Runner) verdictOptions(kvs []attribute.KeyValue) {
 	for v, verdict := range RunnerVerdicts {
 		for self := range 2 {
 			more := []attribute.KeyValue{attribute.String(telemetry.AttrVerdict, verdict)}
-			if verdict == telemetry.VerdictThrottled {
+			if verdict == VerdictThrottled {
 				more = append(more, attribute.Bool(telemetry.AttrSelfImposed, self == 1))
 			}
 			opt := metric.WithAttributeSet(attrSet(kvs, more...))
@@ -197,14 +197,14 @@ func NewBreaker(mp metric.MeterProvider, name string, extra ...attribute.KeyValu
 	for s, v := range breakerStates {
 		b.enterOpts[s] = []metric.AddOption{metric.WithAttributeSet(attrSet(kvs, attribute.String(telemetry.AttrBreakerState, v)))}
 	}
-	b.State(context.Background(), telemetry.BreakerClosed)
+	b.State(context.Background(), BreakerClosed)
 	return b
 }
 
 // breakerStates are the values of AttrBreakerState by state number.
-var breakerStates = [...]string{telemetry.BreakerStateClosed, telemetry.BreakerStateHalfOpen, telemetry.BreakerStateOpen}
+var breakerStates = [...]string{BreakerStateClosed, BreakerStateHalfOpen, BreakerStateOpen}
 
-// State records the breaker's state: telemetry.BreakerClosed,
+// State records the breaker's state: BreakerClosed,
 // BreakerHalfOpen or BreakerOpen.
 func (b *Breaker) State(ctx context.Context, s int64) {
 	if b != nil {

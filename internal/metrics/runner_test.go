@@ -70,8 +70,8 @@ func TestRunnerRecords(t *testing.T) {
 	r.Attempt(ctx, 99, false, 1, 0, true) // out of range: ignored
 	r.Stop(ctx, -1, false, 0, true)
 	b := NewBreaker(mp, "api")
-	b.State(ctx, telemetry.BreakerOpen)
-	b.Entered(ctx, telemetry.BreakerOpen)
+	b.State(ctx, BreakerOpen)
+	b.Entered(ctx, BreakerOpen)
 
 	sums, counts := runnerSums(t, reader)
 	wantSums := map[string]int64{
@@ -83,7 +83,7 @@ func TestRunnerRecords(t *testing.T) {
 		telemetry.CallsName + " api succeeded true":    1,
 		telemetry.CallsName + " api succeeded false":   1,
 		telemetry.BudgetDenialsName + " api":           1,
-		telemetry.BreakerStateName + " api":            telemetry.BreakerOpen,
+		telemetry.BreakerStateName + " api":            BreakerOpen,
 		telemetry.BreakerTransitionsName + " api open": 1,
 	}
 	if d := cmp.Diff(wantSums, sums); d != "" {

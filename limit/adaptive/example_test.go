@@ -32,7 +32,7 @@ func ExampleNewRate() {
 	// rate halves (no more in one cut); the Retry-After pauses the limiter.
 	r.OnSuccess(600*time.Millisecond, at, 1)
 	ch := r.OnThrottled(700*time.Millisecond, at, 1, 2*time.Second)
-	fmt.Printf("%.0f units/min, cut %v, paused %v\n", r.Rate(), ch&adaptive.ChangeCut != 0, r.Paused(time.Second))
+	fmt.Printf("%.0f units/min, cut %v, paused %v\n", r.Rate(), ch&adaptive.ChangeCut != 0, time.Second < r.PausedUntil())
 	// Output:
 	// true 0s
 	// false 100ms

@@ -22,10 +22,10 @@ type Refusal uint8
 // The refusals; their String values match limit's Reason constants.
 const (
 	NotRefused     Refusal = iota
-	RefusedNoUnits         // no units free and QueueLimit is 0
-	RefusedQueueFull
-	RefusedMaxWait
-	RefusedDeadline
+	refusedNoUnits         // no units free and QueueLimit is 0
+	refusedQueueFull
+	refusedMaxWait
+	refusedDeadline
 )
 
 var refusalNames = [...]string{"", "no_permit", "queue_full", "max_wait", "deadline"}
@@ -52,7 +52,7 @@ type Waiter struct {
 	ID   uint64
 	Cost int
 	// Granted is true when the waiter got its units; false when it waited
-	// MaxWait without getting them (refuse it with RefusedMaxWait).
+	// MaxWait without getting them (refuse it with refusedMaxWait).
 	Granted bool
 }
 
@@ -64,7 +64,7 @@ type RateCounts struct {
 	Cuts      int64
 	Pauses    int64
 	Increases int64 // rates returned by OnSuccess
-	Refused   [RefusedDeadline + 1]int64
+	Refused   [refusedDeadline + 1]int64
 }
 
 type waiter struct {
@@ -337,9 +337,6 @@ func (r *Rate) BucketSize() float64 { return r.size }
 
 // Len is the number of requests waiting.
 func (r *Rate) Len() int { return len(r.q) - r.qHead }
-
-// Paused reports whether the limiter is in a Retry-After pause at now.
-func (r *Rate) Paused(now time.Duration) bool { return now < r.pauseUntil }
 
 // PausedUntil is when the last pause ends (0 if there never was one).
 func (r *Rate) PausedUntil() time.Duration { return r.pauseUntil }

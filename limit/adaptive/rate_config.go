@@ -68,7 +68,7 @@ type RateConfig struct {
 	// above 0. Default 1 s.
 	Burst time.Duration
 	// QueueLimit is how many requests may wait; 0 refuses at once
-	// (RefusedNoUnits) instead of queueing. 0 or more. Default 500.
+	// (refusedNoUnits) instead of queueing. 0 or more. Default 500.
 	QueueLimit int
 	// MaxWait is the longest a request may wait in the queue; above 0 when
 	// QueueLimit is. Default 100 s.

@@ -10,13 +10,13 @@ import (
 // expected at the current rate; or, with a Refusal, no ID and the suggested
 // retry-after:
 //
-//   - RefusedNoUnits when QueueLimit is 0: wait is when the units would be
+//   - refusedNoUnits when QueueLimit is 0: wait is when the units would be
 //     there;
-//   - RefusedQueueFull when QueueLimit requests wait already: wait is when
+//   - refusedQueueFull when QueueLimit requests wait already: wait is when
 //     the head is expected to leave;
-//   - RefusedMaxWait when the expected wait is above MaxWait: wait is how
+//   - refusedMaxWait when the expected wait is above MaxWait: wait is how
 //     much above;
-//   - RefusedDeadline when now plus the expected wait is after deadline
+//   - refusedDeadline when now plus the expected wait is after deadline
 //     (NoDeadline for none): wait is the expected wait.
 func (r *Rate) Enqueue(now time.Duration, cost int, deadline time.Duration) (id uint64, wait time.Duration, why Refusal) {
 	r.waited = true
@@ -24,16 +24,16 @@ func (r *Rate) Enqueue(now time.Duration, cost int, deadline time.Duration) (id 
 	wait = r.waitFor(now, r.qUnits, cost)
 	switch {
 	case r.cfg.QueueLimit == 0:
-		why = RefusedNoUnits
+		why = refusedNoUnits
 	case r.Len() >= r.cfg.QueueLimit:
-		why = RefusedQueueFull
+		why = refusedQueueFull
 		wait, _ = r.Next(now)
 		wait = since(wait, now)
 	case wait > r.cfg.MaxWait:
-		why = RefusedMaxWait
+		why = refusedMaxWait
 		wait -= r.cfg.MaxWait
 	case deadline < NoDeadline && wait > deadline-now:
-		why = RefusedDeadline
+		why = refusedDeadline
 	default:
 		r.nextID++
 		r.q = append(r.q, waiter{id: r.nextID, cost: cost, enqueued: now})
@@ -100,7 +100,7 @@ func (r *Rate) Dequeue(now time.Duration) (w Waiter, ok bool) {
 		r.counts.Units += int64(h.cost)
 		w.Granted = true
 	case r.cfg.MaxWait > 0 && now-h.enqueued >= r.cfg.MaxWait:
-		r.counts.Refused[RefusedMaxWait]++
+		r.counts.Refused[refusedMaxWait]++
 	default:
 		return Waiter{}, false
 	}

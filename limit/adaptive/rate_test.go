@@ -7,6 +7,9 @@ import (
 	"time"
 )
 
+// paused reports whether r is in a Retry-After pause at now.
+func paused(r *Rate, now time.Duration) bool { return now < r.PausedUntil() }
+
 func sec(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
 // newTestRate returns a Rate at t = 0 with the defaults and c applied. It
@@ -161,7 +164,7 @@ func TestRatePauseCappedAndBucketRestartsEmpty(t *testing.T) {
 	if got := r.PausedUntil(); got != sec(40) {
 		t.Fatalf("paused until %v, want 40s", got)
 	}
-	if !r.Paused(sec(39.999)) || r.Paused(sec(40)) {
+	if !paused(r, sec(39.999)) || paused(r, sec(40)) {
 		t.Fatal("Paused wrong around 40 s")
 	}
 	if take(r, sec(20), 1) {
@@ -192,7 +195,7 @@ func TestRatePauseCappedAndBucketRestartsEmpty(t *testing.T) {
 	}
 	// No pause with MaxPause 0.
 	r = newTestRate(t, func(c *RateConfig) { c.MaxPause = 0 })
-	if ch := r.OnThrottled(sec(10), sec(9), 1, sec(45)); ch&ChangePause != 0 || r.Paused(sec(11)) {
+	if ch := r.OnThrottled(sec(10), sec(9), 1, sec(45)); ch&ChangePause != 0 || paused(r, sec(11)) {
 		t.Fatal("paused with MaxPause 0")
 	}
 }
@@ -234,7 +237,7 @@ func TestRateHugeMaxWaitAndPauseSaturate(t *testing.T) {
 		if got := r.PausedUntil(); got != forever {
 			t.Fatalf("paused until %v; want %v (saturated)", got, forever)
 		}
-		if !r.Paused(sec(11)) || take(r, sec(11), 1) {
+		if !paused(r, sec(11)) || take(r, sec(11), 1) {
 			t.Fatal("not paused, or admitted, a second into an endless pause")
 		}
 		if s := r.state(sec(11)); s.PausedSinceLastDecrease != sec(1) || s.SinceLastIncrease != 0 {
@@ -242,7 +245,7 @@ func TestRateHugeMaxWaitAndPauseSaturate(t *testing.T) {
 		}
 		_, wait, why := r.Enqueue(sec(11), 1, NoDeadline)
 		if maxWait == defaultMaxWait {
-			if why != RefusedMaxWait || wait <= 0 {
+			if why != refusedMaxWait || wait <= 0 {
 				t.Fatalf("Enqueue into an endless pause with MaxWait %v = %v, %v; want refused (max_wait) with a wait above 0", maxWait, why, wait)
 			}
 			continue
@@ -256,7 +259,7 @@ func TestRateHugeMaxWaitAndPauseSaturate(t *testing.T) {
 		if _, ok := r.Dequeue(sec(12)); ok {
 			t.Fatal("the head left during an endless pause")
 		}
-		if _, wait, why := r.Enqueue(sec(12), 1, sec(100)); why != RefusedDeadline || wait <= 0 {
+		if _, wait, why := r.Enqueue(sec(12), 1, sec(100)); why != refusedDeadline || wait <= 0 {
 			t.Fatalf("Enqueue with a deadline into an endless pause = %v, %v; want refused (deadline) with a wait above 0", why, wait)
 		}
 	}
@@ -434,7 +437,7 @@ func TestRateDisabledAdmitsAndRecords(t *testing.T) {
 	if c.Units != 7000 || c.Throttles != 10 || c.Cuts != 0 || c.Pauses != 0 || c.Responses != 90 {
 		t.Fatalf("counts %+v", c)
 	}
-	if r.Paused(sec(12)) || r.MeasuredRate() == 0 {
+	if paused(r, sec(12)) || r.MeasuredRate() == 0 {
 		t.Fatal("disabled paused, or measured nothing")
 	}
 }
@@ -446,18 +449,18 @@ func TestRateQueueRefusals(t *testing.T) {
 		c.MinUnitsPerMinute, c.InitialUnitsPerMinute, c.QueueLimit, c.MaxWait = 6, 60, 3, 10*time.Second
 	}) // one unit a second, bucket 10
 	take(r, 0, 10)
-	if _, wait, why := r.Enqueue(0, 1, sec(0.5)); why != RefusedDeadline || wait != sec(1) {
+	if _, wait, why := r.Enqueue(0, 1, sec(0.5)); why != refusedDeadline || wait != sec(1) {
 		t.Fatalf("deadline: %v %v", why, wait)
 	}
 	w1, _, _ := r.Enqueue(0, 3, NoDeadline)
 	w2, _, _ := r.Enqueue(0, 3, NoDeadline)
-	if _, wait, why := r.Enqueue(0, 5, NoDeadline); why != RefusedMaxWait || wait != sec(1) {
+	if _, wait, why := r.Enqueue(0, 5, NoDeadline); why != refusedMaxWait || wait != sec(1) {
 		t.Fatalf("max wait: %v %v", why, wait) // 6 + 5 units: 11 s, 1 s too long
 	}
 	if _, wait, why := r.Enqueue(0, 1, NoDeadline); why != NotRefused || wait != sec(7) {
 		t.Fatalf("third waiter: %v %v", why, wait)
 	}
-	if _, wait, why := r.Enqueue(0, 1, NoDeadline); why != RefusedQueueFull || wait != sec(3) {
+	if _, wait, why := r.Enqueue(0, 1, NoDeadline); why != refusedQueueFull || wait != sec(3) {
 		t.Fatalf("queue full: %v %v", why, wait) // the head leaves at 3 s
 	}
 	// A cut and a pause to 5.5 s: 0.7 units a second after it. The first
@@ -478,17 +481,17 @@ func TestRateQueueRefusals(t *testing.T) {
 	if len(got) != 3 || got[0].ID != w1 || !got[0].Granted || got[1].ID != w2 || got[1].Granted || got[2].Granted || at[1] != sec(10) || at[2] != sec(10) {
 		t.Fatalf("left: %+v at %v", got, at)
 	}
-	if c := r.Counts(); c.Refused[RefusedMaxWait] != 3 || c.Refused[RefusedQueueFull] != 1 || c.Refused[RefusedDeadline] != 1 {
+	if c := r.Counts(); c.Refused[refusedMaxWait] != 3 || c.Refused[refusedQueueFull] != 1 || c.Refused[refusedDeadline] != 1 {
 		t.Fatalf("counts %+v", c.Refused)
 	}
 	// QueueLimit 0 refuses at once.
 	r = newTestRate(t, func(c *RateConfig) { c.InitialUnitsPerMinute, c.QueueLimit = 60, 0 })
 	for take(r, 0, 1) {
 	}
-	if _, wait, why := r.Enqueue(0, 1, NoDeadline); why != RefusedNoUnits || wait != sec(1) {
+	if _, wait, why := r.Enqueue(0, 1, NoDeadline); why != refusedNoUnits || wait != sec(1) {
 		t.Fatalf("no queue: %v %v", why, wait)
 	}
-	if why := RefusedNoUnits.String(); why != "no_permit" {
+	if why := refusedNoUnits.String(); why != "no_permit" {
 		t.Fatal(why)
 	}
 }

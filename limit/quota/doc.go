@@ -27,7 +27,7 @@
 //
 // ParseRetryAfter reads Retry-After (delay seconds, fractional too, or an
 // HTTP-date in its three forms) and retry-after-ms. Every wait is capped at
-// MaxRetryAfter (DefaultMaxRetryAfter, 5 minutes, unless configured) and is
+// MaxRetryAfter (defaultMaxRetryAfter, 5 minutes, unless configured) and is
 // never negative. Malformed fields are ignored; nothing panics. Parsing a
 // typical response takes well under a microsecond and allocates nothing.
 //

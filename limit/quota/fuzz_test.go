@@ -89,10 +89,10 @@ func FuzzParseRetryAfter(f *testing.F) {
 		if !ok && d != 0 {
 			t.Fatalf("not ok but %v", d)
 		}
-		checkWait(t, d, DefaultMaxRetryAfter)
+		checkWait(t, d, defaultMaxRetryAfter)
 		// The millisecond header, when it reads, wins over Retry-After.
 		if v, valid := parseDecimal(ms); ms != "" && valid {
-			if want := clampWait(v.millis(), DefaultMaxRetryAfter); !ok || d != want {
+			if want := clampWait(v.millis(), defaultMaxRetryAfter); !ok || d != want {
 				t.Fatalf("Retry-After-Ms %q beside Retry-After %q: %v %v, want %v", ms, ra, d, ok, want)
 			}
 		}

@@ -40,7 +40,7 @@ type Options struct {
 	ReserveFraction *float64 `json:"reserveFraction,omitempty"`
 
 	// MaxRetryAfter caps every wait the guard asks for or honours:
-	// Retry-After, a reset, a backoff. Default DefaultMaxRetryAfter (5 min);
+	// Retry-After, a reset, a backoff. Default defaultMaxRetryAfter (5 min);
 	// see there for why. A server asking for more is held for the cap and
 	// then asked again.
 	MaxRetryAfter headroom.Duration `json:"maxRetryAfter,omitempty"`
@@ -193,7 +193,7 @@ func (o *Options) config() config {
 		c.reserve.Fraction = *o.ReserveFraction
 	}
 	if c.maxRetryAfter == 0 {
-		c.maxRetryAfter = DefaultMaxRetryAfter
+		c.maxRetryAfter = defaultMaxRetryAfter
 	}
 	if c.maxWait == 0 {
 		c.maxWait = c.maxRetryAfter

@@ -330,7 +330,7 @@ func TestRetryAfter(t *testing.T) {
 		{"rfc 850", hdr{{"Retry-After", t0.Add(45 * time.Second).Format(time.RFC850)}}, 45 * time.Second, true},
 		{"asctime", hdr{{"Retry-After", t0.Add(30 * time.Second).Format(time.ANSIC)}}, 30 * time.Second, true},
 		{"date in the past", hdr{{"Retry-After", t0.Add(-time.Hour).Format(http.TimeFormat)}}, 0, true},
-		{"capped (#247: 484289h)", hdr{{"Retry-After", "1743441608"}}, DefaultMaxRetryAfter, true},
+		{"capped (#247: 484289h)", hdr{{"Retry-After", "1743441608"}}, defaultMaxRetryAfter, true},
 		{"retry-after-ms wins", hdr{{"Retry-After", "2"}, {"retry-after-ms", "1500"}}, 1500 * time.Millisecond, true},
 		{"x-ms-retry-after-ms", hdr{{"x-ms-retry-after-ms", "250.5"}}, 250*time.Millisecond + 500*time.Microsecond, true},
 		{"negative", hdr{{"Retry-After", "-1"}}, 0, false},

@@ -21,7 +21,7 @@ import (
 //
 // Every wait is capped. go-retryablehttp honours any Retry-After and its
 // users have logged sleeps of 484289h (issues #247, #295); urllib3 caps at
-// 6 h, the OpenAI SDK at 8 s. ParseRetryAfter caps at DefaultMaxRetryAfter;
+// 6 h, the OpenAI SDK at 8 s. ParseRetryAfter caps at defaultMaxRetryAfter;
 // a Guard at its MaxRetryAfter.
 
 const (
@@ -30,20 +30,20 @@ const (
 	hMsRetryAfterMs = "X-Ms-Retry-After-Ms"
 )
 
-// DefaultMaxRetryAfter is the longest wait ParseRetryAfter returns and the
+// defaultMaxRetryAfter is the longest wait ParseRetryAfter returns and the
 // Guard's default MaxRetryAfter: 5 minutes. It covers the longest waits
 // services document asking for on purpose — SharePoint's Retry-After up
 // to 300 s, Cloudflare's five-minute block — and matches the AWS SDK v1's cap
 // on throttle delays; a longer hint is far more likely a unit mistake (epoch
 // for seconds) than a request, and a caller that needs longer can say so.
-const DefaultMaxRetryAfter = 5 * time.Minute
+const defaultMaxRetryAfter = 5 * time.Minute
 
 // ParseRetryAfter reads the server's requested wait from retry-after-ms,
 // x-ms-retry-after-ms or Retry-After (delay seconds, fractional accepted, or
 // an HTTP-date in any of its three forms). The wait is never negative and
-// never above DefaultMaxRetryAfter; false means no usable value.
+// never above defaultMaxRetryAfter; false means no usable value.
 func ParseRetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
-	return parseRetryAfter(h, now, DefaultMaxRetryAfter)
+	return parseRetryAfter(h, now, defaultMaxRetryAfter)
 }
 
 func parseRetryAfter(h http.Header, now time.Time, maxWait time.Duration) (time.Duration, bool) {

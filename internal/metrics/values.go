@@ -1,0 +1,71 @@
+package metrics
+
+// The values the recorders write on the attributes named in package
+// telemetry; docs/telemetry.md lists them for dashboard authors.
+
+// Values of AttrLayer.
+const (
+	LayerRateLimit    = "rate_limit"
+	LayerAdaptiveRate = "adaptive_rate"
+)
+
+// Values of AttrBreakerState.
+const (
+	BreakerStateClosed   = "closed"
+	BreakerStateHalfOpen = "half_open"
+	BreakerStateOpen     = "open"
+)
+
+// Values of AttrLimiterKind.
+const (
+	KindPerSecond    = "per_second"
+	KindPerWindow    = "per_window"
+	KindConcurrency  = "concurrency"
+	KindAdaptive     = "adaptive"
+	KindAdaptiveRate = "adaptive_rate"
+)
+
+// Values of AttrOutcome.
+const (
+	OutcomeAcquired = "acquired"
+	OutcomeDenied   = "denied"
+)
+
+// Values of AttrReason; they match limit's Reason constants.
+const (
+	ReasonNoPermit  = "no_permit"  // no permit free and queueing is off
+	ReasonQueueFull = "queue_full" // the queue was full
+	ReasonMaxWait   = "max_wait"   // the wait would exceed the maximum wait
+	ReasonDeadline  = "deadline"   // the wait would outlast the context's deadline
+	ReasonReserve   = "reserve"    // quota guard: the remaining allowance is inside the reserve
+	ReasonBlocked   = "blocked"    // quota guard: a Retry-After or a backoff holds the key
+	ReasonProbe     = "probe"      // quota guard: past a reset, one probe at a time until figures return
+	ReasonInFlight  = "in_flight"  // quota guard: every in-flight slot for the key is taken
+)
+
+// Values of AttrVerdict.
+const (
+	VerdictSuccess   = "success"
+	VerdictTransient = "transient"
+	VerdictThrottled = "throttled"
+	VerdictPermanent = "permanent"
+)
+
+// Values of AttrStop, in the order of resilience.StopReason.
+const (
+	StopSucceeded         = "succeeded"
+	StopAttemptsExhausted = "attempts_exhausted"
+	StopPermanent         = "permanent"
+	StopDeadline          = "deadline"
+	StopCancelled         = "cancelled"
+	StopBreakerOpen       = "breaker_open"
+	StopBudgetExhausted   = "budget_exhausted"
+	StopInvalid           = "invalid"
+)
+
+// Values of BreakerStateName.
+const (
+	BreakerClosed   = 0
+	BreakerHalfOpen = 1
+	BreakerOpen     = 2
+)
