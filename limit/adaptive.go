@@ -96,11 +96,9 @@ func Adaptive(a AdaptiveOptions, opts ...Option) (*AdaptiveLimiter, error) {
 // context ends it holds nothing and returns ctx.Err(), or for a deadline a
 // *RateLimitedError (ReasonDeadline) matching it.
 type AdaptiveLimiter struct {
-	self     ownerRef // what its leases point back to
-	name     string
+	shell
 	epoch    time.Time
 	capacity int // the largest cost: Maximum
-	metrics  *metrics.Limiter
 
 	mu     sync.Mutex
 	engine *adaptive.Concurrency
@@ -110,29 +108,15 @@ type AdaptiveLimiter struct {
 func newAdaptive(o Options) Limiter { return newAdaptiveLimiter(o) }
 
 func newAdaptiveLimiter(o Options) *AdaptiveLimiter {
-	name := o.Name
-	if name == "" {
-		name = "adaptive"
-	}
-	l := &AdaptiveLimiter{
-		name:    name,
-		epoch:   time.Now(),
-		metrics: metrics.NewLimiter(o.MeterProvider, name, metrics.KindAdaptive, o.Attributes...),
-		queue:   waitQueue{limit: o.QueueLimit},
-	}
+	l := &AdaptiveLimiter{epoch: time.Now(), queue: waitQueue{limit: o.QueueLimit}}
+	l.dress(o, metrics.KindAdaptive, l)
 	// Validate has listed every problem NewConcurrency finds.
 	l.engine, _ = adaptive.NewConcurrency(o.Adaptive.config())
 	l.capacity = l.engine.Config().Maximum
 	l.metrics.SetLimit(float64(l.engine.Limit()))
-	l.self.leaseOwner = l
-	l.metrics.CloseWhenUnreachable(l)
-	l.metrics.SetQueueLimit(o.QueueLimit)
 	sample(l.metrics, l, (*AdaptiveLimiter).figures)
 	return l
 }
-
-// Name is the limiter's name.
-func (l *AdaptiveLimiter) Name() string { return l.name }
 
 // CurrentLimit is the limit the loop has settled on, and false until it has
 // seen enough calls to have an opinion: 100 successful calls, during which

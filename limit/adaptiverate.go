@@ -19,7 +19,7 @@ import (
 //
 // Its readers serve dashboards; each takes the limiter's lock briefly.
 type AdaptiveRateLimiter struct {
-	self ownerRef // what its leases point back to
+	shell
 	mu   sync.Mutex
 	core *adaptive.Rate
 	// queueLimit is Options.QueueLimit and queued the units waiting: the
@@ -28,8 +28,6 @@ type AdaptiveRateLimiter struct {
 	// the same number, never binds first).
 	queueLimit, queued int64
 	epoch              time.Time
-	name               string
-	m                  *metrics.Limiter
 	waiters            map[uint64]*rateWaiter
 	timer              *time.Timer
 	counter            adaptive.InstanceCounter
@@ -71,17 +69,14 @@ func newAdaptiveRate(o Options) (Limiter, error) {
 // the engine's own checks, so NewRate's error is only passed on in case the
 // two ever disagree.
 func newAdaptiveRateLimiter(o Options) (*AdaptiveRateLimiter, error) {
-	name := o.Name
-	if name == "" {
-		name = "adaptive_rate"
-	}
 	c := o.AdaptiveRate.config()
 	c.QueueLimit = o.QueueLimit
 	core, err := adaptive.NewRate(c, 0)
 	if err != nil {
 		return nil, err
 	}
-	l := &AdaptiveRateLimiter{core: core, queueLimit: int64(o.QueueLimit), epoch: time.Now(), name: name, m: metrics.NewLimiter(o.MeterProvider, name, metrics.KindAdaptiveRate, o.Attributes...)}
+	l := &AdaptiveRateLimiter{core: core, queueLimit: int64(o.QueueLimit), epoch: time.Now()}
+	l.dress(o, metrics.KindAdaptiveRate, l)
 	if c := o.AdaptiveRate.InstanceCounter; c != nil {
 		if _, static := c.(adaptive.StaticInstances); static {
 			core.SetInstances(0, c.Instances())
@@ -89,18 +84,12 @@ func newAdaptiveRateLimiter(o Options) (*AdaptiveRateLimiter, error) {
 			l.counter = c
 		}
 	}
-	l.m.SetLimit(core.Rate())
-	l.self.leaseOwner = l
-	l.m.CloseWhenUnreachable(l)
-	l.m.SetQueueLimit(o.QueueLimit)
-	sample(l.m, l, (*AdaptiveRateLimiter).figures)
+	l.metrics.SetLimit(core.Rate())
+	sample(l.metrics, l, (*AdaptiveRateLimiter).figures)
 	return l, nil
 }
 
 func (l *AdaptiveRateLimiter) now() time.Duration { return time.Since(l.epoch) }
-
-// Name is the limiter's name.
-func (l *AdaptiveRateLimiter) Name() string { return l.name }
 
 // Acquire asks for one unit.
 func (l *AdaptiveRateLimiter) Acquire(ctx context.Context) (Lease, error) {
@@ -120,7 +109,7 @@ func (l *AdaptiveRateLimiter) Acquire(ctx context.Context) (Lease, error) {
 func (l *AdaptiveRateLimiter) AcquireN(ctx context.Context, cost int) (Lease, error) {
 	if cost <= 0 || cost > math.MaxInt32 {
 		if cost == 0 {
-			l.m.AcquiredN(cost)
+			l.metrics.AcquiredN(cost)
 			return Lease{}, nil
 		}
 		return Lease{}, &CostError{Limiter: l.name, Cost: cost, Capacity: math.MaxInt32}
@@ -130,7 +119,7 @@ func (l *AdaptiveRateLimiter) AcquireN(ctx context.Context, cost int) (Lease, er
 	l.seen = max(l.seen, now)
 	if ok, _ := l.core.TryAcquire(now, cost); ok {
 		l.mu.Unlock()
-		l.m.AcquiredN(cost)
+		l.metrics.AcquiredN(cost)
 		return newLease(&l.self, now, cost), nil
 	}
 	return l.wait(ctx, now, cost) // unlocks
@@ -140,7 +129,7 @@ func (l *AdaptiveRateLimiter) AcquireN(ctx context.Context, cost int) (Lease, er
 func (l *AdaptiveRateLimiter) wait(ctx context.Context, now time.Duration, cost int) (Lease, error) {
 	if ctx.Err() != nil {
 		l.mu.Unlock()
-		return Lease{}, waitEnded(ctx, l.name, l.m, cost)
+		return Lease{}, waitEnded(ctx, l.name, l.metrics, cost)
 	}
 	deadline := adaptive.NoDeadline
 	if d, ok := ctx.Deadline(); ok {
@@ -162,7 +151,7 @@ func (l *AdaptiveRateLimiter) wait(ctx context.Context, now time.Duration, cost 
 	}
 	l.waiters[id] = w
 	l.queued += int64(cost)
-	l.m.QueueAdd(int64(cost))
+	l.metrics.QueueAdd(int64(cost))
 	l.serviceLocked(now)
 	l.mu.Unlock()
 
@@ -173,25 +162,25 @@ func (l *AdaptiveRateLimiter) wait(ctx context.Context, now time.Duration, cost 
 		if l.core.Cancel(now, id) {
 			delete(l.waiters, id)
 			l.queued -= int64(cost)
-			l.m.QueueAdd(-int64(cost))
+			l.metrics.QueueAdd(-int64(cost))
 			l.serviceLocked(l.now()) // the waiters behind may go now
 			l.mu.Unlock()
-			return Lease{}, waitEnded(ctx, l.name, l.m, cost)
+			return Lease{}, waitEnded(ctx, l.name, l.metrics, cost)
 		}
 		l.mu.Unlock()
 		<-w.ready // decided under the lock already
 	}
 	if !w.granted {
-		l.m.DeniedN(ReasonMaxWait, cost)
+		l.metrics.DeniedN(ReasonMaxWait, cost)
 		return Lease{}, &RateLimitedError{Limiter: l.name, Reason: ReasonMaxWait}
 	}
-	l.m.Waited(w.at - now)
-	l.m.AcquiredN(cost)
+	l.metrics.Waited(w.at - now)
+	l.metrics.AcquiredN(cost)
 	return newLease(&l.self, w.at, cost), nil
 }
 
 func (l *AdaptiveRateLimiter) refuse(cost int, reason string, retryAfter time.Duration) error {
-	l.m.DeniedN(reason, cost)
+	l.metrics.DeniedN(reason, cost)
 	return &RateLimitedError{Limiter: l.name, RetryAfter: retryAfter, Reason: reason}
 }
 
@@ -209,7 +198,7 @@ func (l *AdaptiveRateLimiter) serviceLocked(now time.Duration) {
 			close(rw.ready)
 		}
 		l.queued -= int64(w.Cost)
-		l.m.QueueAdd(-int64(w.Cost))
+		l.metrics.QueueAdd(-int64(w.Cost))
 	}
 	at, ok := l.core.Next(now)
 	if !ok {
@@ -254,7 +243,7 @@ func (l *AdaptiveRateLimiter) release(ls Lease) {
 			l.serviceLocked(now)
 		}
 	case Throttled:
-		l.m.Throttled()
+		l.metrics.Throttled()
 		now := l.now()
 		l.mu.Lock()
 		ch = l.core.OnThrottled(now, ls.granted, int(ls.spec.cost), ls.retryAfter)
@@ -279,13 +268,13 @@ func (l *AdaptiveRateLimiter) release(ls Lease) {
 
 func (l *AdaptiveRateLimiter) report(ch adaptive.Change, rate float64) {
 	if ch&adaptive.ChangeCut != 0 {
-		l.m.Cut()
+		l.metrics.Cut()
 	}
 	if ch&adaptive.ChangePause != 0 {
-		l.m.Paused()
+		l.metrics.Paused()
 	}
 	if ch&adaptive.ChangeRate != 0 {
-		l.m.SetLimit(rate)
+		l.metrics.SetLimit(rate)
 	}
 }
 
@@ -320,7 +309,7 @@ func (l *AdaptiveRateLimiter) rescale(set func(now time.Duration) adaptive.Chang
 	rate := l.core.Rate()
 	l.mu.Unlock()
 	if ch != 0 {
-		l.m.SetLimit(rate)
+		l.metrics.SetLimit(rate)
 	}
 }
 
@@ -428,7 +417,7 @@ func (l *AdaptiveRateLimiter) Counts() adaptive.RateCounts {
 // its timer runs only while requests wait (every change to the queue
 // stops it once the queue is empty), so requests still queued are served
 // or refused as usual and nothing is left running after the last.
-func (l *AdaptiveRateLimiter) Close() { l.m.Close() }
+func (l *AdaptiveRateLimiter) Close() { l.metrics.Close() }
 
 // figures reports the bucket, the instance share, the ceiling, the
 // published quota, the measured send rate and the pause.

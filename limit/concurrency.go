@@ -29,11 +29,9 @@ func Concurrency(permits int, opts ...Option) (Limiter, error) {
 // carry no grant time (Granted is 0). With a queue, released permits are
 // handed to the waiters in FIFO order by whoever releases them.
 type bulkhead struct {
-	self     ownerRef // what its leases point back to
-	name     string
+	shell
 	engine   *concurrency.Bulkhead
 	capacity int // largest cost AcquireN accepts
-	metrics  *metrics.Limiter
 
 	queueing bool
 	// waiting counts callers that have queued or are about to: a caller
@@ -50,30 +48,18 @@ type bulkhead struct {
 func newConcurrency(o Options) Limiter {
 	// Validate has checked Concurrency ≥ 1.
 	engine, _ := concurrency.New(o.Concurrency)
-	name := o.Name
-	if name == "" {
-		name = "concurrency"
-	}
 	l := &bulkhead{
-		name:     name,
 		engine:   engine,
 		capacity: min(o.Concurrency, math.MaxInt32), // a Lease holds an int32 cost
-		metrics:  metrics.NewLimiter(o.MeterProvider, name, metrics.KindConcurrency, o.Attributes...),
 		queueing: o.QueueLimit > 0,
 		epoch:    time.Now(),
 		queue:    waitQueue{limit: o.QueueLimit},
 	}
+	l.dress(o, metrics.KindConcurrency, l)
 	l.metrics.SetLimit(float64(o.Concurrency))
-	// The meter provider holds the instruments until closed; close them
-	// when the limiter is dropped.
-	l.self.leaseOwner = l
-	l.metrics.CloseWhenUnreachable(l)
-	l.metrics.SetQueueLimit(o.QueueLimit)
 	sample(l.metrics, l, (*bulkhead).figures)
 	return l
 }
-
-func (l *bulkhead) Name() string { return l.name }
 
 // Acquire asks for one permit; see AcquireN.
 func (l *bulkhead) Acquire(ctx context.Context) (Lease, error) {

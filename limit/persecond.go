@@ -36,9 +36,8 @@ func PerSecond(permits float64, burst int, opts ...Option) (Limiter, error) {
 // only the monotonic clock and is faked inside testing/synctest bubbles; build
 // the limiter in the bubble that uses it.
 type perSecond struct {
-	name    string
-	epoch   time.Time
-	metrics *metrics.Limiter
+	shell
+	epoch time.Time
 
 	mu sync.Mutex
 	// queue holds the pending waiters in booking (and so readyAt) order.
@@ -47,8 +46,6 @@ type perSecond struct {
 	queue waitQueue
 
 	bucket *window.TokenBucket // its own allocation, hot word padded
-
-	self ownerRef // what its leases point back to
 }
 
 // newPerSecond builds the PerSecond shape of a validated o.
@@ -56,23 +53,9 @@ func newPerSecond(o Options) Limiter {
 	// Validate has listed every problem NewTokenBucket finds
 	// (tokenBucketProblems).
 	bucket, _ := window.NewTokenBucket(o.PermitsPerSecond, o.perSecondBurst())
-	name := o.Name
-	if name == "" {
-		name = "per_second"
-	}
-	l := &perSecond{
-		name:    name,
-		epoch:   time.Now(),
-		metrics: metrics.NewLimiter(o.MeterProvider, name, metrics.KindPerSecond, o.Attributes...),
-		queue:   waitQueue{limit: o.QueueLimit},
-		bucket:  bucket,
-	}
-	l.self.leaseOwner = l
-	l.metrics.SetLimit(o.PermitsPerSecond * 60) // telemetry.LimitName: permits per minute
-	// The meter provider holds the instruments until closed; close them
-	// when the limiter is dropped.
-	l.metrics.CloseWhenUnreachable(l)
-	l.metrics.SetQueueLimit(o.QueueLimit)
+	l := &perSecond{epoch: time.Now(), queue: waitQueue{limit: o.QueueLimit}, bucket: bucket}
+	l.dress(o, metrics.KindPerSecond, l)
+	l.metrics.SetLimit(o.PermitsPerSecond * 60) // permits per minute
 	sample(l.metrics, l, (*perSecond).figures)
 	return l
 }
@@ -100,8 +83,6 @@ func (o *Options) tokenBucketProblems() []error {
 	}
 	return errs
 }
-
-func (l *perSecond) Name() string { return l.name }
 
 // release frees nothing: a token bucket's permits are spent when granted.
 // It counts a throttle reported on the lease.

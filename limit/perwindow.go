@@ -35,12 +35,10 @@ func PerWindow(permits int, window time.Duration, opts ...Option) (Limiter, erro
 // (head-of-line: only the front waiter takes permits, after sleeping exactly
 // until the engine says they fit, then it wakes the next).
 type perWindow struct {
-	self     ownerRef // what its leases point back to
-	name     string
+	shell
 	epoch    time.Time
 	engine   *window.SlidingWindow
 	capacity int // largest cost AcquireN accepts
-	metrics  *metrics.Limiter
 
 	queueing bool
 	// waiting counts callers that have queued or are about to; while it is
@@ -60,32 +58,20 @@ func newPerWindow(o Options) Limiter {
 	}
 	// Validate has checked every setting NewSlidingWindow checks.
 	engine, _ := window.NewSlidingWindow(w.Permits, time.Duration(w.Window), segments)
-	name := o.Name
-	if name == "" {
-		name = "per_window"
-	}
 	l := &perWindow{
-		name:     name,
 		epoch:    time.Now(),
 		engine:   engine,
 		capacity: min(w.Permits, math.MaxInt32), // a Lease holds an int32 cost
-		metrics:  metrics.NewLimiter(o.MeterProvider, name, metrics.KindPerWindow, o.Attributes...),
 		queueing: o.QueueLimit > 0,
 		queue:    waitQueue{limit: o.QueueLimit},
 	}
-	// telemetry.LimitName: the rate in permits per minute, which for a
-	// window of an hour is a fraction.
+	l.dress(o, metrics.KindPerWindow, l)
+	// The rate in permits per minute, which for a window of an hour is a
+	// fraction.
 	l.metrics.SetLimit(float64(w.Permits) * float64(time.Minute) / float64(w.Window))
-	// The meter provider holds the instruments until closed; close them
-	// when the limiter is dropped.
-	l.self.leaseOwner = l
-	l.metrics.CloseWhenUnreachable(l)
-	l.metrics.SetQueueLimit(o.QueueLimit)
 	sample(l.metrics, l, (*perWindow).figures)
 	return l
 }
-
-func (l *perWindow) Name() string { return l.name }
 
 // Acquire asks for one permit; see AcquireN.
 func (l *perWindow) Acquire(ctx context.Context) (Lease, error) {

@@ -1,0 +1,31 @@
+package limit
+
+import (
+	"cmp"
+
+	"github.com/headroom-go/headroom/internal/metrics"
+)
+
+// shell is what every shape wears around its engine: its name, its
+// recorder, and the reference its leases point back through.
+type shell struct {
+	name    string
+	metrics *metrics.Limiter
+	self    ownerRef
+}
+
+// Name is the limiter's name, as it appears in errors and telemetry.
+func (s *shell) Name() string { return s.name }
+
+// dress sets up the shell of owner, a limiter of kind that o describes: named
+// after its kind unless o names it, recording through o's meter provider with
+// o's attributes, its leases pointing back at owner, and its instruments
+// closed once owner is dropped (the meter provider would otherwise keep them
+// for ever).
+func (s *shell) dress(o Options, kind string, owner leaseOwner) {
+	s.name = cmp.Or(o.Name, kind)
+	s.metrics = metrics.NewLimiter(o.MeterProvider, s.name, kind, o.Attributes...)
+	s.metrics.SetQueueLimit(o.QueueLimit)
+	s.self.leaseOwner = owner
+	s.metrics.CloseWhenUnreachable(owner)
+}
