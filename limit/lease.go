@@ -65,10 +65,16 @@ type Releaser interface {
 // while gen is still the value it was granted with. A copy released late
 // finds a later gen and frees nothing, even when the record now serves
 // another lease.
+//
+// A spent record serves the leases of a limiter whose permits are spent when
+// granted (PerSecond, PerWindow): their Release frees nothing, so there is
+// nothing to free twice, and they skip the pool and the compare-and-swap.
+// Each copy of such a lease reports its outcome when it is released.
 type leaseRecord struct {
 	gen      atomic.Uint64
 	owner    *ownerRef
 	releaser Releaser
+	spent    bool
 }
 
 var leaseRecords = sync.Pool{New: func() any { return new(leaseRecord) }}
@@ -103,6 +109,12 @@ func newLease(owner *ownerRef, granted time.Duration, cost int) Lease {
 	return Lease{record: r, gen: r.gen.Load(), granted: granted, spec: leaseSpec{cost: int32(cost)}}
 }
 
+// spentLease is a lease of cost permits spent when granted, whose record is
+// the limiter's own spent record.
+func spentLease(r *leaseRecord, granted time.Duration, cost int) Lease {
+	return Lease{record: r, granted: granted, spec: leaseSpec{cost: int32(cost)}}
+}
+
 // NewLease returns a lease of cost permits owned by r, granted at granted on
 // r's monotonic clock, for a Limiter written outside this package. A cost
 // outside [0, 2^31) is the Limiter's to refuse before it calls NewLease.
@@ -121,6 +133,10 @@ func (l *Lease) Release() {
 		return
 	}
 	l.record = nil
+	if r.spent {
+		r.owner.release(*l)
+		return
+	}
 	if !r.gen.CompareAndSwap(l.gen, l.gen+1) {
 		return
 	}
@@ -160,5 +176,10 @@ func (l *Lease) Cost() int { return int(l.spec.cost) }
 func (l *Lease) Granted() time.Duration { return l.granted }
 
 // Held reports whether the lease is still held: granted, and released by
-// neither it nor any copy of it. A grant of cost 0 holds nothing.
-func (l *Lease) Held() bool { return l.record != nil && l.record.gen.Load() == l.gen }
+// neither it nor any copy of it (for PerSecond and PerWindow, whose permits
+// are spent when granted, not released by this copy). A grant of cost 0
+// holds nothing.
+func (l *Lease) Held() bool {
+	r := l.record
+	return r != nil && (r.spent || r.gen.Load() == l.gen)
+}

@@ -101,7 +101,7 @@ func (l *perSecond) Acquire(ctx context.Context) (Lease, error) {
 	ok, retryAfter := l.bucket.TryAcquire(now, 1)
 	if ok {
 		l.metrics.Acquired()
-		return newLease(&l.self, now, 1), nil
+		return spentLease(&l.spent, now, 1), nil
 	}
 	return l.refused(ctx, now, 1, retryAfter)
 }
@@ -126,7 +126,7 @@ func (l *perSecond) AcquireN(ctx context.Context, cost int) (Lease, error) {
 	ok, retryAfter := l.bucket.TryAcquire(now, cost)
 	if ok && cost >= 0 { // TryAcquire grants a negative cost; AcquireN does not
 		l.metrics.AcquiredN(cost)
-		return newLease(&l.self, now, cost), nil
+		return spentLease(&l.spent, now, cost), nil
 	}
 	return l.refused(ctx, now, cost, retryAfter)
 }
@@ -182,7 +182,7 @@ func (l *perSecond) wait(ctx context.Context, arrived time.Duration, cost int) (
 	case ok && readyAt <= now:
 		l.mu.Unlock()
 		l.metrics.AcquiredN(cost)
-		return newLease(&l.self, now, cost), nil
+		return spentLease(&l.spent, now, cost), nil
 	case !ok:
 		l.mu.Unlock()
 		reason := ReasonDeadline
@@ -208,7 +208,7 @@ func (l *perSecond) wait(ctx context.Context, arrived time.Duration, cost int) (
 			l.queue.put(w)
 			l.metrics.Waited(now - arrived)
 			l.metrics.AcquiredN(cost)
-			return newLease(&l.self, readyAt, cost), nil
+			return spentLease(&l.spent, readyAt, cost), nil
 		}
 		if woke == wokenDone || ctx.Err() != nil {
 			if shift, ok := l.bucket.Cancel(now, readyAt, cost); ok {

@@ -82,7 +82,7 @@ func (l *perWindow) Acquire(ctx context.Context) (Lease, error) {
 		ok, at, retryAfter := l.engine.TryAcquire(now, 1)
 		if ok {
 			l.metrics.Acquired()
-			return newLease(&l.self, at, 1), nil
+			return spentLease(&l.spent, at, 1), nil
 		}
 		if !l.queueing {
 			return Lease{}, l.refuse(1, ReasonNoPermit, retryAfter)
@@ -116,7 +116,7 @@ func (l *perWindow) AcquireN(ctx context.Context, cost int) (Lease, error) {
 		ok, at, retryAfter := l.engine.TryAcquire(now, cost)
 		if ok {
 			l.metrics.AcquiredN(cost)
-			return newLease(&l.self, at, cost), nil
+			return spentLease(&l.spent, at, cost), nil
 		}
 		if !l.queueing {
 			return Lease{}, l.refuse(cost, ReasonNoPermit, retryAfter)
@@ -136,7 +136,7 @@ func (l *perWindow) acquireQueued(ctx context.Context, now time.Duration, cost i
 			l.waiting.Add(-1)
 			l.mu.Unlock()
 			l.metrics.AcquiredN(cost)
-			return newLease(&l.self, at, cost), nil
+			return spentLease(&l.spent, at, cost), nil
 		}
 	}
 	// The earliest this caller could be served: when the window has room
@@ -185,7 +185,7 @@ func (l *perWindow) acquireQueued(ctx context.Context, now time.Duration, cost i
 				l.metrics.QueueAdd(-int64(cost))
 				l.metrics.Waited(at - start)
 				l.metrics.AcquiredN(cost)
-				return newLease(&l.self, at, cost), nil
+				return spentLease(&l.spent, at, cost), nil
 			}
 			d = max(retryAfter, 1)
 		}

@@ -12,6 +12,9 @@ type shell struct {
 	name    string
 	metrics *metrics.Limiter
 	self    ownerRef
+	// spent is the record of every lease of a shape whose permits are
+	// spent when granted.
+	spent leaseRecord
 }
 
 // Name is the limiter's name, as it appears in errors and telemetry.
@@ -27,5 +30,6 @@ func (s *shell) dress(o Options, kind string, owner leaseOwner) {
 	s.metrics = metrics.NewLimiter(o.MeterProvider, s.name, kind, o.Attributes...)
 	s.metrics.SetQueueLimit(o.QueueLimit)
 	s.self.leaseOwner = owner
+	s.spent = leaseRecord{owner: &s.self, spent: true}
 	s.metrics.CloseWhenUnreachable(owner)
 }
