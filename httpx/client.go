@@ -1,9 +1,11 @@
 package httpx
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"go.opentelemetry.io/otel/metric"
 
@@ -59,6 +61,7 @@ type builder struct {
 	base       http.RoundTripper
 	layers     []layer
 	noGuard    bool
+	shared     SharedQuota
 	classify   ResponseClassifier
 	mp         metric.MeterProvider
 	t          *Transport
@@ -209,6 +212,26 @@ func WithQuotaGuard(o quota.Options) Option {
 // WithoutQuotaGuard leaves out the quota guard NewClient adds by default.
 func WithoutQuotaGuard() Option { return func(b *builder) { b.noGuard = true } }
 
+// A SharedQuota is a view of published quotas that several processes share,
+// such as fleet.SharedQuota on Redis. The quota guard layer reserves each
+// attempt's units from it, after its own guard admits the attempt, and hands
+// it what each response published, so that what one process learns every
+// process sees and N processes cannot all spend one remaining allowance.
+type SharedQuota interface {
+	// Acquire reserves cost units of key's shared allowance for an
+	// attempt, or refuses (a *limit.RateLimitedError, which the
+	// resilience layer waits out) or fails as the view's failure policy
+	// says.
+	Acquire(ctx context.Context, key string, cost int64) error
+	// Observe takes what a response for key published, read at now.
+	Observe(ctx context.Context, key string, r quota.Response, now time.Time) error
+}
+
+// WithSharedQuota makes every quota guard layer of the client consult s as
+// well as its own guard: see SharedQuota. Without a quota guard layer it has
+// nothing to do.
+func WithSharedQuota(s SharedQuota) Option { return func(b *builder) { b.shared = s } }
+
 func guardLayerSpec(name string, o quota.Options) layer {
 	return layer{kind: guardKind, name: name,
 		build: func(b *builder, next http.RoundTripper) (http.RoundTripper, error) {
@@ -224,7 +247,7 @@ func guardLayerSpec(name string, o quota.Options) layer {
 			if b.t.guard == nil {
 				b.t.guard = g
 			}
-			gl := &guardLayer{next: next, g: g}
+			gl := &guardLayer{next: next, g: g, shared: b.shared}
 			b.guards = append(b.guards, gl)
 			return gl, nil
 		}}

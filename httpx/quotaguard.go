@@ -26,6 +26,8 @@ import (
 type guardLayer struct {
 	next http.RoundTripper
 	g    *quota.Guard
+	// shared, when not nil, is the quota the processes share (WithSharedQuota).
+	shared SharedQuota
 	// limiters are the client's limiter layers, to find a request's
 	// adaptive rate limiter and cost; set once the client is built.
 	limiters []*hostSet
@@ -43,12 +45,24 @@ func (l *guardLayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	// after Observe, so that the attempt it admits next reads this
 	// response's quota.
 	defer slot.Release()
+	if l.shared != nil {
+		if err := l.shared.Acquire(req.Context(), key, cost); err != nil {
+			closeRequestBody(req)
+			return nil, err
+		}
+	}
 	resp, err := l.next.RoundTrip(req)
 	if err != nil {
 		return nil, err
 	}
 	now := time.Now()
-	l.g.Observe(key, quota.Response{Status: resp.StatusCode, Header: resp.Header, Sent: slot.Sent(), Paced: rate != nil}, now)
+	published := quota.Response{Status: resp.StatusCode, Header: resp.Header, Sent: slot.Sent(), Paced: rate != nil}
+	l.g.Observe(key, published, now)
+	if l.shared != nil {
+		// A view that cannot be reached has said so through its failure
+		// policy at Acquire; the response stands either way.
+		_ = l.shared.Observe(req.Context(), key, published, now)
+	}
 	if rate != nil {
 		// Nothing known lifts the quota: an API that publishes only near its
 		// limit would otherwise pin the rate where it last spoke.
