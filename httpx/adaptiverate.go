@@ -32,6 +32,10 @@ func adaptiveRateLayer(o limit.AdaptiveRateOptions, c *limiterConfig, b *builder
 		if name != "" {
 			opts = append(opts, limit.WithName(name))
 		}
+		if !c.refuse {
+			// A request waits its turn, as it does at every limiter layer.
+			opts = append(opts, limit.WithQueueLimit(defaultQueueLimit))
+		}
 		lim, err := limit.AdaptiveRate(o, opts...)
 		return limiterEntry(host, lim, err, false, true)
 	}), nil

@@ -683,3 +683,23 @@ func TestRequestsWaitTheirTurn(t *testing.T) {
 		})
 	}
 }
+
+// The adaptive rate layer queues requests, as every limiter layer does: a
+// request that finds no unit free waits its turn instead of being refused.
+func TestAdaptiveRateRequestsWaitTheirTurn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
+			WithAdaptiveRate(limit.AdaptiveRateOptions{InitialUnitsPerMinute: 60, MinUnitsPerMinute: 60, MaxUnitsPerMinute: 60}))
+		start := time.Now()
+		for range 3 {
+			resp, err := get(t, tr, "http://a.test/")
+			if err != nil {
+				t.Fatalf("refused instead of waiting: %v", err)
+			}
+			resp.Body.Close()
+		}
+		if took := time.Since(start); took != 2*time.Second {
+			t.Fatalf("three requests at one a second took %v, want 2s", took)
+		}
+	})
+}
