@@ -96,7 +96,7 @@ func callOnce(lim limit.Limiter, server string) childResult {
 		return r
 	case errors.Is(err, ErrUnavailable):
 		r.Unavailable++
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // a caller backing off while Redis is away, not a test waiting
 		return r
 	default:
 		r.Lost++

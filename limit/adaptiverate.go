@@ -22,16 +22,16 @@ type AdaptiveRateLimiter struct {
 	shell
 	mu   sync.Mutex
 	core *adaptive.Rate
-	// queueLimit is Options.QueueLimit and queued the units waiting: the
-	// queue counts units, as every shape's does, where the engine's counts
-	// requests (every request holds a unit, so the engine's bound, set to
-	// the same number, never binds first).
-	queueLimit, queued int64
-	epoch              time.Time
-	waiters            map[uint64]*rateWaiter
-	timer              *time.Timer
-	counter            adaptive.InstanceCounter
-	nextPoll           atomic.Int64 // on the epoch axis
+	// queueLimit is Options.QueueLimit: the queue counts units, as every
+	// shape's does, where the engine's limit counts requests (every request
+	// holds a unit, so the engine's bound, set to the same number, never
+	// binds first).
+	queueLimit int64
+	epoch      time.Time
+	waiters    map[uint64]*rateWaiter
+	timer      *time.Timer
+	counter    adaptive.InstanceCounter
+	nextPoll   atomic.Int64 // on the epoch axis
 	// seen is the latest time read under mu: a quiet success (one that
 	// can only be measured) is reported at it, which saves a clock read
 	// on the fast path.
@@ -135,7 +135,7 @@ func (l *AdaptiveRateLimiter) wait(ctx context.Context, now time.Duration, cost 
 	if d, ok := ctx.Deadline(); ok {
 		deadline = d.Sub(l.epoch)
 	}
-	if l.queueLimit > 0 && l.queued+int64(cost) > l.queueLimit {
+	if l.queueLimit > 0 && l.core.QueuedUnits()+int64(cost) > l.queueLimit {
 		next, _ := l.core.Next(now)
 		l.mu.Unlock()
 		return Lease{}, l.refuse(cost, ReasonQueueFull, max(next-now, 0))
@@ -150,7 +150,6 @@ func (l *AdaptiveRateLimiter) wait(ctx context.Context, now time.Duration, cost 
 		l.waiters = make(map[uint64]*rateWaiter)
 	}
 	l.waiters[id] = w
-	l.queued += int64(cost)
 	l.metrics.QueueAdd(int64(cost))
 	l.serviceLocked(now)
 	l.mu.Unlock()
@@ -161,7 +160,6 @@ func (l *AdaptiveRateLimiter) wait(ctx context.Context, now time.Duration, cost 
 		l.mu.Lock()
 		if l.core.Cancel(now, id) {
 			delete(l.waiters, id)
-			l.queued -= int64(cost)
 			l.metrics.QueueAdd(-int64(cost))
 			l.serviceLocked(l.now()) // the waiters behind may go now
 			l.mu.Unlock()
@@ -197,7 +195,6 @@ func (l *AdaptiveRateLimiter) serviceLocked(now time.Duration) {
 			rw.granted, rw.at = w.Granted, now
 			close(rw.ready)
 		}
-		l.queued -= int64(w.Cost)
 		l.metrics.QueueAdd(-int64(w.Cost))
 	}
 	at, ok := l.core.Next(now)

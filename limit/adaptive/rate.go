@@ -338,6 +338,9 @@ func (r *Rate) BucketSize() float64 { return r.size }
 // Len is the number of requests waiting.
 func (r *Rate) Len() int { return len(r.q) - r.qHead }
 
+// QueuedUnits is the units the waiters hold between them.
+func (r *Rate) QueuedUnits() int64 { return r.qUnits }
+
 // PausedUntil is when the last pause ends (0 if there never was one).
 func (r *Rate) PausedUntil() time.Duration { return r.pauseUntil }
 
