@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/headroom-go/headroom/internal/metrics"
 )
 
 // Outcome is what a call taught the limiter, reported on its Lease before
@@ -69,12 +71,14 @@ type Releaser interface {
 // A spent record serves the leases of a limiter whose permits are spent when
 // granted (PerSecond, PerWindow): their Release frees nothing, so there is
 // nothing to free twice, and they skip the pool and the compare-and-swap.
-// Each copy of such a lease reports its outcome when it is released.
+// All such a lease teaches is a throttle, which each copy counts when it is
+// released, straight into the limiter's recorder (spent): no call back to
+// the limiter.
 type leaseRecord struct {
 	gen      atomic.Uint64
 	owner    *ownerRef
 	releaser Releaser
-	spent    bool
+	spent    *metrics.Limiter
 }
 
 var leaseRecords = sync.Pool{New: func() any { return new(leaseRecord) }}
@@ -133,8 +137,10 @@ func (l *Lease) Release() {
 		return
 	}
 	l.record = nil
-	if r.spent {
-		r.owner.release(*l)
+	if r.spent != nil {
+		if l.spec.outcome == Throttled {
+			r.spent.Throttled()
+		}
 		return
 	}
 	if !r.gen.CompareAndSwap(l.gen, l.gen+1) {
@@ -181,5 +187,5 @@ func (l *Lease) Granted() time.Duration { return l.granted }
 // holds nothing.
 func (l *Lease) Held() bool {
 	r := l.record
-	return r != nil && (r.spent || r.gen.Load() == l.gen)
+	return r != nil && (r.spent != nil || r.gen.Load() == l.gen)
 }

@@ -84,10 +84,6 @@ func (o *Options) tokenBucketProblems() []error {
 	return errs
 }
 
-// release frees nothing: a token bucket's permits are spent when granted.
-// It counts a throttle reported on the lease.
-func (l *perSecond) release(lease Lease) { countThrottle(l.metrics, lease) }
-
 // figures reports the bucket: permits spent within the burst, and left.
 func (l *perSecond) figures(f metrics.Figures) {
 	used(f, float64(l.bucket.Burst()), float64(l.bucket.Available(time.Since(l.epoch))))

@@ -209,9 +209,6 @@ func (l *perWindow) refuse(cost int, reason string, retryAfter time.Duration) er
 	return &RateLimitedError{Limiter: l.name, RetryAfter: max(retryAfter, 0), Reason: reason}
 }
 
-// release does nothing: a window permit is spent when it is granted.
-func (l *perWindow) release(lease Lease) { countThrottle(l.metrics, lease) }
-
 // figures reports the window: permits spent within it, and left.
 func (l *perWindow) figures(f metrics.Figures) {
 	used(f, float64(l.engine.Permits()), float64(l.engine.Available(time.Since(l.epoch))))
