@@ -226,7 +226,7 @@ func (l *AdaptiveLimiter) release(lease Lease) {
 	l.mu.Lock()
 	old := l.engine.Limit()
 	var changed bool
-	switch lease.spec.outcome {
+	switch lease.spec.outcome() {
 	case Success:
 		changed = l.engine.Release(now, latency, n)
 	case Dropped, Throttled:

@@ -227,7 +227,7 @@ func (l *AdaptiveRateLimiter) onTimer() {
 // time, a little early when nothing else happened in between.
 func (l *AdaptiveRateLimiter) release(ls Lease) {
 	var ch adaptive.Change
-	switch ls.spec.outcome {
+	switch ls.spec.outcome() {
 	case Success:
 		l.mu.Lock()
 		now := l.seen
@@ -243,7 +243,7 @@ func (l *AdaptiveRateLimiter) release(ls Lease) {
 		l.metrics.Throttled()
 		now := l.now()
 		l.mu.Lock()
-		ch = l.core.OnThrottled(now, ls.granted, int(ls.spec.cost), ls.retryAfter)
+		ch = l.core.OnThrottled(now, ls.granted, int(ls.spec.cost), ls.spec.retryAfter())
 		if ch != 0 && l.core.Len() > 0 {
 			l.serviceLocked(now)
 		}

@@ -9,7 +9,7 @@ import (
 // countThrottle counts a throttle reported on lease: every shape counts
 // the throttles its leases carry, whether or not it learns from them.
 func countThrottle(m *metrics.Limiter, lease Lease) {
-	if lease.spec.outcome == Throttled {
+	if lease.spec.outcome() == Throttled {
 		m.Throttled()
 	}
 }

@@ -83,10 +83,27 @@ type leaseRecord struct {
 
 var leaseRecords = sync.Pool{New: func() any { return new(leaseRecord) }}
 
-// leaseSpec is the part of a Lease that the caller's report changes.
+// leaseSpec is a lease's cost and what the caller reported on it, in one
+// word: with it a Lease is four words in four fields, which the compiler
+// keeps in registers. A fifth field would move every Lease an Acquire
+// returns through memory, about 8 ns a grant.
 type leaseSpec struct {
-	cost    int32
-	outcome Outcome
+	cost int32
+	// report holds the Outcome in its low two bits and the Retry-After
+	// hint above them, in whole milliseconds.
+	report uint32
+}
+
+const (
+	outcomeBits   = 2
+	outcomeMask   = 1<<outcomeBits - 1
+	maxRetryAfter = (1<<(32-outcomeBits) - 1) * time.Millisecond // about 12.4 days
+)
+
+func (s leaseSpec) outcome() Outcome { return Outcome(s.report & outcomeMask) }
+
+func (s leaseSpec) retryAfter() time.Duration {
+	return time.Duration(s.report>>outcomeBits) * time.Millisecond
 }
 
 // A Lease is the permit a Limiter granted. It is a small value: keep it in a
@@ -99,11 +116,10 @@ type leaseSpec struct {
 // the call taught the limiter with Throttle, Drop or Ignore; a lease released
 // without a report counts as a Success.
 type Lease struct {
-	record     *leaseRecord
-	gen        uint64
-	granted    time.Duration // on the owner's monotonic axis
-	retryAfter time.Duration
-	spec       leaseSpec
+	record  *leaseRecord
+	gen     uint64
+	granted time.Duration // on the owner's monotonic axis
+	spec    leaseSpec
 }
 
 // newLease is a lease of cost permits from owner, granted at granted.
@@ -138,7 +154,7 @@ func (l *Lease) Release() {
 	}
 	l.record = nil
 	if r.spent != nil {
-		if l.spec.outcome == Throttled {
+		if l.spec.outcome() == Throttled {
 			r.spent.Throttled()
 		}
 		return
@@ -157,22 +173,26 @@ func (l *Lease) Release() {
 }
 
 // Throttle reports that the dependency throttled the call, with its
-// Retry-After hint (0 when it gave none).
+// Retry-After hint (0 when it gave none). The hint is kept in whole
+// milliseconds, rounded up, and at most about 12.4 days.
 func (l *Lease) Throttle(retryAfter time.Duration) {
-	l.spec.outcome, l.retryAfter = Throttled, max(retryAfter, 0)
+	ms := (min(max(retryAfter, 0), maxRetryAfter) + time.Millisecond - 1) / time.Millisecond
+	l.spec.report = uint32(ms)<<outcomeBits | uint32(Throttled)
 }
 
 // Drop reports that the call timed out or was shed downstream.
-func (l *Lease) Drop() { l.spec.outcome = Dropped }
+func (l *Lease) Drop() { l.report(Dropped) }
 
 // Ignore reports that the call says nothing about the dependency's capacity.
-func (l *Lease) Ignore() { l.spec.outcome = Ignored }
+func (l *Lease) Ignore() { l.report(Ignored) }
+
+func (l *Lease) report(o Outcome) { l.spec.report = l.spec.report&^outcomeMask | uint32(o) }
 
 // Outcome is what has been reported so far; Success unless told otherwise.
-func (l *Lease) Outcome() Outcome { return l.spec.outcome }
+func (l *Lease) Outcome() Outcome { return l.spec.outcome() }
 
 // RetryAfter is the hint reported with Throttle.
-func (l *Lease) RetryAfter() time.Duration { return l.retryAfter }
+func (l *Lease) RetryAfter() time.Duration { return l.spec.retryAfter() }
 
 // Cost is the number of permits (units) the lease holds.
 func (l *Lease) Cost() int { return int(l.spec.cost) }
