@@ -19,13 +19,14 @@ func BenchmarkAdaptiveRateAcquireRelease(b *testing.B) { benchAcquireRelease(b, 
 
 // Release of a throttled lease: recording a throttle (inside the cooldown
 // after the first, as in a burst of 429s). Each round releases a lease of
-// its own, made as a grant makes it: a copy of one lease would free nothing
-// after the first.
+// its own, made as a grant makes it (all granted at one instant): a copy of
+// one lease would free nothing after the first.
 func BenchmarkAdaptiveRateReleaseThrottled(b *testing.B) {
 	l := benchAdaptiveRate(b)
+	granted := l.now()
 	b.ReportAllocs()
 	for b.Loop() {
-		le := newLease(&l.self, l.now(), 1)
+		le := newLease(&l.self, granted, 1)
 		le.Throttle(0)
 		le.Release()
 	}
@@ -34,9 +35,10 @@ func BenchmarkAdaptiveRateReleaseThrottled(b *testing.B) {
 // Release of a successful lease: recording a success.
 func BenchmarkAdaptiveRateReleaseSuccess(b *testing.B) {
 	l := benchAdaptiveRate(b)
+	granted := l.now()
 	b.ReportAllocs()
 	for b.Loop() {
-		le := newLease(&l.self, l.now(), 1)
+		le := newLease(&l.self, granted, 1)
 		le.Release()
 	}
 }
