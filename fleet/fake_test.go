@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit/adaptive"
 )
 
@@ -69,12 +70,9 @@ func pause(ctx context.Context, d time.Duration) error {
 
 // fakeLimiter is a shared limiter of capacity permits on b, built as the
 // constructors build one, with o's defaults.
-func fakeLimiter(b bucket, capacity int, o Options) *limiter {
+func fakeLimiter(b *fakeBucket, capacity int, o Options) *limiter {
 	o = o.withDefaults()
-	return &limiter{
-		name: o.Name, capacity: capacity, bucket: b, batch: o.Batch, queueLimit: o.QueueLimit,
-		circuit: newCircuit(), failOpen: o.FailOpen, share: &share{counter: o.Instances}, epoch: time.Now(),
-	}
+	return assemble(o, capacity, metrics.KindPerSecond, float64(time.Minute/b.interval), b, nil)
 }
 
 // countTo is an InstanceCounter the test sets.

@@ -20,7 +20,7 @@ func (l *limiter) lead(ctx context.Context, w *waiter, wait time.Duration) (limi
 		}
 		if ctx.Err() != nil {
 			l.leave(w)
-			return limit.Lease{}, waitEnded(ctx, l.name)
+			return limit.Lease{}, l.waitEnded(ctx, w.cost)
 		}
 		if !l.circuit.allow() {
 			l.failQueue(errCircuitOpen)
@@ -35,7 +35,7 @@ func (l *limiter) lead(ctx context.Context, w *waiter, wait time.Duration) (limi
 		g, err := l.take(ctx, need, want)
 		if err != nil && ctx.Err() != nil {
 			l.leave(w)
-			return limit.Lease{}, waitEnded(ctx, l.name)
+			return limit.Lease{}, l.waitEnded(ctx, w.cost)
 		}
 		if err != nil {
 			l.failQueue(err)
@@ -47,12 +47,12 @@ func (l *limiter) lead(ctx context.Context, w *waiter, wait time.Duration) (limi
 		if w.state == granted {
 			l.q.promote()
 			l.mu.Unlock()
-			return l.leaseAt(w.cost, w.grantedAt), nil
+			return l.leaseAt(w), nil
 		}
 		if l.queueLimit == 0 {
 			l.refuseQueue(limit.ReasonNoPermit, g.retryAfter)
 			l.mu.Unlock()
-			return limit.Lease{}, l.refuse(limit.ReasonNoPermit, g.retryAfter)
+			return limit.Lease{}, l.refuse(limit.ReasonNoPermit, g.retryAfter, w.cost)
 		}
 		l.trim(g.retryAfter)
 		l.mu.Unlock()
@@ -65,10 +65,11 @@ func (l *limiter) lead(ctx context.Context, w *waiter, wait time.Duration) (limi
 func (l *limiter) sleep(ctx context.Context, w *waiter, wait time.Duration) error {
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
 		l.leave(w)
-		return &limit.RateLimitedError{Limiter: l.name, RetryAfter: wait, Reason: limit.ReasonDeadline}
+		return l.refuse(limit.ReasonDeadline, wait, w.cost)
 	}
 	l.mu.Lock()
 	l.sleeping, l.wakeAt = true, time.Now().Add(wait)
+	w.waited = true
 	l.mu.Unlock()
 	t := time.NewTimer(wait)
 	defer t.Stop()
@@ -80,7 +81,7 @@ func (l *limiter) sleep(ctx context.Context, w *waiter, wait time.Duration) erro
 		return nil
 	case <-ctx.Done():
 		l.leave(w)
-		return waitEnded(ctx, l.name)
+		return l.waitEnded(ctx, w.cost)
 	}
 }
 

@@ -6,19 +6,30 @@ import (
 	"github.com/headroom-go/headroom/limit"
 )
 
-// lease returns a lease of cost permits. The permits were spent in Redis
-// when granted, as a token bucket's or a window's are, so releasing the
-// lease frees nothing: ReleaseLease has nothing to do.
+// lease returns a lease of cost permits taken at once, and counts it. The
+// permits were spent in Redis when granted, as a token bucket's or a
+// window's are, so releasing the lease frees nothing.
 func (l *limiter) lease(cost int) limit.Lease {
+	l.grants.AcquiredN(cost)
 	return limit.NewLease(l, cost, time.Since(l.epoch))
 }
 
-// leaseAt is lease for permits handed out at at, on the limiter's clock:
-// a queued caller's lease is granted when the head handed it its permits,
-// not when its goroutine woke.
-func (l *limiter) leaseAt(cost int, at time.Duration) limit.Lease {
-	return limit.NewLease(l, cost, at)
+// leaseAt is the lease of a queued caller, granted when the head handed it
+// its permits, not when its goroutine woke. It counts the lease, and times
+// a caller that waited for more than its own round trip to Redis, as
+// limit's limiters time a caller that waited for permits.
+func (l *limiter) leaseAt(w *waiter) limit.Lease {
+	l.grants.AcquiredN(w.cost)
+	if w.waited {
+		l.grants.Waited(w.grantedAt - w.queuedAt)
+	}
+	return limit.NewLease(l, w.cost, w.grantedAt)
 }
 
-// ReleaseLease is limit.Releaser's: a shared limiter's lease holds nothing.
-func (l *limiter) ReleaseLease(limit.Lease) {}
+// ReleaseLease is limit.Releaser's: a shared limiter's lease holds nothing;
+// a throttle reported on it is counted.
+func (l *limiter) ReleaseLease(lease limit.Lease) {
+	if lease.Outcome() == limit.Throttled {
+		l.grants.Throttled()
+	}
+}

@@ -32,7 +32,10 @@ type limiter struct {
 	failOpen   bool
 	share      *share
 	metrics    *metrics.Fleet
-	epoch      time.Time
+	// grants records what limit's limiters record: leases granted and
+	// refused, the queue, the wait and throttles.
+	grants *metrics.Limiter
+	epoch  time.Time
 
 	mu       sync.Mutex
 	pocket   int // permits taken from Redis, not yet handed out
@@ -67,11 +70,13 @@ func (l *limiter) AcquireN(ctx context.Context, cost int) (limit.Lease, error) {
 	} else if l.sleeping && l.q.queued+cost > l.queueLimit {
 		wait := time.Until(l.wakeAt)
 		l.mu.Unlock()
-		return limit.Lease{}, l.refuse(limit.ReasonQueueFull, max(wait, 0))
+		return limit.Lease{}, l.refuse(limit.ReasonQueueFull, max(wait, 0), cost)
 	}
-	w := l.q.push(cost)
+	w := l.q.push(cost, time.Since(l.epoch))
 	if w == l.q.front() {
 		w.state = leading
+	} else {
+		w.waited = true
 	}
 	l.mu.Unlock()
 	return l.await(ctx, w, 0)
@@ -86,9 +91,9 @@ func (l *limiter) await(ctx context.Context, w *waiter, wait time.Duration) (lim
 		l.mu.Unlock()
 		switch st {
 		case granted:
-			return l.leaseAt(w.cost, w.grantedAt), nil
+			return l.leaseAt(w), nil
 		case refused:
-			return limit.Lease{}, l.refuse(w.reason, w.retryAfter)
+			return limit.Lease{}, l.refuse(w.reason, w.retryAfter, w.cost)
 		case failed:
 			return l.fallBack(ctx, w.cost, w.err)
 		case leading:
@@ -104,12 +109,14 @@ func (l *limiter) await(ctx context.Context, w *waiter, wait time.Duration) (lim
 			}
 			l.q.remove(w)
 			l.mu.Unlock()
-			return limit.Lease{}, waitEnded(ctx, l.name)
+			return limit.Lease{}, l.waitEnded(ctx, w.cost)
 		}
 	}
 }
 
-func (l *limiter) refuse(reason string, retryAfter time.Duration) error {
+// refuse counts a refusal of cost permits and returns it.
+func (l *limiter) refuse(reason string, retryAfter time.Duration, cost int) error {
+	l.grants.DeniedN(reason, cost)
 	return &limit.RateLimitedError{Limiter: l.name, RetryAfter: retryAfter, Reason: reason}
 }
 
@@ -146,4 +153,13 @@ func waitEnded(ctx context.Context, name string) error {
 		return err
 	}
 	return &limit.RateLimitedError{Limiter: name, Reason: limit.ReasonDeadline}
+}
+
+// waitEnded is waitEnded for a caller of cost permits, a deadline's
+// refusal counted.
+func (l *limiter) waitEnded(ctx context.Context, cost int) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		l.grants.DeniedN(limit.ReasonDeadline, cost)
+	}
+	return waitEnded(ctx, l.name)
 }

@@ -55,7 +55,9 @@ type Options struct {
 	// Timeout bounds every call to Redis; default 100ms.
 	Timeout time.Duration
 
-	// MeterProvider receives the Redis latency and errors; nil means the
+	// MeterProvider receives a shared limiter's leases, refusals, queue,
+	// waits and throttles, under the names and with the kinds of package
+	// limit's limiters, and the Redis latency and errors; nil means the
 	// global one.
 	MeterProvider metric.MeterProvider
 }

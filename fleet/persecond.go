@@ -31,31 +31,48 @@ func PerSecond(c redis.UniversalClient, permitsPerSecond float64, burst int, o O
 		burst = int(max(math.Ceil(permitsPerSecond), 1))
 	}
 	interval := float64(time.Second/time.Microsecond) / permitsPerSecond
-	l := newLimiter(c, o, burst, metrics.OpTokenBucket, gcraScript, o.key("bucket"), interval, burst)
+	l := newLimiter(c, o, burst, metrics.KindPerSecond, permitsPerSecond*60,
+		metrics.OpTokenBucket, gcraScript, o.key("bucket"), interval, burst)
 	l.share.build = func(n int) (limit.Limiter, error) {
 		return limit.PerSecond(permitsPerSecond/float64(n), max(burst/n, 1),
-			limit.WithQueueLimit(o.QueueLimit), limit.WithName(o.Name), limit.WithMeterProvider(o.MeterProvider))
+			limit.WithQueueLimit(o.QueueLimit), limit.WithName(o.Name), limit.WithMeterProvider(o.MeterProvider),
+			limit.WithAttributes(shareAttribute))
 	}
 	return l, nil
 }
 
-// newLimiter builds the shared limiter of capacity permits running script
-// on key with the shape's arguments.
-func newLimiter(c redis.UniversalClient, o Options, capacity int, op string, script *redis.Script, key string, args ...any) *limiter {
+// newLimiter builds the shared limiter of capacity permits, a limiter of
+// kind granting perMinute permits a minute, running script on key with the
+// shape's arguments.
+func newLimiter(c redis.UniversalClient, o Options, capacity int, kind string, perMinute float64,
+	op string, script *redis.Script, key string, args ...any) *limiter {
 	m := metrics.NewFleet(o.MeterProvider, o.Name)
-	return &limiter{
-		name:     o.Name,
-		capacity: capacity,
-		bucket: &scriptBucket{
-			call:   &caller{client: c, timeout: o.Timeout, metrics: m},
-			script: script, keys: []string{key}, args: args, op: op,
-		},
+	b := &scriptBucket{
+		call:   &caller{client: c, timeout: o.Timeout, metrics: m},
+		script: script, keys: []string{key}, args: args, op: op,
+	}
+	return assemble(o, capacity, kind, perMinute, b, m)
+}
+
+// assemble is a shared limiter on b with its instruments.
+func assemble(o Options, capacity int, kind string, perMinute float64, b bucket, m *metrics.Fleet) *limiter {
+	grants := metrics.NewLimiter(o.MeterProvider, o.Name, kind)
+	grants.SetLimit(perMinute)
+	grants.SetQueueLimit(o.QueueLimit)
+	l := &limiter{
+		name:       o.Name,
+		capacity:   capacity,
+		bucket:     b,
 		batch:      o.Batch,
 		queueLimit: o.QueueLimit,
 		circuit:    newCircuit(),
 		failOpen:   o.FailOpen,
 		share:      &share{counter: o.Instances},
 		metrics:    m,
+		grants:     grants,
 		epoch:      time.Now(),
 	}
+	l.q.metrics = grants
+	grants.CloseWhenUnreachable(l)
+	return l
 }

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/internal/metrics"
@@ -28,11 +29,14 @@ func PerWindow(c redis.UniversalClient, permits int, window time.Duration, o Opt
 	o = o.withDefaults()
 	windowUS := window.Microseconds()
 	segmentUS := max((windowUS+int64(o.Segments)-1)/int64(o.Segments), 1)
-	l := newLimiter(c, o, permits, metrics.OpSlidingWindow, windowScript, o.key("window"), windowUS, segmentUS, permits)
+	perMinute := float64(permits) * float64(time.Minute) / float64(window)
+	l := newLimiter(c, o, permits, metrics.KindPerWindow, perMinute,
+		metrics.OpSlidingWindow, windowScript, o.key("window"), windowUS, segmentUS, permits)
 	l.share.build = func(n int) (limit.Limiter, error) {
 		return limit.New(limit.Options{
 			PerWindow:  &limit.WindowOptions{Permits: max(permits/n, 1), Window: headroom.Duration(window), Segments: o.Segments},
 			QueueLimit: o.QueueLimit, Name: o.Name, MeterProvider: o.MeterProvider,
+			Attributes: []attribute.KeyValue{shareAttribute},
 		})
 	}
 	return l, nil

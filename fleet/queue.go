@@ -3,6 +3,8 @@ package fleet
 import (
 	"container/list"
 	"time"
+
+	"github.com/headroom-go/headroom/internal/metrics"
 )
 
 // queue is the FIFO of a shared limiter's callers that wait: for the head's
@@ -14,14 +16,19 @@ import (
 // head leaves, promote makes the next one head. No caller overtakes a
 // waiter: a new caller finds permits in the pocket only when nobody waits.
 type queue struct {
-	l      list.List // of *waiter
-	queued int       // the queued waiters' costs, added up
+	l       list.List // of *waiter
+	queued  int       // the queued waiters' costs, added up
+	metrics *metrics.Limiter
 }
 
 // A waiter is one queued caller.
 type waiter struct {
-	elem *list.Element // its place in the queue; nil once it has left
-	cost int
+	elem     *list.Element // its place in the queue; nil once it has left
+	cost     int
+	queuedAt time.Duration // when it queued, on the limiter's clock
+	// waited is set once the waiter waits for more than its own round
+	// trip: behind another caller, or asleep until permits free.
+	waited bool
 	// state is what the head (or a failure) decided for the waiter; the
 	// waiter reads it when ready is signalled.
 	state      waiterState
@@ -62,11 +69,12 @@ func waiterOf(e *list.Element) *waiter {
 	return e.Value.(*waiter)
 }
 
-// push appends a waiter of cost.
-func (q *queue) push(cost int) *waiter {
-	w := &waiter{cost: cost, ready: make(chan struct{}, 1)}
+// push appends a waiter of cost that queued at now.
+func (q *queue) push(cost int, now time.Duration) *waiter {
+	w := &waiter{cost: cost, queuedAt: now, ready: make(chan struct{}, 1)}
 	w.elem = q.l.PushBack(w)
 	q.queued += cost
+	q.metrics.QueueAdd(int64(cost))
 	return w
 }
 
@@ -78,6 +86,7 @@ func (q *queue) remove(w *waiter) {
 	q.l.Remove(w.elem)
 	w.elem = nil
 	q.queued -= w.cost
+	q.metrics.QueueAdd(-int64(w.cost))
 }
 
 // settle takes w out of the queue with state s and signals it.

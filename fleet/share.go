@@ -6,9 +6,17 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/limit/adaptive"
+	"github.com/headroom-go/headroom/telemetry"
+	"go.opentelemetry.io/otel/attribute"
 )
+
+// shareAttribute marks the telemetry of a share's limiter, which carries
+// the shared limiter's name and kind: its series are the requests this
+// process decided alone, beside the shared limiter's own.
+var shareAttribute = attribute.String(telemetry.AttrFleetPolicy, metrics.PolicyFailOpen)
 
 // share is what failing open enforces while Redis is out of reach: this
 // process's share of the limit — the limit divided by the last instance

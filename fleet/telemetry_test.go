@@ -2,12 +2,19 @@ package fleet
 
 import (
 	"context"
+	"errors"
+	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/telemetry"
 )
 
@@ -66,4 +73,148 @@ func TestTelemetryRecordsRedisCalls(t *testing.T) {
 			t.Errorf("%s = %d, want %d", name, got[name], n)
 		}
 	}
+}
+
+// A shared limiter records what limit's limiters record, under the same
+// names and with its own kind: leases granted and refused (by reason),
+// their permits, throttles reported on its leases, and its rate. The
+// failure policy's share records its own, marked fail_open.
+func TestTelemetryCountsLeasesAsLimitsLimitersDo(t *testing.T) {
+	c, prefix := testRedis(t)
+	r := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r))
+	defer mp.Shutdown(context.Background())
+	lim, err := PerSecond(c, 1, 3, Options{Name: "grants", Prefix: prefix, MeterProvider: mp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	one, err1 := lim.Acquire(ctx)
+	two, err2 := lim.AcquireN(ctx, 2)
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	if _, err := lim.Acquire(ctx); !errors.Is(err, limit.ErrRateLimited) {
+		t.Fatalf("fourth permit of a burst of 3: %v, want a refusal", err)
+	}
+	one.Throttle(time.Second)
+	one.Release()
+	one.Release() // a lease is counted once
+	two.Release()
+
+	got := points(t, r)
+	acquired := "outcome=acquired"
+	denied := "outcome=denied reason=no_permit"
+	want := map[string]float64{
+		telemetry.LeasesName + " " + acquired:  2,
+		telemetry.LeasesName + " " + denied:    1,
+		telemetry.PermitsName + " " + acquired: 3,
+		telemetry.PermitsName + " " + denied:   1,
+		telemetry.ThrottlesName:                1,
+		telemetry.RateName:                     60,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("per_second \"grants\" points (-want +got):\n%s", diff)
+	}
+}
+
+// points returns the limiter instruments' points of the shared limiter
+// (kind per_second, no fleet policy) that are not 0: by name, then outcome
+// and reason; a histogram's as its count and sum.
+func points(t *testing.T, r *sdkmetric.ManualReader) map[string]float64 {
+	t.Helper()
+	var rm metricdata.ResourceMetrics
+	if err := r.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	add := func(name string, set attribute.Set, v float64) {
+		if kind, _ := set.Value(telemetry.AttrLimiterKind); kind.AsString() != "per_second" {
+			return
+		}
+		if _, shared := set.Value(telemetry.AttrFleetPolicy); shared {
+			return
+		}
+		key := name
+		if o, ok := set.Value(telemetry.AttrOutcome); ok {
+			key += " outcome=" + o.AsString()
+		}
+		if reason, ok := set.Value(telemetry.AttrReason); ok {
+			key += " reason=" + reason.AsString()
+		}
+		if v != 0 {
+			got[key] += v
+		}
+	}
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			switch d := m.Data.(type) {
+			case metricdata.Sum[int64]:
+				for _, p := range d.DataPoints {
+					add(m.Name, p.Attributes, float64(p.Value))
+				}
+			case metricdata.Gauge[float64]:
+				for _, p := range d.DataPoints {
+					add(m.Name, p.Attributes, p.Value)
+				}
+			case metricdata.Gauge[int64]:
+				for _, p := range d.DataPoints {
+					add(m.Name, p.Attributes, float64(p.Value))
+				}
+			case metricdata.Histogram[float64]:
+				for _, p := range d.DataPoints {
+					add(m.Name+" count", p.Attributes, float64(p.Count))
+					add(m.Name+" sum", p.Attributes, p.Sum)
+				}
+			}
+		}
+	}
+	return got
+}
+
+// Callers that queue are timed from queueing to their grant, the queue's
+// permits are a gauge that returns to 0, and a caller whose deadline comes
+// first is refused for it.
+func TestTelemetryTimesTheQueue(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := sdkmetric.NewManualReader()
+		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r))
+		defer mp.Shutdown(context.Background())
+		b := &fakeBucket{interval: 100 * time.Millisecond, burst: 1}
+		l := fakeLimiter(b, 1, Options{Name: "queued", QueueLimit: 10, MeterProvider: mp})
+		var wg sync.WaitGroup
+		for range 3 {
+			wg.Go(func() {
+				lease, err := l.Acquire(context.Background())
+				if err != nil {
+					t.Error(err)
+				}
+				lease.Release()
+			})
+			synctest.Wait()
+		}
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+			defer cancel()
+			if _, err := l.Acquire(ctx); !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("a caller whose deadline comes before its turn: %v, want a deadline refusal", err)
+			}
+		})
+		wg.Wait()
+
+		got := points(t, r)
+		want := map[string]float64{
+			telemetry.LeasesName + " outcome=acquired":                3,
+			telemetry.PermitsName + " outcome=acquired":               3,
+			telemetry.LeasesName + " outcome=denied reason=deadline":  1,
+			telemetry.PermitsName + " outcome=denied reason=deadline": 1,
+			telemetry.RateName:                    600,
+			telemetry.QueueLimitName:              10,
+			telemetry.WaitDurationName + " count": 2,
+			telemetry.WaitDurationName + " sum":   0.3,
+		}
+		if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+			t.Errorf("per_second \"queued\" points (-want +got):\n%s", diff)
+		}
+	})
 }

@@ -66,8 +66,8 @@ func NewFleet(mp metric.MeterProvider, name string) *Fleet {
 	for _, op := range fleetOps {
 		m.byOp[op] = metric.WithAttributeSet(attribute.NewSet(who, attribute.String(telemetry.AttrFleetOperation, op)))
 	}
-	m.open = metric.WithAttributeSet(attribute.NewSet(who, attribute.String(telemetry.AttrFleetPolicy, "fail_open")))
-	m.closed = metric.WithAttributeSet(attribute.NewSet(who, attribute.String(telemetry.AttrFleetPolicy, "fail_closed")))
+	m.open = metric.WithAttributeSet(attribute.NewSet(who, attribute.String(telemetry.AttrFleetPolicy, PolicyFailOpen)))
+	m.closed = metric.WithAttributeSet(attribute.NewSet(who, attribute.String(telemetry.AttrFleetPolicy, PolicyFailClosed)))
 	return m
 }
 

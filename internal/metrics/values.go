@@ -16,6 +16,12 @@ const (
 	BreakerStateOpen     = "open"
 )
 
+// Values of AttrFleetPolicy.
+const (
+	PolicyFailOpen   = "fail_open"
+	PolicyFailClosed = "fail_closed"
+)
+
 // Values of AttrLimiterKind.
 const (
 	KindPerSecond    = "per_second"
