@@ -86,7 +86,7 @@ var leaseRecords = sync.Pool{New: func() any { return new(leaseRecord) }}
 // leaseSpec is a lease's cost and what the caller reported on it, in one
 // word: with it a Lease is four words in four fields, which the compiler
 // keeps in registers. A fifth field would move every Lease an Acquire
-// returns through memory, about 8 ns a grant.
+// returns through memory: 8 to 25 ns a grant, by shape.
 type leaseSpec struct {
 	cost int32
 	// report holds the Outcome in its low two bits and the Retry-After
