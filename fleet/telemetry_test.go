@@ -18,32 +18,6 @@ import (
 	"github.com/headroom-go/headroom/telemetry"
 )
 
-// collect returns the sum of a counter's points, and a histogram's count,
-// by instrument name.
-func collect(t *testing.T, r *sdkmetric.ManualReader) map[string]int64 {
-	t.Helper()
-	var rm metricdata.ResourceMetrics
-	if err := r.Collect(context.Background(), &rm); err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]int64{}
-	for _, sm := range rm.ScopeMetrics {
-		for _, m := range sm.Metrics {
-			switch d := m.Data.(type) {
-			case metricdata.Sum[int64]:
-				for _, p := range d.DataPoints {
-					got[m.Name] += p.Value
-				}
-			case metricdata.Histogram[float64]:
-				for _, p := range d.DataPoints {
-					got[m.Name] += int64(p.Count)
-				}
-			}
-		}
-	}
-	return got
-}
-
 // Every call to Redis is timed, every failed one counted, and every request
 // the failure policy decides counted, under the names telemetry declares.
 func TestTelemetryRecordsRedisCalls(t *testing.T) {
@@ -62,15 +36,15 @@ func TestTelemetryRecordsRedisCalls(t *testing.T) {
 	for range 4 { // three reach the dead server and open the circuit; the fourth does not
 		lim.Acquire(ctx)
 	}
-	got := collect(t, r)
-	want := map[string]int64{
-		telemetry.FleetRedisDurationName: 5,
-		telemetry.FleetRedisErrorsName:   3,
-		telemetry.FleetFallbacksName:     4,
+	got := points(t, r, nil)
+	want := map[string]float64{
+		telemetry.FleetRedisDurationName + " count": 5,
+		telemetry.FleetRedisErrorsName:             3,
+		telemetry.FleetFallbacksName:               4,
 	}
 	for name, n := range want {
 		if got[name] != n {
-			t.Errorf("%s = %d, want %d", name, got[name], n)
+			t.Errorf("%s = %v, want %v", name, got[name], n)
 		}
 	}
 }
@@ -102,7 +76,7 @@ func TestTelemetryCountsLeasesAsLimitsLimitersDo(t *testing.T) {
 	one.Release() // a lease is counted once
 	two.Release()
 
-	got := points(t, r)
+	got := points(t, r, sharedLimiter)
 	acquired := "outcome=acquired"
 	denied := "outcome=denied reason=no_permit"
 	want := map[string]float64{
@@ -118,10 +92,18 @@ func TestTelemetryCountsLeasesAsLimitsLimitersDo(t *testing.T) {
 	}
 }
 
-// points returns the limiter instruments' points of the shared limiter
-// (kind per_second, no fleet policy) that are not 0: by name, then outcome
-// and reason; a histogram's as its count and sum.
-func points(t *testing.T, r *sdkmetric.ManualReader) map[string]float64 {
+// sharedLimiter keeps the points of a shared limiter of kind per_second,
+// leaving out its fail-open share's.
+func sharedLimiter(set attribute.Set) bool {
+	kind, _ := set.Value(telemetry.AttrLimiterKind)
+	_, share := set.Value(telemetry.AttrFleetPolicy)
+	return kind.AsString() == "per_second" && !share
+}
+
+// points returns the points that keep keeps (nil: all) and that are not 0,
+// added up by name, then outcome and reason; a histogram's as its count
+// and sum.
+func points(t *testing.T, r *sdkmetric.ManualReader, keep func(attribute.Set) bool) map[string]float64 {
 	t.Helper()
 	var rm metricdata.ResourceMetrics
 	if err := r.Collect(context.Background(), &rm); err != nil {
@@ -129,10 +111,7 @@ func points(t *testing.T, r *sdkmetric.ManualReader) map[string]float64 {
 	}
 	got := map[string]float64{}
 	add := func(name string, set attribute.Set, v float64) {
-		if kind, _ := set.Value(telemetry.AttrLimiterKind); kind.AsString() != "per_second" {
-			return
-		}
-		if _, shared := set.Value(telemetry.AttrFleetPolicy); shared {
+		if keep != nil && !keep(set) {
 			return
 		}
 		key := name
@@ -202,7 +181,7 @@ func TestTelemetryTimesTheQueue(t *testing.T) {
 		})
 		wg.Wait()
 
-		got := points(t, r)
+		got := points(t, r, sharedLimiter)
 		want := map[string]float64{
 			telemetry.LeasesName + " outcome=acquired":                3,
 			telemetry.PermitsName + " outcome=acquired":               3,
