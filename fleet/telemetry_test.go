@@ -39,8 +39,8 @@ func TestTelemetryRecordsRedisCalls(t *testing.T) {
 	got := points(t, r, nil)
 	want := map[string]float64{
 		telemetry.FleetRedisDurationName + " count": 5,
-		telemetry.FleetRedisErrorsName:             3,
-		telemetry.FleetFallbacksName:               4,
+		telemetry.FleetRedisErrorsName:              3,
+		telemetry.FleetFallbacksName:                4,
 	}
 	for name, n := range want {
 		if got[name] != n {
