@@ -4,10 +4,13 @@ go 1.26.0
 
 replace github.com/headroom-go/headroom => ../
 
+replace github.com/headroom-go/headroom/fleet => ../fleet
+
 require (
 	github.com/failsafe-go/failsafe-go v0.9.8
 	github.com/go-redis/redis_rate/v10 v10.0.1
 	github.com/headroom-go/headroom v0.0.0-00010101000000-000000000000
+	github.com/headroom-go/headroom/fleet v0.0.0-00010101000000-000000000000
 	github.com/redis/go-redis/v9 v9.23.0
 	go.uber.org/goleak v1.3.0
 	go.uber.org/ratelimit v0.3.1
