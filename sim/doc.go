@@ -68,9 +68,6 @@
 //
 // Runs are deterministic — seeded PCG streams, a virtual clock, an event
 // queue whose ties break in the order the events were scheduled, no
-// goroutine and no real time — with one exception: a quota guard that
-// meets a 429 with no Retry-After and no reset ahead (a server publishing
-// "none") backs off with jitter that github.com/cenkalti/backoff/v4 draws
-// from math/rand's global source, so the modes with a guard vary from run
-// to run against such a server.
+// goroutine and no real time. Each instance's quota guard draws its backoff
+// jitter from a source seeded by the run's seed (quota.Options.Seed).
 package sim

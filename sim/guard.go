@@ -61,7 +61,7 @@ func (o guardOptions) defaults() guardOptions {
 func quotaGuardMode(o guardOptions) Mode {
 	o = o.defaults()
 	return Mode{Name: "quota guard", headers: true,
-		newLimiter: func(limiterEnv) (limiter, error) { return newGuardLimiter(o) }}
+		newLimiter: func(env limiterEnv) (limiter, error) { return newGuardLimiter(o, env) }}
 }
 
 // combinedMode is the adaptive rate limiter (configured by c) with a quota guard
@@ -76,7 +76,7 @@ func combinedMode(name string, c adaptive.RateConfig, o guardOptions) Mode {
 	}
 	return Mode{Name: name, headers: true,
 		newLimiter: func(env limiterEnv) (limiter, error) {
-			g, err := newGuardLimiter(o)
+			g, err := newGuardLimiter(o, env)
 			if err != nil {
 				return nil, fmt.Errorf("sim: mode %s: %w", name, err)
 			}
@@ -103,8 +103,10 @@ func cubicQuotaMode() Mode {
 	return combinedMode("CUBIC + quota", withController(adaptive.Cubic{}), guardOptions{Cap: adaptive.DefaultRateConfig().PublishedLimitFraction})
 }
 
-func newGuardLimiter(o guardOptions) (*guardLimiter, error) {
-	g, err := quota.New(o.Guard)
+func newGuardLimiter(o guardOptions, env limiterEnv) (*guardLimiter, error) {
+	gopts := o.Guard
+	gopts.Seed = env.instanceSeed()
+	g, err := quota.New(gopts)
 	if err != nil {
 		return nil, err
 	}

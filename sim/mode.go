@@ -27,7 +27,14 @@ type limiterEnv struct {
 	instances int
 	inst      int
 	trace     func(traceEvent)
+	// seed is the run's seed, for the engines that draw jitter: each
+	// instance draws its own stream from it.
+	seed uint64
 }
+
+// instanceSeed is the seed of instance inst's own random source in a run seeded
+// with seed: distinct for every instance, never 0.
+func (env limiterEnv) instanceSeed() uint64 { return env.seed*1009 + uint64(env.inst) + 1 }
 
 type admit uint8
 

@@ -113,7 +113,7 @@ func Run(cfg Config, mode Mode) (*Result, error) {
 }
 
 func (r *runner) activate(in *instance) {
-	lim, err := r.mode.newLimiter(limiterEnv{now: r.loop.now, instances: r.count, inst: in.id, trace: r.cfg.trace})
+	lim, err := r.mode.newLimiter(limiterEnv{now: r.loop.now, instances: r.count, inst: in.id, trace: r.cfg.trace, seed: r.cfg.Seed})
 	if err != nil {
 		r.err = err
 		return

@@ -32,6 +32,27 @@ func TestSameSeedSameResults(t *testing.T) {
 	}
 }
 
+// TestSameSeedSameResultsWhereNothingIsPublished: a guard backs off with
+// jitter against a server that publishes nothing, drawn from a source the
+// run's seed sets, so two runs still agree.
+func TestSameSeedSameResultsWhereNothingIsPublished(t *testing.T) {
+	for _, kind := range []string{kindFixedWindow, kindSlidingLog} {
+		cfg := Config{Scenario: scenarioSteady, Duration: 2 * time.Minute, Instances: 1, Demand: 20000,
+			Quota: 500, Server: Server{Kind: kind, Window: 10 * time.Second, Publish: publishNone}, NoSeries: true}
+		a, err := Run(cfg, cubicQuotaMode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Run(cfg, cubicQuotaMode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(a, b); d != "" {
+			t.Errorf("%s: two runs with seed 42 differ (-first +second):\n%s", kind, d)
+		}
+	}
+}
+
 func TestDifferentSeedsDiffer(t *testing.T) {
 	a, _ := Run(Config{Seed: 1, Scenario: scenarioSteady, Duration: 2 * time.Minute, NoSeries: true}, noLimiterMode())
 	b, _ := Run(Config{Seed: 2, Scenario: scenarioSteady, Duration: 2 * time.Minute, NoSeries: true}, noLimiterMode())

@@ -224,6 +224,36 @@ func TestBackoffCappedAtMax(t *testing.T) {
 	}
 }
 
+// The backoff's jitter comes from Options.Seed: one seed draws the same
+// waits, within ±Jitter of the curve; another draws others.
+func TestBackoffJitterFollowsTheSeed(t *testing.T) {
+	waits := func(seed uint64) []time.Duration {
+		g := newGuard(t, Options{Seed: seed})
+		var got []time.Duration
+		now := t0
+		for range 5 {
+			g.Observe("h", Response{Status: 429}, now)
+			d := admit(g, "h", now)
+			got = append(got, d)
+			now = now.Add(d)
+		}
+		return got
+	}
+	a, b, c := waits(7), waits(7), waits(8)
+	if diff := cmp.Diff(a, b); diff != "" {
+		t.Fatalf("seed 7 twice (-first +second):\n%s", diff)
+	}
+	if cmp.Equal(a, c) {
+		t.Fatalf("seeds 7 and 8 drew the same waits %v", a)
+	}
+	for i, d := range a {
+		curve := time.Second << i
+		if lo, hi := time.Duration(0.8*float64(curve)), time.Duration(1.2*float64(curve)); d < lo || d > hi {
+			t.Errorf("wait %d = %v, want within [%v, %v]", i, d, lo, hi)
+		}
+	}
+}
+
 // Ten requests in flight together, throttled together without a hint, are
 // one signal: a blip of concurrent 503s backs the key off one step, not
 // ten, and the next throttle after the block is the next step.

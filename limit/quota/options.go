@@ -3,7 +3,9 @@ package quota
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/metric"
@@ -104,6 +106,12 @@ type Options struct {
 	// with its major parameter), never with the host alone, since on one
 	// host GitHub's core and search quotas are different resources.
 	Share func(key, hint string) string `json:"-"`
+
+	// Seed seeds the backoff's jitter; 0, the default, draws a seed at
+	// random. Guards with one seed, keys created in one order and one
+	// sequence of responses draw the same waits: a simulator on virtual
+	// time sets it to reproduce its runs.
+	Seed uint64 `json:"-"`
 }
 
 // requestHost is the default key: the request's host (with port, when
@@ -135,6 +143,8 @@ type config struct {
 	maxInFlight   int
 	key           func(*http.Request) string
 	share         func(key, hint string) string
+	seed          uint64
+	streams       *atomic.Uint64 // one jitter stream per key, in creation order
 }
 
 // Validate returns every problem with o at once, joined with errors.Join;
@@ -182,6 +192,11 @@ func (o *Options) config() config {
 		maxInFlight:   o.MaxInFlight,
 		key:           o.Key,
 		share:         o.Share,
+		seed:          o.Seed,
+		streams:       new(atomic.Uint64),
+	}
+	if c.seed == 0 {
+		c.seed = rand.Uint64()
 	}
 	if c.name == "" {
 		c.name = "quota"

@@ -3,6 +3,7 @@ package quota
 import (
 	"cmp"
 	"math"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -125,6 +126,7 @@ type entry struct {
 	// success arrived; 0 after a success.
 	throttledSince int64
 	bo             *backoff.ExponentialBackOff
+	rng            *rand.Rand // the backoff's jitter, from Options.Seed
 	// wake, when not nil, is closed when a response changes what the key
 	// admits, so that callers waiting for a probe's answer go at once.
 	wake chan struct{}
