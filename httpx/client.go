@@ -2,7 +2,6 @@ package httpx
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/internal/metrics"
+	"github.com/headroom-go/headroom/internal/problems"
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/limit/adaptive"
 	"github.com/headroom-go/headroom/limit/quota"
@@ -110,10 +110,9 @@ func WithResilience(p *resilience.Policy) Option {
 		b.layers = append(b.layers, layer{kind: resilienceKind, name: "WithResilience",
 			build: func(b *builder, next http.RoundTripper) (http.RoundTripper, error) {
 				if p == nil {
-					return nil, &headroom.ConfigError{Package: "httpx", Field: "WithResilience", Value: nil, Want: "a policy, such as resilience.HTTP()"}
-				}
-				if err := p.Err(); err != nil {
-					return nil, err
+					l := problems.New("httpx")
+					l.Add("WithResilience", nil, "a policy, such as resilience.HTTP()'s")
+					return nil, l.Err()
 				}
 				c := b.classify
 				if c == nil {
@@ -169,7 +168,9 @@ func WithAdaptiveRate(o adaptive.RateConfig, opts ...LimiterOption) Option {
 func WithLimiter(l limit.Limiter, opts ...LimiterOption) Option {
 	return limiterOption("WithLimiter", opts, func(c *limiterConfig, b *builder) (*hostSet, error) {
 		if l == nil {
-			return nil, &headroom.ConfigError{Package: "httpx", Field: "WithLimiter", Value: nil, Want: "a limiter"}
+			l := problems.New("httpx")
+			l.Add("WithLimiter", nil, "a limiter")
+			return nil, l.Err()
 		}
 		c.shared = true
 		s := newHostSet(c, func(string) *hostEntry { return &hostEntry{lim: l} })
@@ -311,22 +312,21 @@ func NewTransport(opts ...Option) (*Transport, error) {
 		layers = append(layers[:len(layers):len(layers)], guardLayerSpec("the default quota guard", quota.Options{}))
 	}
 
-	var errs []error
+	l := problems.New("httpx")
 	res := -1
-	for i, l := range layers {
-		if l.kind == resilienceKind {
+	for i, layer := range layers {
+		if layer.kind == resilienceKind {
 			if res >= 0 {
-				errs = append(errs, &headroom.ConfigError{Package: "httpx", Field: "WithResilience", Value: "listed twice",
-					Want: "one resilience layer: nested runs multiply the attempts"})
+				l.Add("WithResilience", "listed twice", "one resilience layer: nested runs multiply the attempts")
 				continue
 			}
 			res = i
 		}
 	}
 	if res >= 0 {
-		for _, l := range layers[:res] {
-			if l.kind != resilienceKind {
-				errs = append(errs, &OrderError{Layer: l.name, Resilience: "WithResilience"})
+		for _, layer := range layers[:res] {
+			if layer.kind != resilienceKind {
+				l.Error(&OrderError{Layer: layer.name, Resilience: "WithResilience"})
 			}
 		}
 	}
@@ -338,14 +338,14 @@ func NewTransport(opts ...Option) (*Transport, error) {
 	for i := len(layers) - 1; i >= 0; i-- {
 		next, err := layers[i].build(b, rt)
 		if err != nil {
-			errs = append(errs, err)
+			l.Error(err)
 			continue
 		}
 		rt = next
 	}
-	if len(errs) > 0 {
+	if err := l.Err(); err != nil {
 		t.Close()
-		return nil, errors.Join(errs...)
+		return nil, err
 	}
 	for _, g := range b.guards {
 		g.limiters = t.hosts

@@ -61,17 +61,7 @@ func AdaptiveRate(c adaptive.RateConfig, opts ...Option) (*AdaptiveRateLimiter, 
 	return newAdaptiveRateLimiter(oo)
 }
 
-func newAdaptiveRate(o Options) (Limiter, error) {
-	l, err := newAdaptiveRateLimiter(o)
-	if err != nil {
-		return nil, err // not a nil *AdaptiveRateLimiter in a non-nil Limiter
-	}
-	return l, nil
-}
-
-// newAdaptiveRateLimiter builds the limiter of a validated o. Validate runs
-// the engine's own checks, so NewRate's error is only passed on in case the
-// two ever disagree.
+// newAdaptiveRateLimiter builds the limiter of a validated o.
 func newAdaptiveRateLimiter(o Options) (*AdaptiveRateLimiter, error) {
 	core, err := adaptive.NewRate(*o.AdaptiveRate, 0)
 	if err != nil {

@@ -317,7 +317,7 @@ func TestAdaptiveRateConfigValidate(t *testing.T) {
 	}
 	// A bad maximum is one problem: the defaults beside it do not inherit it.
 	err = (&Options{AdaptiveRate: &adaptive.RateConfig{MaxUnitsPerMinute: -1}}).Validate()
-	if got := unjoinErrors(err); len(got) != 1 || !strings.Contains(err.Error(), "MaxUnitsPerMinute = -1") {
+	if got := unjoin(err); len(got) != 1 || !strings.Contains(err.Error(), "MaxUnitsPerMinute = -1") {
 		t.Fatalf("maximum -1: %d problems:\n%v", len(got), err)
 	}
 	lim, err := New(Options{AdaptiveRate: &adaptive.RateConfig{Controller: "cubic"}, Name: "x"})

@@ -1,6 +1,7 @@
 package limit
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"sync"
@@ -50,14 +51,13 @@ type perWindow struct {
 	queue   waitQueue
 }
 
-func newPerWindow(o Options) Limiter {
+// newPerWindow builds the PerWindow shape of a validated o.
+func newPerWindow(o Options) (*perWindow, error) {
 	w := o.PerWindow
-	segments := w.Segments
-	if segments == 0 {
-		segments = defaultSegments
+	engine, err := window.NewSlidingWindow(w.Permits, time.Duration(w.Window), cmp.Or(w.Segments, defaultSegments))
+	if err != nil {
+		return nil, err
 	}
-	// Validate has checked every setting NewSlidingWindow checks.
-	engine, _ := window.NewSlidingWindow(w.Permits, time.Duration(w.Window), segments)
 	l := &perWindow{
 		epoch:    time.Now(),
 		engine:   engine,
@@ -70,7 +70,7 @@ func newPerWindow(o Options) Limiter {
 	// fraction.
 	l.metrics.SetLimit(float64(w.Permits) * float64(time.Minute) / float64(w.Window))
 	sample(l.metrics, l, (*perWindow).figures)
-	return l
+	return l, nil
 }
 
 // Acquire asks for one permit; see AcquireN.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -301,4 +302,27 @@ func TestPerWindowQueuedCallersShareTheWindowExactly(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A window shorter than its segments, the default 8 included, is refused
+// when built, naming Segments, not accepted to fail on the first Acquire.
+func TestPerWindowShorterThanItsSegmentsIsRefused(t *testing.T) {
+	lim, err := PerWindow(10, 7*time.Nanosecond)
+	var ce *headroom.ConfigError
+	if lim != nil || !errors.As(err, &ce) || ce.Field != "PerWindow.Segments" {
+		t.Fatalf("PerWindow(10, 7ns) = %v, %v; want nil and a ConfigError on PerWindow.Segments", lim, err)
+	}
+	_, err = ParseOptions([]byte(`{"perWindow": {"permits": 10, "window": "7ns"}}`))
+	if !errors.As(err, &ce) || ce.Field != "perWindow.segments" || !strings.Contains(ce.Want, "at most 7") {
+		t.Fatalf("ParseOptions of a 7ns window: %v; want a ConfigError on perWindow.segments asking for at most 7", err)
+	}
+	lim, err = PerWindow(10, 8*time.Nanosecond)
+	if err != nil {
+		t.Fatalf("PerWindow(10, 8ns): %v", err)
+	}
+	lease, err := lim.Acquire(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lease.Release()
 }

@@ -1,7 +1,6 @@
 package quota
 
 import (
-	"errors"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/internal/backoffcurve"
+	"github.com/headroom-go/headroom/internal/problems"
 )
 
 // Options configures a Guard. The zero value is a complete configuration:
@@ -151,15 +151,18 @@ type config struct {
 // each is a *headroom.ConfigError naming the field. It returns nil when New
 // would succeed.
 func (o *Options) Validate() error {
-	var errs []error
-	add := func(field string, value any, want string) {
-		errs = append(errs, &headroom.ConfigError{Package: "quota", Field: field, Value: value, Want: want})
-	}
+	l := problems.New("quota")
+	o.check(l)
+	return l.Err()
+}
+
+// check records o's problems on l.
+func (o *Options) check(l *problems.List) {
 	if o.ReserveUnits != nil && *o.ReserveUnits < 0 {
-		add("ReserveUnits", *o.ReserveUnits, "0 or more units")
+		l.Add("ReserveUnits", *o.ReserveUnits, "0 or more units")
 	}
 	if f := o.ReserveFraction; f != nil && (math.IsNaN(*f) || *f < 0 || *f >= 1) {
-		add("ReserveFraction", *f, "a fraction in [0, 1), such as 0.02")
+		l.Add("ReserveFraction", *f, "a fraction in [0, 1), such as 0.02")
 	}
 	durs := []struct {
 		field string
@@ -169,15 +172,17 @@ func (o *Options) Validate() error {
 	}
 	for _, d := range durs {
 		if d.v < 0 {
-			add(d.field, d.v, "0 (the default) or a duration above 0, such as \"1m\"")
+			l.Add(d.field, d.v, "0 (the default) or a duration above 0, such as \"1m\"")
 		}
 	}
-	errs = append(errs, backoffcurve.Problems("quota", "Backoff", o.Backoff)...)
+	backoffcurve.Check(o.Backoff, l.At("Backoff"))
 	if o.MaxInFlight < 0 {
-		add("MaxInFlight", o.MaxInFlight, "0 (no cap) or more")
+		l.Add("MaxInFlight", o.MaxInFlight, "0 (no cap) or more")
 	}
-	return errors.Join(errs...)
 }
+
+// The check of the options other packages' options hold.
+func init() { problems.Register((*Options).check) }
 
 func (o *Options) config() config {
 	c := config{
@@ -188,7 +193,7 @@ func (o *Options) config() config {
 		queue:         !o.RefuseAtOnce,
 		ttl:           time.Duration(o.TTL),
 		assumedReset:  time.Duration(o.AssumedReset),
-		backoff:       o.Backoff.WithDefaults(defaultBackoff()),
+		backoff:       backoffcurve.WithDefaults(o.Backoff, defaultBackoff()),
 		maxInFlight:   o.MaxInFlight,
 		key:           o.Key,
 		share:         o.Share,
