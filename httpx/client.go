@@ -128,10 +128,12 @@ func WithResilience(p *resilience.Policy) Option {
 // WithRateLimit adds a rate-limit layer of the shape o describes (exactly
 // one shape; see limit.Options): one limiter per host by default, made on
 // the host's first request, or one for every host with Shared. Each attempt
-// takes a permit of Cost units (default 1), waiting its turn in FIFO order
-// up to its deadline when none is free: in the layer, options that leave
-// QueueLimit at 0 get a queue of 1,000 units (WithRefuseAtOnce makes them refuse at
-// once instead). A concurrency permit (shapes
+// takes a permit of Cost units (default 1). When none is free the shape's
+// queue setting decides, as anywhere else (limit.Options.QueueLimit; the
+// table in docs/queueing.md): the rate and concurrency shapes refuse at
+// once, and the resilience layer retries after the refusal's RetryAfter;
+// give QueueLimit to have requests wait their turn in FIFO order up to
+// their deadline instead. A concurrency permit (shapes
 // Concurrency and Adaptive) is held until the response body is closed or
 // read to its end, others until the response arrives. What the response
 // says goes back on the lease (see WithAdaptiveRate). List it after
@@ -152,8 +154,9 @@ func WithRateLimit(o limit.Options, opts ...LimiterOption) Option {
 // 429, or a 503 with Retry-After) and reports on the lease: a throttle with
 // the server's Retry-After cuts the rate and may pause the bucket; a 5xx that
 // is not a throttle and a network error change nothing; anything else is a
-// success, which may raise the rate while requests wait. One limiter per
-// host by default, or one shared (WithSharedLimiter); WithLimiterName names them. List it
+// success, which may raise the rate while requests wait. Requests wait
+// their turn in its queue of 500 units, its default. One limiter per host by
+// default, named after the host, or one shared (WithSharedLimiter). List it
 // after WithResilience.
 func WithAdaptiveRate(o adaptive.RateConfig, opts ...LimiterOption) Option {
 	return limiterOption("WithAdaptiveRate", opts, func(c *limiterConfig, b *builder) (*hostSet, error) {

@@ -317,7 +317,7 @@ func (c *Config) rateLimitOption() Option {
 				return &hostEntry{}
 			}
 			l := c.Limiters[name]
-			o := queued(l.Options, false)
+			o := l.Options
 			hold := o.Concurrency > 0 || o.Adaptive != nil
 			learns := o.Adaptive != nil || o.AdaptiveRate != nil
 			if o.Name == "" {

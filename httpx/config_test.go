@@ -254,12 +254,12 @@ func TestConfigErrorsNameJSONPath(t *testing.T) {
 			`httpx: rateLimit = "zz": want the name of a limiter in limiters`,
 		}},
 		{`{"limiters": {"a": {"permitsPerSecond": "5", "perWindow": {"permits": 1.5, "window": "soon"}}},
-		  "hosts": {"a.test": {"rateLimit": 7}}, "quotaGuard": {"refuseAtOnce": "yes", "ttl": "1h"}}`, []string{
+		  "hosts": {"a.test": {"rateLimit": 7}}, "quotaGuard": {"queueLimit": "yes", "ttl": "1h"}}`, []string{
 			`httpx: hosts["a.test"].rateLimit = 7: want a string`,
 			`httpx: limiters["a"].perWindow.permits = 1.5: want a whole number`,
 			`httpx: limiters["a"].perWindow.window = "soon": want a duration string such as "30s"`,
 			`httpx: limiters["a"].permitsPerSecond = "5": want a number`,
-			`httpx: quotaGuard.refuseAtOnce = "yes": want true or false`,
+			`httpx: quotaGuard.queueLimit = "yes": want a whole number`,
 		}},
 		{`{"resilience": [], "limiters": {"a": 1}, "hosts": "x"}`, []string{
 			`httpx: hosts = "x": want an object`,

@@ -60,7 +60,7 @@ func newAdaptiveLimiter(o Options) (*AdaptiveLimiter, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &AdaptiveLimiter{epoch: time.Now(), engine: engine, capacity: engine.Config().Maximum, queue: waitQueue{limit: o.QueueLimit}}
+	l := &AdaptiveLimiter{epoch: time.Now(), engine: engine, capacity: engine.Config().Maximum, queue: waitQueue{limit: o.queueLimit()}}
 	l.dress(o, metrics.KindAdaptive, l)
 	l.metrics.SetLimit(float64(l.engine.Limit()))
 	sample(l.metrics, l, (*AdaptiveLimiter).figures)

@@ -67,7 +67,7 @@ func newAdaptiveRateLimiter(o Options) (*AdaptiveRateLimiter, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &AdaptiveRateLimiter{core: core, queueLimit: int64(o.QueueLimit), epoch: time.Now()}
+	l := &AdaptiveRateLimiter{core: core, queueLimit: int64(o.queueLimit()), epoch: time.Now()}
 	l.dress(o, metrics.KindAdaptiveRate, l)
 	if c := o.AdaptiveRate.InstanceCounter; c != nil {
 		if _, static := c.(adaptive.StaticInstances); static {

@@ -56,9 +56,9 @@ func newConcurrency(o Options) (*bulkhead, error) {
 	l := &bulkhead{
 		engine:   engine,
 		capacity: min(o.Concurrency, math.MaxInt32), // a Lease holds an int32 cost
-		queueing: o.QueueLimit > 0,
+		queueing: o.queueLimit() > 0,
 		epoch:    time.Now(),
-		queue:    waitQueue{limit: o.QueueLimit},
+		queue:    waitQueue{limit: o.queueLimit()},
 	}
 	l.dress(o, metrics.KindConcurrency, l)
 	l.metrics.SetLimit(float64(o.Concurrency))

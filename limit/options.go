@@ -45,15 +45,17 @@ type Options struct {
 	// presence turns it on: "adaptiveRate": {} is a complete configuration.
 	AdaptiveRate *adaptive.RateConfig `json:"adaptiveRate,omitempty"`
 
-	// QueueLimit is how many permits' (units') worth of callers may wait, in
-	// FIFO order, for every shape. 0, the default, refuses at once with a
-	// RetryAfter instead, for callers that would rather do something else.
-	// PerSecond spreads the RetryAfter of callers refused together so that
-	// they come back one after another; the other shapes cannot tell when
-	// each permit frees, and callers they refuse together come back
-	// together, where most are refused again. Give a limiter that many
-	// goroutines share a queue.
-	QueueLimit int `json:"queueLimit,omitempty"`
+	// QueueLimit is how many permits' (units') worth of callers may wait,
+	// in FIFO order, for every shape: 0 refuses at once with a RetryAfter
+	// instead, for callers that would rather do something else. nil means
+	// the shape's default, the one the table in docs/queueing.md lists: 0
+	// for PerSecond, PerWindow, Concurrency and Adaptive, 500 for
+	// AdaptiveRate. PerSecond spreads the RetryAfter of callers refused
+	// together so that they come back one after another; the other shapes
+	// cannot tell when each permit frees, and callers they refuse together
+	// come back together, where most are refused again. Give a limiter that
+	// many goroutines share a queue.
+	QueueLimit *int `json:"queueLimit,omitempty"`
 
 	// Name names the limiter in errors and telemetry.
 	Name string `json:"name,omitempty"`
@@ -73,6 +75,22 @@ type WindowOptions struct {
 	Window  headroom.Duration `json:"window"`
 	// Segments is how finely the window slides; 0 means 8.
 	Segments int `json:"segments,omitempty"`
+}
+
+// defaultRateQueueLimit is the adaptive rate limiter's queue when
+// Options.QueueLimit is nil: 500 units, as the specification of its
+// admission gives it; every other shape refuses at once by default.
+const defaultRateQueueLimit = 500
+
+// queueLimit is QueueLimit, or the shape's default when it is nil.
+func (o *Options) queueLimit() int {
+	switch {
+	case o.QueueLimit != nil:
+		return *o.QueueLimit
+	case o.AdaptiveRate != nil:
+		return defaultRateQueueLimit
+	}
+	return 0
 }
 
 // Bounds that keep every engine's arithmetic exact in int64 nanoseconds.
@@ -136,8 +154,8 @@ func (o *Options) check(l *problems.List) {
 	if o.AdaptiveRate != nil {
 		problems.Check(l.At("AdaptiveRate"), o.AdaptiveRate)
 	}
-	if o.QueueLimit < 0 {
-		l.Add("QueueLimit", o.QueueLimit, "0 (refuse at once) or more")
+	if q := o.QueueLimit; q != nil && *q < 0 {
+		l.Add("QueueLimit", *q, "0 (refuse at once) or more")
 	}
 }
 

@@ -43,7 +43,7 @@ func TestValidateListsEveryProblem(t *testing.T) {
 		Burst:            -2,
 		Concurrency:      20,
 		PerWindow:        &WindowOptions{Permits: 0, Window: -1, Segments: -3},
-		QueueLimit:       -1,
+		QueueLimit:       new(-1),
 	}
 	want := []string{
 		"Options", // three shapes
@@ -133,7 +133,7 @@ func TestOptionsJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(doc), &o); err != nil {
 		t.Fatal(err)
 	}
-	want := Options{PerWindow: &WindowOptions{Permits: 1000, Window: headroom.Duration(time.Minute), Segments: 6}, QueueLimit: 10, Name: "api"}
+	want := Options{PerWindow: &WindowOptions{Permits: 1000, Window: headroom.Duration(time.Minute), Segments: 6}, QueueLimit: new(10), Name: "api"}
 	if diff := cmp.Diff(want, o); diff != "" {
 		t.Fatalf("(-want +got):\n%s", diff)
 	}
@@ -170,7 +170,7 @@ func TestParseOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Options{PerWindow: &WindowOptions{Permits: 1000, Window: headroom.Duration(time.Minute), Segments: 6}, QueueLimit: 10, Name: "api"}
+	want := Options{PerWindow: &WindowOptions{Permits: 1000, Window: headroom.Duration(time.Minute), Segments: 6}, QueueLimit: new(10), Name: "api"}
 	if diff := cmp.Diff(want, o); diff != "" {
 		t.Fatalf("(-want +got):\n%s", diff)
 	}

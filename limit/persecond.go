@@ -57,7 +57,7 @@ func newPerSecond(o Options) (*perSecond, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &perSecond{epoch: time.Now(), queue: waitQueue{limit: o.QueueLimit}, bucket: bucket}
+	l := &perSecond{epoch: time.Now(), queue: waitQueue{limit: o.queueLimit()}, bucket: bucket}
 	l.dress(o, metrics.KindPerSecond, l)
 	l.metrics.SetLimit(o.PermitsPerSecond * 60) // permits per minute
 	sample(l.metrics, l, (*perSecond).figures)

@@ -62,8 +62,8 @@ func newPerWindow(o Options) (*perWindow, error) {
 		epoch:    time.Now(),
 		engine:   engine,
 		capacity: min(w.Permits, math.MaxInt32), // a Lease holds an int32 cost
-		queueing: o.QueueLimit > 0,
-		queue:    waitQueue{limit: o.QueueLimit},
+		queueing: o.queueLimit() > 0,
+		queue:    waitQueue{limit: o.queueLimit()},
 	}
 	l.dress(o, metrics.KindPerWindow, l)
 	// The rate in permits per minute, which for a window of an hour is a

@@ -148,7 +148,7 @@ func collect(out <-chan result, n int) []result {
 func TestPerWindowQueueIsFIFO(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
-		l, err := New(Options{PerWindow: &WindowOptions{Permits: 2, Window: headroom.Duration(time.Second), Segments: 2}, QueueLimit: 10})
+		l, err := New(Options{PerWindow: &WindowOptions{Permits: 2, Window: headroom.Duration(time.Second), Segments: 2}, QueueLimit: new(10)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -52,12 +52,16 @@ type Options struct {
 	// Acquire only ever refuses for the context's deadline.
 	MaxWait headroom.Duration `json:"maxWait,omitempty"`
 
-	// RefuseAtOnce makes Acquire refuse an attempt the key has no room for
-	// (no in-flight slot, or no allowance) rather than hold it until there
-	// is. Holding is the default: a caller with a deadline waits its turn up
-	// to that deadline, or is refused at once when the wait would outlast
-	// it, as an HTTP client's callers expect.
-	RefuseAtOnce bool `json:"refuseAtOnce,omitempty"`
+	// QueueLimit is how many units' worth of attempts Acquire may hold for
+	// a key while it has no room for them (no in-flight slot, or no
+	// allowance); one more is refused at once (ReasonQueueFull). 0 refuses
+	// every such attempt at once (ReasonNoPermit). nil, the default, holds
+	// them all: the guard's specification holds an attempt until the key
+	// has room, and a caller with a deadline waits its turn up to that
+	// deadline, or is refused at once when the wait would outlast it, as an
+	// HTTP client's callers expect. The same setting as
+	// limit.Options.QueueLimit; docs/queueing.md lists every default.
+	QueueLimit *int `json:"queueLimit,omitempty"`
 
 	// TTL is how long a key's published state is trusted without a fresh
 	// response; after it the key is treated as reset and its entry is
@@ -136,7 +140,7 @@ type config struct {
 	reserve       reserve
 	maxRetryAfter time.Duration
 	maxWait       time.Duration
-	queue         bool
+	queueLimit    int64 // below 0: no bound
 	ttl           time.Duration
 	assumedReset  time.Duration
 	backoff       headroom.Backoff
@@ -179,6 +183,9 @@ func (o *Options) check(l *problems.List) {
 	if o.MaxInFlight < 0 {
 		l.Add("MaxInFlight", o.MaxInFlight, "0 (no cap) or more")
 	}
+	if q := o.QueueLimit; q != nil && *q < 0 {
+		l.Add("QueueLimit", *q, "0 (refuse at once) or more; nil holds every attempt")
+	}
 }
 
 // The check of the options other packages' options hold.
@@ -190,7 +197,7 @@ func (o *Options) config() config {
 		reserve:       reserve{Fraction: 0.02},
 		maxRetryAfter: time.Duration(o.MaxRetryAfter),
 		maxWait:       time.Duration(o.MaxWait),
-		queue:         !o.RefuseAtOnce,
+		queueLimit:    -1,
 		ttl:           time.Duration(o.TTL),
 		assumedReset:  time.Duration(o.AssumedReset),
 		backoff:       backoffcurve.WithDefaults(o.Backoff, defaultBackoff()),
@@ -205,6 +212,9 @@ func (o *Options) config() config {
 	}
 	if c.name == "" {
 		c.name = "quota"
+	}
+	if o.QueueLimit != nil {
+		c.queueLimit = int64(*o.QueueLimit)
 	}
 	if o.ReserveUnits != nil {
 		c.reserve.Units = *o.ReserveUnits
