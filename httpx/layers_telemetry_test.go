@@ -18,8 +18,8 @@ import (
 )
 
 // Two limiter layers for one host carried one limiter label and merged or
-// summed as one: each is now its own series, told apart by its layer and,
-// within a layer, by its name.
+// summed as one: each is now its own series, told apart by its kind and,
+// within a kind, by its name.
 func TestLayersForOneHostAreSeparateSeries(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer srv.Close()
@@ -29,7 +29,7 @@ func TestLayersForOneHostAreSeparateSeries(t *testing.T) {
 	c, err := NewClient(WithMeterProvider(mp), WithoutQuotaGuard(),
 		WithRateLimit(limit.Options{PermitsPerSecond: 100, Burst: 10}),
 		WithRateLimit(limit.Options{PermitsPerSecond: 100, Burst: 10}),
-		WithAdaptiveRate(adaptive.RateConfig{}))
+		WithRateLimit(limit.Options{AdaptiveRate: &adaptive.RateConfig{}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,14 +58,15 @@ func TestLayersForOneHostAreSeparateSeries(t *testing.T) {
 				}
 				name, _ := dp.Attributes.Value(telemetry.AttrLimiter)
 				layer, _ := dp.Attributes.Value(telemetry.AttrLayer)
-				got[layer.AsString()+" "+name.AsString()] += dp.Value
+				kind, _ := dp.Attributes.Value(telemetry.AttrLimiterKind)
+				got[layer.AsString()+" "+kind.AsString()+" "+name.AsString()] += dp.Value
 			}
 		}
 	}
 	want := map[string]int64{
-		"rate_limit " + host:        1,
-		"rate_limit " + host + "#2": 1,
-		"adaptive_rate " + host:     1,
+		"rate_limit per_second " + host:        1,
+		"rate_limit per_second " + host + "#2": 1,
+		"rate_limit adaptive_rate " + host:     1,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("acquired leases by layer and limiter (-want +got):\n%s", diff)

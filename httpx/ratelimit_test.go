@@ -140,7 +140,7 @@ func TestHostMapBounded(t *testing.T) {
 }
 
 func TestHostMapDropsIdle(t *testing.T) {
-	s := newHostSet(&limiterConfig{idle: time.Second}, func(string) *hostEntry { return &hostEntry{} })
+	s := newHostSet(&limiterConfig{idle: time.Second}, 0, func(string) *hostEntry { return &hostEntry{} })
 	req := func(h string) *http.Request { r, _ := http.NewRequest("GET", "http://"+h+"/", nil); return r }
 	s.get(req("a"))
 	busy := s.get(req("b"))
@@ -693,7 +693,7 @@ func TestRequestsWaitTheirTurn(t *testing.T) {
 func TestAdaptiveRateRequestsWaitTheirTurn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
-			WithAdaptiveRate(adaptive.RateConfig{InitialUnitsPerMinute: 60, MinUnitsPerMinute: 60, MaxUnitsPerMinute: 60}))
+			WithRateLimit(limit.Options{AdaptiveRate: &adaptive.RateConfig{InitialUnitsPerMinute: 60, MinUnitsPerMinute: 60, MaxUnitsPerMinute: 60}}))
 		start := time.Now()
 		for range 3 {
 			resp, err := get(t, tr, "http://a.test/")

@@ -233,9 +233,10 @@ const (
 	// "half_open" or "open".
 	AttrBreakerState = "headroom.breaker.state"
 
-	// AttrLayer is the httpx layer a limiter belongs to: "rate_limit",
-	// "adaptive_rate". Two layers on one host are two series, and a sum
-	// over the layers counts each call once per layer.
+	// AttrLayer is the httpx layer a limiter belongs to: "rate_limit".
+	// Two layers on one host are two series (told apart by
+	// AttrLimiterKind, and within a kind by AttrLimiter), and a sum over
+	// them counts each call once per layer.
 	AttrLayer = "headroom.layer"
 
 	// AttrQuotaKey is the quota guard's key: the host, or the key the

@@ -3,11 +3,8 @@ package metrics
 // The values the recorders write on the attributes named in package
 // telemetry; docs/telemetry.md lists them for dashboard authors.
 
-// Values of AttrLayer.
-const (
-	LayerRateLimit    = "rate_limit"
-	LayerAdaptiveRate = "adaptive_rate"
-)
+// LayerRateLimit is the value of AttrLayer: the limiter layer of httpx.
+const LayerRateLimit = "rate_limit"
 
 // Values of AttrBreakerState.
 const (
