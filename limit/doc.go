@@ -71,7 +71,8 @@
 // one. Each measurement carries the limiter's name and kind, then
 // Options.Attributes: the HTTP layer adds the host this way
 // (WithAttributes). Two live limiters with the same attributes are told
-// apart as name#2, name#3. A grant costs one atomic add; the gauges are
+// apart as name#2, name#3. A grant costs at most one atomic add (none for a Concurrency lease of
+// one permit, whose bulkhead counts its grants itself); the gauges are
 // read when the meter collects. The instruments are unregistered when the
 // limiter is collected, or by AdaptiveRateLimiter.Close. docs/telemetry.md
 // lists every metric.

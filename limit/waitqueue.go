@@ -67,6 +67,7 @@ type waiter struct {
 	ready      chan struct{} // capacity 1: grant or wake
 	timer      *time.Timer   // sleep's timer, kept across reuses
 	readyAt    time.Duration // a booked waiter's due time (PerSecond); owner's mu
+	lease      Lease         // what grant handed over, for an owner that makes it then (Concurrency)
 }
 
 // The results of sleep.
@@ -157,7 +158,7 @@ func (q *waitQueue) put(w *waiter) {
 	case <-w.ready:
 	default:
 	}
-	w.granted = false
+	w.granted, w.lease = false, Lease{}
 	q.pool.Put(w)
 }
 

@@ -48,6 +48,10 @@ type Limiter struct {
 	cuts       atomic.Int64
 	pauses     atomic.Int64
 	closed     atomic.Bool
+	// granted, when set, counts permits the limiter's engine granted
+	// (CountGrants); countedMore are their permits beyond one a lease.
+	granted     atomic.Pointer[func() int64]
+	countedMore atomic.Int64
 
 	// Set by NewLimiter, read-only after.
 	adaptive  bool
@@ -206,8 +210,14 @@ func (m *Limiter) observeLeases(o metric.Observer) {
 		noPermit += s.noPermit.Load()
 		other += s.other.Load()
 	}
+	permits := acquired + acquiredMore
+	if g := m.granted.Load(); g != nil {
+		n := (*g)()
+		acquired += n - m.countedMore.Load()
+		permits += n
+	}
 	o.ObserveInt64(m.leases, acquired, m.acqOpts...)
-	o.ObserveInt64(m.permits, acquired+acquiredMore, m.acqOpts...)
+	o.ObserveInt64(m.permits, permits, m.acqOpts...)
 	for i := range reasons {
 		n := noPermit
 		if i > 0 {
@@ -316,6 +326,27 @@ func (m *Limiter) AcquiredN(n int) {
 	s.acquired.Add(1)
 	if n != 1 {
 		s.acquiredMore.Add(int64(n - 1))
+	}
+}
+
+// CountGrants makes granted the count of the permits the limiter's engine
+// granted, read when the meter collects, so that a grant costs the fast
+// path no atomic operation of the recorder's: a limiter whose engine
+// counts its grants reports those, and counts with Acquired and AcquiredN
+// only the grants its engine does not see. A lease of several permits that
+// granted counts is counted once more with CountedMore, so that it is one
+// lease. granted must not reference the limiter that owns m (see Sample).
+func (m *Limiter) CountGrants(granted func() int64) {
+	if m != nil {
+		m.granted.Store(&granted)
+	}
+}
+
+// CountedMore counts a granted lease of n permits that the engine's count
+// (CountGrants) has already counted as n permits: it is one lease.
+func (m *Limiter) CountedMore(n int) {
+	if m != nil && n > 1 {
+		m.countedMore.Add(int64(n - 1))
 	}
 }
 
