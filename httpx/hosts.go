@@ -48,7 +48,7 @@ func WithSharedLimiter() LimiterOption { return func(c *limiterConfig) { c.share
 // WithMaxHosts bounds how many per-host limiters the layer keeps (default
 // 1,024). When a new host arrives and the map is full, the limiters
 // idle longer than the idle timeout are dropped, then the least recently used
-// one that may go. A limiter may go when no request is using it and it is at
+// that may go, an eighth of the bound at a time. A limiter may go when no request is using it and it is at
 // rest (limit.AtRest: a bucket full again, a window with nothing in it) or it
 // learns (Adaptive, AdaptiveRate, which then forget what they learned). A
 // host whose PerSecond or PerWindow limiter still holds spent permits is
@@ -210,7 +210,7 @@ func (s *hostSet) add(host string, now int64, busy bool) *hostEntry {
 // sweep runs when a new host arrives and the map is full or the last sweep
 // is an idle timeout old. It drops the hosts not used since the last sweep
 // (idle at least that long); if the map is still full, it drops the least
-// recently used hosts until there is room for one more. Only a host that
+// recently used hosts until it is seven eighths full. Only a host that
 // may go is dropped (see mayGo), so a map of hosts that may not stays over
 // its bound until they may. s.mu is held.
 func (s *hostSet) sweep(now int64) {
@@ -236,7 +236,9 @@ func (s *hostSet) sweep(now int64) {
 		}
 		spares = append(spares, spare{h, used})
 	}
-	if over := len(s.m) - s.max + 1; over > 0 && len(spares) > 0 {
+	// An eighth of the bound at a time, so that a stream of new hosts sorts
+	// the map once every max/8 of them rather than for each.
+	if over := len(s.m) - s.max + max(s.max/8, 1); over > 0 && len(spares) > 0 {
 		slices.SortFunc(spares, func(a, b spare) int { return cmp.Compare(a.used, b.used) })
 		for _, sp := range spares[:min(over, len(spares))] {
 			s.m[sp.host].close()

@@ -95,6 +95,9 @@ func (l *AdaptiveLimiter) AcquireN(ctx context.Context, cost int) (Lease, error)
 	if cost < 0 || cost > l.capacity {
 		return Lease{}, &CostError{Limiter: l.name, Cost: cost, Capacity: l.capacity}
 	}
+	if ctx.Err() != nil {
+		return Lease{}, waitEnded(ctx, l.name, l.metrics, cost)
+	}
 	if cost == 0 {
 		l.metrics.AcquiredN(cost)
 		return Lease{}, nil

@@ -99,6 +99,9 @@ func (l *AdaptiveRateLimiter) Acquire(ctx context.Context) (Lease, error) {
 // waiting it leaves nothing behind and returns ctx.Err(), or for a deadline
 // a *RateLimitedError (ReasonDeadline) matching it.
 func (l *AdaptiveRateLimiter) AcquireN(ctx context.Context, cost int) (Lease, error) {
+	if ctx.Err() != nil {
+		return Lease{}, waitEnded(ctx, l.name, l.metrics, max(cost, 0))
+	}
 	if cost <= 0 || cost > math.MaxInt32 {
 		if cost == 0 {
 			l.metrics.AcquiredN(cost)

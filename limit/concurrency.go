@@ -78,7 +78,7 @@ func newConcurrency(o Options) (*bulkhead, error) {
 func (l *bulkhead) Acquire(ctx context.Context) (Lease, error) {
 	// AcquireN's fast path, repeated: a call through the Limiter interface
 	// then returns the lease once instead of copying it through two frames.
-	if l.waiting.Load() == 0 {
+	if ctx.Err() == nil && l.waiting.Load() == 0 {
 		if t, ok := l.engine.Take(0); ok {
 			return Lease{record: &l.ticketed, gen: t, spec: leaseSpec{cost: 1}}, nil
 		}
@@ -97,7 +97,7 @@ func (l *bulkhead) Acquire(ctx context.Context) (Lease, error) {
 //
 // Releasing the lease frees its permits.
 func (l *bulkhead) AcquireN(ctx context.Context, cost int) (Lease, error) {
-	if cost == 1 && l.waiting.Load() == 0 {
+	if cost == 1 && ctx.Err() == nil && l.waiting.Load() == 0 {
 		if t, ok := l.engine.Take(0); ok {
 			return Lease{record: &l.ticketed, gen: t, spec: leaseSpec{cost: 1}}, nil
 		}
@@ -123,6 +123,8 @@ func (l *bulkhead) acquireSlow(ctx context.Context, cost int) (Lease, error) {
 	switch {
 	case cost < 0 || cost > l.capacity:
 		return Lease{}, &CostError{Limiter: l.name, Cost: cost, Capacity: l.capacity}
+	case ctx.Err() != nil:
+		return Lease{}, waitEnded(ctx, l.name, l.metrics, cost)
 	case cost == 0:
 		l.metrics.AcquiredN(cost)
 		return Lease{}, nil

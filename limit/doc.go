@@ -43,7 +43,9 @@
 // FIFO order, and nil takes the shape's default, which docs/queueing.md
 // lists with its reason: PerSecond, PerWindow, Concurrency and Adaptive
 // refuse at once, AdaptiveRate lets 500 units wait. A caller whose context
-// ends leaves the queue and takes no permit with it: a cancellation returns
+// has ended takes nothing, even when a permit is free, and one whose context
+// ends while it waits leaves the queue and takes no permit with it, one
+// rule for every limiter of the module (ContextEnded): a cancellation returns
 // ctx.Err(), a deadline a *RateLimitedError (ReasonDeadline) that also
 // matches context.DeadlineExceeded — a refusal of ours, which a retry
 // runner treats as a self-imposed throttle, not as the dependency's

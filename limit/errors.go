@@ -68,3 +68,20 @@ func (e *CostError) Error() string {
 
 // Is makes errors.Is(err, ErrCost) hold.
 func (e *CostError) Is(target error) bool { return target == ErrCost }
+
+// ContextEnded is the error of a call to a limiter whose context has
+// ended, before it began or while it waited: ctx.Err() as it is for a
+// cancellation; for a deadline a refusal of the limiter's, a
+// *RateLimitedError with ReasonDeadline that also matches
+// context.DeadlineExceeded, so that a retry runner reads a wait that ran
+// out its attempt's time as a self-imposed throttle and not as the
+// dependency's timeout. It is nil while ctx has not ended. Every limiter of
+// the module, the quota guard and the fleet's included, ends so: a call
+// whose context has ended takes nothing, even when a permit is free.
+func ContextEnded(ctx context.Context, limiter string) error {
+	err := ctx.Err()
+	if err == nil || !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return &RateLimitedError{Limiter: limiter, Reason: ReasonDeadline}
+}

@@ -76,6 +76,9 @@ func (l *perSecond) figures(f metrics.Figures) {
 // path rather than calling it: a Lease is returned through memory, and one
 // copy fewer is worth a few nanoseconds here.
 func (l *perSecond) Acquire(ctx context.Context) (Lease, error) {
+	if ctx.Err() != nil {
+		return Lease{}, waitEnded(ctx, l.name, l.metrics, 1)
+	}
 	now := time.Since(l.epoch)
 	ok, retryAfter := l.bucket.TryAcquire(now, 1)
 	if ok {
@@ -86,7 +89,8 @@ func (l *perSecond) Acquire(ctx context.Context) (Lease, error) {
 }
 
 // AcquireN grants cost permits at once when they are free and nobody is
-// waiting, whatever the state of ctx. The lease's Granted is when its
+// waiting; a call whose context has ended takes nothing (ContextEnded). The
+// lease's Granted is when its
 // permits became usable — the time of the call, or for a caller that waited
 // the time its reservation fell due (its goroutine resumes a little later).
 // Its permits were spent when granted: Release frees nothing and teaches
@@ -101,6 +105,9 @@ func (l *perSecond) Acquire(ctx context.Context) (Lease, error) {
 // same call then succeeds if nobody else takes permits in between. With a
 // queue it waits its turn; see wait.
 func (l *perSecond) AcquireN(ctx context.Context, cost int) (Lease, error) {
+	if ctx.Err() != nil {
+		return Lease{}, waitEnded(ctx, l.name, l.metrics, cost)
+	}
 	now := time.Since(l.epoch)
 	ok, retryAfter := l.bucket.TryAcquire(now, cost)
 	if ok {

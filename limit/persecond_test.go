@@ -306,24 +306,6 @@ func TestPerSecondCancelledWaiterLeaksNoPermitAndLaterWaitersMoveUp(t *testing.T
 	})
 }
 
-func TestPerSecondEndedContextOnlyMattersWhenWaiting(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		l := mustPerSecond(t, 10, 1, WithQueueLimit(10))
-		ctx, cancel := context.WithCancel(context.Background())
-		cancel()
-		if _, err := l.Acquire(ctx); err != nil {
-			t.Fatalf("a free permit with an ended context: %v", err)
-		}
-		if _, err := l.Acquire(ctx); !errors.Is(err, context.Canceled) {
-			t.Fatalf("waiting with an ended context: %v; want context.Canceled", err)
-		}
-		if _, err := l.Acquire(context.Background()); err != nil {
-			// Nothing was booked: the permit is due at 100ms, so this waits.
-			t.Fatalf("after the ended context: %v", err)
-		}
-	})
-}
-
 func TestPerSecondManyWaitersCancellingAtRandomLeakNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := mustPerSecond(t, 100, 1, WithQueueLimit(1000))

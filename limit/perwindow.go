@@ -77,6 +77,9 @@ func newPerWindow(o Options) (*perWindow, error) {
 func (l *perWindow) Acquire(ctx context.Context) (Lease, error) {
 	// AcquireN's fast path, repeated: a call through the Limiter interface
 	// then returns the lease once instead of copying it through two frames.
+	if ctx.Err() != nil {
+		return Lease{}, waitEnded(ctx, l.name, l.metrics, 1)
+	}
 	if l.waiting.Load() == 0 {
 		now := time.Since(l.epoch)
 		ok, retryAfter := l.engine.TryAcquire(now, 1)
@@ -105,6 +108,9 @@ func (l *perWindow) Acquire(ctx context.Context) (Lease, error) {
 func (l *perWindow) AcquireN(ctx context.Context, cost int) (Lease, error) {
 	if cost < 0 || cost > l.capacity {
 		return Lease{}, &CostError{Limiter: l.name, Cost: cost, Capacity: l.capacity}
+	}
+	if ctx.Err() != nil {
+		return Lease{}, waitEnded(ctx, l.name, l.metrics, cost)
 	}
 	now := time.Since(l.epoch)
 	if cost == 0 {

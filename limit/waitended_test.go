@@ -103,3 +103,49 @@ func TestDeadlineIsOneShape(t *testing.T) {
 		})
 	}
 }
+
+// A call whose context has ended takes nothing, whatever the shape and
+// even with a permit free: a cancellation returns ctx.Err(), a deadline a
+// refusal (ReasonDeadline), and the permit is still there for the next
+// caller.
+func TestEndedContextTakesNothing(t *testing.T) {
+	shapes := map[string]func() (Limiter, error){
+		"per_second":  func() (Limiter, error) { return PerSecond(1, 1) },
+		"per_window":  func() (Limiter, error) { return PerWindow(1, time.Minute) },
+		"concurrency": func() (Limiter, error) { return Concurrency(1) },
+		"adaptive": func() (Limiter, error) {
+			return Adaptive(adaptive.ConcurrencyConfig{Minimum: 1, Initial: 1, Maximum: 1})
+		},
+		"adaptive_rate": func() (Limiter, error) {
+			return AdaptiveRate(adaptive.RateConfig{MaxUnitsPerMinute: 60, InitialUnitsPerMinute: 60, MinUnitsPerMinute: 60})
+		},
+	}
+	for name, build := range shapes {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				l, err := build()
+				if err != nil {
+					t.Fatal(err)
+				}
+				cancelled, cancel := context.WithCancel(context.Background())
+				cancel()
+				expired, cancel2 := context.WithDeadline(context.Background(), time.Now())
+				defer cancel2()
+				for _, cost := range []int{1, 0} {
+					if _, err := l.AcquireN(cancelled, cost); err != context.Canceled {
+						t.Errorf("cost %d with a cancelled context: %v; want context.Canceled", cost, err)
+					}
+					var rl *RateLimitedError
+					if _, err := l.AcquireN(expired, cost); !errors.As(err, &rl) || rl.Reason != ReasonDeadline || !errors.Is(err, context.DeadlineExceeded) {
+						t.Errorf("cost %d with an expired context: %v; want a deadline refusal", cost, err)
+					}
+				}
+				lease, err := l.Acquire(context.Background())
+				if err != nil {
+					t.Fatalf("the permit the ended contexts left: %v", err)
+				}
+				lease.Release()
+			})
+		})
+	}
+}

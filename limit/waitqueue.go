@@ -2,7 +2,6 @@ package limit
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"time"
 
@@ -191,17 +190,12 @@ func (w *waiter) sleep(ctx context.Context, d time.Duration) int {
 	}
 }
 
-// waitEnded is the error of a caller whose context ended its wait in the
-// queue. A deadline is a refusal of the limiter's, like the deadline it
-// foresees at once (ReasonDeadline), so that a retry runner reads a wait
-// that ran out its attempt's time as a self-imposed throttle and not as the
-// dependency's timeout; it still matches context.DeadlineExceeded. A
-// cancellation is ctx.Err() as it is.
+// waitEnded is ContextEnded's error for a caller of m's limiter, counted
+// as a denial when it is a refusal (a deadline).
 func waitEnded(ctx context.Context, limiter string, m *metrics.Limiter, cost int) error {
-	err := ctx.Err()
-	if !errors.Is(err, context.DeadlineExceeded) {
-		return err
+	err := ContextEnded(ctx, limiter)
+	if _, refused := err.(*RateLimitedError); refused {
+		m.DeniedN(ReasonDeadline, cost)
 	}
-	m.DeniedN(ReasonDeadline, cost)
-	return &RateLimitedError{Limiter: limiter, Reason: ReasonDeadline}
+	return err
 }

@@ -141,6 +141,7 @@ type entry struct {
 	shared  atomic.Pointer[entry] // the state this key shares (Options.Share)
 	sem     chan struct{}         // in-flight slots; nil without a cap
 	waiting atomic.Int64          // units Acquire holds for the key (Options.QueueLimit)
+	used    atomic.Uint64         // the key map's clock at the key's last use (keys)
 }
 
 // admission is one admitted attempt: when, its units, and whether its

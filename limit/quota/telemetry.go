@@ -18,8 +18,7 @@ func keyStates(wp weak.Pointer[Guard]) func(report func(metrics.KeyState)) {
 			return
 		}
 		now := time.Now()
-		g.m.Range(func(k, _ any) bool {
-			key := k.(string)
+		g.keys.each(func(key string, _ *entry) bool {
 			st, ok := g.State(key, now)
 			if !ok {
 				return true
