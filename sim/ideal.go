@@ -1,10 +1,6 @@
 package sim
 
-import (
-	"time"
-
-	"github.com/headroom-go/headroom/limit/adaptive"
-)
+import "time"
 
 // idealMode is the "ideal" mode: a client that knows the server — its kind,
 // window, burst and the quota schedule (Config.Server and the scenario) —
@@ -94,8 +90,7 @@ func newIdealLimiter(env limiterEnv) (limiter, error) {
 		sh = &versioned{shadow: newShadow(idealWorld{server: cfg.Server, schedule: cfg.schedule(), lat: cfg.Latency})}
 		env.shared[idealKey{}] = sh
 	}
-	rc := adaptive.DefaultRateConfig()
-	return &idealLimiter{sh: sh, queue: holdQueue{limit: rc.QueueLimit, maxWait: rc.MaxWait}, lat: cfg.Latency,
+	return &idealLimiter{sh: sh, queue: holdQueue{limit: queueLimit, maxWait: maxWait}, lat: cfg.Latency,
 		pending: map[*request]handle{}, schedule: cfg.schedule(), window: cfg.Server.Window, instances: env.instances}, nil
 }
 
