@@ -221,7 +221,7 @@ func TestAdaptiveRateFeedbackThroughLease(t *testing.T) {
 			t.Fatalf("rate %v after a throttle, want 840", r)
 		}
 		until, ok := l.PausedUntil()
-		if !ok || until.Sub(time.Now()) != 30*time.Second {
+		if !ok || time.Until(until) != 30*time.Second {
 			t.Fatalf("paused until %v (%v), want 30s from now", until, ok)
 		}
 		c := l.Counts()

@@ -243,7 +243,7 @@ func metricValues(t *testing.T, r *sdkmetric.ManualReader) map[string]float64 {
 	key := func(name string, set attribute.Set) string {
 		var vals []string
 		for _, kv := range set.ToSlice() {
-			vals = append(vals, kv.Value.Emit())
+			vals = append(vals, kv.Value.String())
 		}
 		return name + "{" + strings.Join(vals, ",") + "}"
 	}

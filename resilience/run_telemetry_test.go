@@ -47,7 +47,7 @@ func TestRunRecordsDurationsAndRetries(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := map[string]float64{}
-		str := func(s attribute.Set, k string) string { v, _ := s.Value(attribute.Key(k)); return v.Emit() }
+		str := func(s attribute.Set, k string) string { v, _ := s.Value(attribute.Key(k)); return v.String() }
 		for _, sm := range rm.ScopeMetrics {
 			for _, m := range sm.Metrics {
 				switch d := m.Data.(type) {

@@ -38,7 +38,7 @@ type point struct {
 func attrs(s attribute.Set) map[string]string {
 	m := map[string]string{}
 	for _, kv := range s.ToSlice() {
-		m[string(kv.Key)] = kv.Value.Emit()
+		m[string(kv.Key)] = kv.Value.String()
 	}
 	return m
 }
@@ -325,7 +325,7 @@ func gcUntil(tries int, done func() bool) bool {
 
 type owner struct {
 	m   *Limiter
-	pad [64]byte // not a tiny allocation
+	_ [64]byte // not a tiny allocation
 }
 
 func TestLimiterCloseWhenUnreachable(t *testing.T) {

@@ -25,7 +25,7 @@ func runnerSums(t *testing.T, r *sdkmetric.ManualReader) (map[string]int64, map[
 		k := name
 		for _, a := range []string{telemetry.AttrRunner, telemetry.AttrVerdict, telemetry.AttrSelfImposed, telemetry.AttrStop, telemetry.AttrRetried, telemetry.AttrAttempt, telemetry.AttrBreakerState} {
 			if v, ok := s.Value(attribute.Key(a)); ok {
-				k += " " + v.Emit()
+				k += " " + v.String()
 			}
 		}
 		return k

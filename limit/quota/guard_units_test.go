@@ -61,8 +61,9 @@ func TestTryAcquireAtCountsUnits(t *testing.T) {
 	}
 	// A cost of 1 takes one unit: 4 − 2 above the reserve lets two go.
 	g.Observe("o", Response{Status: 200, Header: xh(4, 100, time.Minute)}, t0)
-	if admit(g, "o", t0) != 0 || admit(g, "o", t0) != 0 || admit(g, "o", t0) == 0 {
-		t.Fatal("a cost of 1 did not take one unit")
+	first, second := admit(g, "o", t0), admit(g, "o", t0)
+	if third := admit(g, "o", t0); first != 0 || second != 0 || third == 0 {
+		t.Fatalf("three attempts of 1 unit waited %v, %v, %v; want 0, 0 and a wait: each takes one unit", first, second, third)
 	}
 }
 
