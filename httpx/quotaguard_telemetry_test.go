@@ -12,7 +12,6 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
-	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/limit/quota"
 	"github.com/headroom-go/headroom/telemetry"
@@ -72,11 +71,11 @@ func TestGuardRefusalsAndStateAreExported(t *testing.T) {
 		}
 	}
 	want := map[string]float64{
-		telemetry.QuotaRefusalsName + " " + host + " " + metrics.ReasonReserve: 1,
-		telemetry.QuotaLimitName + " " + host:                                  100,
-		telemetry.QuotaRemainingName + " " + host:                              0,
-		telemetry.QuotaResetName + " " + host:                                  30,
-		telemetry.QuotaBlockedName + " " + host:                                0,
+		telemetry.QuotaRefusalsName + " " + host + " " + telemetry.ReasonReserve: 1,
+		telemetry.QuotaLimitName + " " + host:                                    100,
+		telemetry.QuotaRemainingName + " " + host:                                0,
+		telemetry.QuotaResetName + " " + host:                                    30,
+		telemetry.QuotaBlockedName + " " + host:                                  0,
 	}
 	for k := range got {
 		if _, ok := want[k]; !ok {

@@ -14,6 +14,7 @@ import (
 	"github.com/headroom-go/headroom/limit/adaptive"
 	"github.com/headroom-go/headroom/limit/quota"
 	"github.com/headroom-go/headroom/resilience"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // exhausted answers with a published quota that has nothing left, for
@@ -188,7 +189,7 @@ func TestQuotaGuardQueueTimeoutIsSelfImposed(t *testing.T) {
 		synctest.Wait()
 		_, err = get(t, tr, "http://a.test/")
 		rl, ok := errors.AsType[*limit.RateLimitedError](err)
-		if !ok || rl.Limiter != "guard" || rl.Reason != limit.ReasonDeadline {
+		if !ok || rl.Limiter != "guard" || rl.Reason != telemetry.ReasonDeadline {
 			t.Errorf("request held past its attempt timeout = %v; want a refusal by the guard for the deadline", err)
 		}
 		close(release)

@@ -292,7 +292,7 @@ func TestQueueWaitTimeoutIsSelfImposed(t *testing.T) {
 		}
 		_, err = get(t, tr, "http://a.test/") // both attempts time out in our queue
 		rl, ok := errors.AsType[*limit.RateLimitedError](err)
-		if !ok || rl.Limiter != "local" || rl.Reason != limit.ReasonDeadline || !errors.Is(err, context.DeadlineExceeded) {
+		if !ok || rl.Limiter != "local" || rl.Reason != telemetry.ReasonDeadline || !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("request queued past its attempt timeout = %v; want a refusal by local for the deadline", err)
 		}
 		if _, ok := errors.AsType[*resilience.TimeoutError](err); ok {

@@ -9,6 +9,7 @@ import (
 	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/internal/problems"
 	"github.com/headroom-go/headroom/limit/concurrency"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // Concurrency returns a bulkhead that lets at most permits permits be held
@@ -90,10 +91,10 @@ func (l *bulkhead) Acquire(ctx context.Context) (Lease, error) {
 // Without a queue it refuses at once with a *RateLimitedError whose
 // RetryAfter is 0: when a holder releases is not the bulkhead's to know.
 // With a queue it waits in FIFO order for released permits, unless the
-// queue is full (ReasonQueueFull). When ctx ends while it waits it holds
+// queue is full (telemetry.ReasonQueueFull). When ctx ends while it waits it holds
 // nothing (permits handed to it at that same moment are given back to the
 // queue) and returns ctx.Err(), or for a deadline a *RateLimitedError
-// (ReasonDeadline) matching it.
+// (telemetry.ReasonDeadline) matching it.
 //
 // Releasing the lease frees its permits.
 func (l *bulkhead) AcquireN(ctx context.Context, cost int) (Lease, error) {
@@ -134,7 +135,7 @@ func (l *bulkhead) acquireSlow(ctx context.Context, cost int) (Lease, error) {
 		}
 	}
 	if !l.queueing {
-		return Lease{}, l.refuse(cost, ReasonNoPermit)
+		return Lease{}, l.refuse(cost, telemetry.ReasonNoPermit)
 	}
 	return l.acquireQueued(ctx, cost)
 }
@@ -155,7 +156,7 @@ func (l *bulkhead) acquireQueued(ctx context.Context, cost int) (Lease, error) {
 	if !l.queue.fits(cost) {
 		l.waiting.Add(-1)
 		l.mu.Unlock()
-		return Lease{}, l.refuse(cost, ReasonQueueFull)
+		return Lease{}, l.refuse(cost, telemetry.ReasonQueueFull)
 	}
 	w := l.queue.push(cost)
 	l.mu.Unlock()

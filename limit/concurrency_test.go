@@ -8,6 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/headroom-go/headroom/telemetry"
 	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
@@ -38,7 +39,7 @@ func TestConcurrencyRefusesWhenFull(t *testing.T) {
 	}
 	a := mustAcquire(t, l, 2)
 	_, err := l.Acquire(t.Context())
-	refusal(t, err, ReasonNoPermit, 0) // when a holder releases is unknown
+	refusal(t, err, telemetry.ReasonNoPermit, 0) // when a holder releases is unknown
 	if lease, err := l.AcquireN(t.Context(), 0); err != nil || lease.Held() {
 		t.Fatalf("AcquireN(0) when full = %v, held %v; want granted, holding nothing", err, lease.Held())
 	}
@@ -129,7 +130,7 @@ func TestConcurrencyQueueFull(t *testing.T) {
 		held := mustAcquire(t, l, 1)
 		out := startWaiters(t.Context(), l, time.Now(), 1, 1)
 		_, err := l.Acquire(t.Context())
-		refusal(t, err, ReasonQueueFull, 0)
+		refusal(t, err, telemetry.ReasonQueueFull, 0)
 		held.Release()
 		r := <-out
 		if r.err != nil {

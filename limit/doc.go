@@ -46,11 +46,11 @@
 // has ended takes nothing, even when a permit is free, and one whose context
 // ends while it waits leaves the queue and takes no permit with it, one
 // rule for every limiter of the module (ContextEnded): a cancellation returns
-// ctx.Err(), a deadline a *RateLimitedError (ReasonDeadline) that also
+// ctx.Err(), a deadline a *RateLimitedError (telemetry.ReasonDeadline) that also
 // matches context.DeadlineExceeded — a refusal of ours, which a retry
 // runner treats as a self-imposed throttle, not as the dependency's
 // timeout. The rate shapes know when a permit will be free, so a caller
-// whose deadline falls before then is refused at once (ReasonDeadline)
+// whose deadline falls before then is refused at once (telemetry.ReasonDeadline)
 // rather than left to wait in vain; so is a caller whose context had
 // already expired. The adaptive rate limiter also refuses a wait longer
 // than its MaxWait (100 s by default).

@@ -10,7 +10,7 @@ import "context"
 // says when to come back. A call whose context has ended, before the call
 // or while it waits in the queue, takes nothing, even when a permit is
 // free: it returns ctx.Err() for a cancellation, and for a deadline a
-// *RateLimitedError with ReasonDeadline that also matches
+// *RateLimitedError with telemetry.ReasonDeadline that also matches
 // context.DeadlineExceeded (ContextEnded). A Limiter is safe for concurrent
 // use.
 type Limiter interface {

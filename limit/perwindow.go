@@ -11,6 +11,7 @@ import (
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit/window"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // maxSegments bounds WindowOptions.Segments: the engine keeps one slot per
@@ -88,7 +89,7 @@ func (l *perWindow) Acquire(ctx context.Context) (Lease, error) {
 			return spentLease(&l.spent, now, 1), nil
 		}
 		if !l.queueing {
-			return Lease{}, l.refuse(1, ReasonNoPermit, retryAfter)
+			return Lease{}, l.refuse(1, telemetry.ReasonNoPermit, retryAfter)
 		}
 		return l.acquireQueued(ctx, now, 1)
 	}
@@ -98,9 +99,9 @@ func (l *perWindow) Acquire(ctx context.Context) (Lease, error) {
 // AcquireN takes cost permits if the window has room for them. Without a
 // queue it refuses at once with a *RateLimitedError whose RetryAfter is
 // exact: the time until enough earlier permits leave the window. With a
-// queue it waits in FIFO order, unless the queue is full (ReasonQueueFull)
+// queue it waits in FIFO order, unless the queue is full (telemetry.ReasonQueueFull)
 // or ctx's deadline comes before the window could have room for this caller
-// and those queued ahead of it (ReasonDeadline). When ctx ends while it
+// and those queued ahead of it (telemetry.ReasonDeadline). When ctx ends while it
 // waits it returns waitEnded's error having taken nothing.
 //
 // Releasing a window lease frees nothing: a permit stays counted for Window
@@ -125,7 +126,7 @@ func (l *perWindow) AcquireN(ctx context.Context, cost int) (Lease, error) {
 			return spentLease(&l.spent, now, cost), nil
 		}
 		if !l.queueing {
-			return Lease{}, l.refuse(cost, ReasonNoPermit, retryAfter)
+			return Lease{}, l.refuse(cost, telemetry.ReasonNoPermit, retryAfter)
 		}
 	}
 	return l.acquireQueued(ctx, now, cost)
@@ -152,12 +153,12 @@ func (l *perWindow) acquireQueued(ctx context.Context, now time.Duration, cost i
 	if !l.queue.fits(cost) {
 		l.waiting.Add(-1)
 		l.mu.Unlock()
-		return Lease{}, l.refuse(cost, ReasonQueueFull, ready)
+		return Lease{}, l.refuse(cost, telemetry.ReasonQueueFull, ready)
 	}
 	if deadline, ok := ctx.Deadline(); ok && deadline.Sub(l.epoch) <= now+ready {
 		l.waiting.Add(-1)
 		l.mu.Unlock()
-		return Lease{}, l.refuse(cost, ReasonDeadline, ready)
+		return Lease{}, l.refuse(cost, telemetry.ReasonDeadline, ready)
 	}
 	w := l.queue.push(cost)
 	d := time.Duration(0) // not the front: sleep until woken

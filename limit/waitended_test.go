@@ -8,10 +8,11 @@ import (
 	"time"
 
 	"github.com/headroom-go/headroom/limit/adaptive"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // A deadline that ends a caller's wait in the queue is the limiter's
-// refusal (ReasonDeadline) that still matches context.DeadlineExceeded, so
+// refusal (telemetry.ReasonDeadline) that still matches context.DeadlineExceeded, so
 // a retry runner reads it as a self-imposed throttle; a cancellation is
 // ctx.Err() as it is. (The rate shapes foresee a deadline that comes before
 // the permits and refuse at once, with the same reason.)
@@ -39,7 +40,7 @@ func TestWaitEndedByDeadlineIsARefusal(t *testing.T) {
 				defer cancel()
 				_, err = l.Acquire(ctx)
 				var rl *RateLimitedError
-				if !errors.As(err, &rl) || rl.Reason != ReasonDeadline || !errors.Is(err, context.DeadlineExceeded) {
+				if !errors.As(err, &rl) || rl.Reason != telemetry.ReasonDeadline || !errors.Is(err, context.DeadlineExceeded) {
 					t.Fatalf("wait ended by its deadline: %v; want a *RateLimitedError (deadline) matching DeadlineExceeded", err)
 				}
 
@@ -55,7 +56,7 @@ func TestWaitEndedByDeadlineIsARefusal(t *testing.T) {
 
 // A deadline that cannot be met is one shape whichever way it is met: a
 // context already expired, a miss the limiter foresees, and a wait the
-// deadline ends all return a *RateLimitedError with ReasonDeadline that
+// deadline ends all return a *RateLimitedError with telemetry.ReasonDeadline that
 // matches both ErrRateLimited and context.DeadlineExceeded.
 func TestDeadlineIsOneShape(t *testing.T) {
 	shapes := map[string]func() (Limiter, error){
@@ -72,7 +73,7 @@ func TestDeadlineIsOneShape(t *testing.T) {
 	check := func(t *testing.T, how string, err error) {
 		t.Helper()
 		var rl *RateLimitedError
-		if !errors.As(err, &rl) || rl.Reason != ReasonDeadline ||
+		if !errors.As(err, &rl) || rl.Reason != telemetry.ReasonDeadline ||
 			!errors.Is(err, ErrRateLimited) || !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("%s: %v; want a *RateLimitedError (deadline) matching ErrRateLimited and DeadlineExceeded", how, err)
 		}
@@ -106,7 +107,7 @@ func TestDeadlineIsOneShape(t *testing.T) {
 
 // A call whose context has ended takes nothing, whatever the shape and
 // even with a permit free: a cancellation returns ctx.Err(), a deadline a
-// refusal (ReasonDeadline), and the permit is still there for the next
+// refusal (telemetry.ReasonDeadline), and the permit is still there for the next
 // caller.
 func TestEndedContextTakesNothing(t *testing.T) {
 	shapes := map[string]func() (Limiter, error){
@@ -136,7 +137,7 @@ func TestEndedContextTakesNothing(t *testing.T) {
 						t.Errorf("cost %d with a cancelled context: %v; want context.Canceled", cost, err)
 					}
 					var rl *RateLimitedError
-					if _, err := l.AcquireN(expired, cost); !errors.As(err, &rl) || rl.Reason != ReasonDeadline || !errors.Is(err, context.DeadlineExceeded) {
+					if _, err := l.AcquireN(expired, cost); !errors.As(err, &rl) || rl.Reason != telemetry.ReasonDeadline || !errors.Is(err, context.DeadlineExceeded) {
 						t.Errorf("cost %d with an expired context: %v; want a deadline refusal", cost, err)
 					}
 				}

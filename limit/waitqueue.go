@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/headroom-go/headroom/internal/metrics"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // waitQueue is the FIFO of callers waiting for permits, shared by every
@@ -195,7 +196,7 @@ func (w *waiter) sleep(ctx context.Context, d time.Duration) int {
 func waitEnded(ctx context.Context, limiter string, m *metrics.Limiter, cost int) error {
 	err := ContextEnded(ctx, limiter)
 	if _, refused := err.(*RateLimitedError); refused {
-		m.DeniedN(ReasonDeadline, cost)
+		m.DeniedN(telemetry.ReasonDeadline, cost)
 	}
 	return err
 }

@@ -28,7 +28,7 @@ func ExampleNewLimiter() {
 	m.SetLimit(2)
 	m.Acquired()
 	m.Acquired()
-	m.Denied(metrics.ReasonNoPermit)
+	m.Denied(telemetry.ReasonNoPermit)
 
 	var rm metricdata.ResourceMetrics
 	if err := reader.Collect(ctx, &rm); err != nil {

@@ -96,7 +96,7 @@ type stripe struct {
 
 // reasons are the values of telemetry.AttrReason on denied leases, in the order of
 // Limiter.denied.
-var reasons = [...]string{ReasonNoPermit, ReasonQueueFull, ReasonMaxWait, ReasonDeadline}
+var reasons = [...]string{telemetry.ReasonNoPermit, telemetry.ReasonQueueFull, telemetry.ReasonMaxWait, telemetry.ReasonDeadline}
 
 // waitBuckets are the bucket boundaries of telemetry.WaitDurationName, in seconds:
 // from a millisecond to the adaptive rate limiter's longest wait.
@@ -351,7 +351,7 @@ func (m *Limiter) CountedMore(n int) {
 }
 
 // Denied counts a refused lease of one permit with its reason, one of the
-// Reason constants; another reason is counted as denied without a reason.
+// telemetry.Reason values; another is counted as denied without a reason.
 func (m *Limiter) Denied(reason string) { m.DeniedN(reason, 1) }
 
 // DeniedN counts a refused lease of n permits with its reason; see Denied.
@@ -361,14 +361,14 @@ func (m *Limiter) DeniedN(reason string, n int) {
 	}
 	i := len(reasons)
 	switch reason {
-	case ReasonNoPermit:
+	case telemetry.ReasonNoPermit:
 		m.stripe().noPermit.Add(1)
 		i = 0
-	case ReasonQueueFull:
+	case telemetry.ReasonQueueFull:
 		i = 1
-	case ReasonMaxWait:
+	case telemetry.ReasonMaxWait:
 		i = 2
-	case ReasonDeadline:
+	case telemetry.ReasonDeadline:
 		i = 3
 	default:
 		m.stripe().other.Add(1)

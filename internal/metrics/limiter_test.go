@@ -150,11 +150,11 @@ func TestLimiterInstruments(t *testing.T) {
 	for range 3 {
 		m.Acquired()
 	}
-	m.Denied(ReasonNoPermit)
-	m.Denied(ReasonNoPermit)
-	m.Denied(ReasonQueueFull)
-	m.Denied(ReasonMaxWait)
-	m.Denied(ReasonDeadline)
+	m.Denied(telemetry.ReasonNoPermit)
+	m.Denied(telemetry.ReasonNoPermit)
+	m.Denied(telemetry.ReasonQueueFull)
+	m.Denied(telemetry.ReasonMaxWait)
+	m.Denied(telemetry.ReasonDeadline)
 	m.QueueAdd(5)
 	m.QueueAdd(-2)
 	m.SetLimit(10)
@@ -221,7 +221,7 @@ func TestLimiterAdaptiveCountersStartAtZero(t *testing.T) {
 }
 
 func TestLimiterDeniedByReason(t *testing.T) {
-	for _, reason := range []string{ReasonNoPermit, ReasonQueueFull, ReasonMaxWait, ReasonDeadline, "other"} {
+	for _, reason := range []string{telemetry.ReasonNoPermit, telemetry.ReasonQueueFull, telemetry.ReasonMaxWait, telemetry.ReasonDeadline, "other"} {
 		t.Run(reason, func(t *testing.T) {
 			r, mp := newSDK(t)
 			m := NewLimiter(mp, "l", KindPerWindow)
@@ -324,7 +324,7 @@ func gcUntil(tries int, done func() bool) bool {
 }
 
 type owner struct {
-	m   *Limiter
+	m *Limiter
 	_ [64]byte // not a tiny allocation
 }
 
@@ -431,7 +431,7 @@ func TestLimiterNilProviderUsesGlobal(t *testing.T) {
 func TestNilLimiter(t *testing.T) {
 	var m *Limiter
 	m.Acquired()
-	m.Denied(ReasonNoPermit)
+	m.Denied(telemetry.ReasonNoPermit)
 	m.Denied("other")
 	m.Waited(time.Second)
 	m.SetLimit(1)
@@ -536,7 +536,7 @@ func TestLimiterInstrumentErrors(t *testing.T) {
 			}
 			// Still usable, records nothing, closes cleanly.
 			m.Acquired()
-			m.Denied(ReasonMaxWait)
+			m.Denied(telemetry.ReasonMaxWait)
 			m.Waited(time.Second)
 			m.SetLimit(3)
 			m.Close()

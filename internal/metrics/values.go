@@ -34,18 +34,6 @@ const (
 	OutcomeDenied   = "denied"
 )
 
-// Values of AttrReason; they match limit's Reason constants.
-const (
-	ReasonNoPermit  = "no_permit"  // no permit free and queueing is off
-	ReasonQueueFull = "queue_full" // the queue was full
-	ReasonMaxWait   = "max_wait"   // the wait would exceed the maximum wait
-	ReasonDeadline  = "deadline"   // the wait would outlast the context's deadline
-	ReasonReserve   = "reserve"    // quota guard: the remaining allowance is inside the reserve
-	ReasonBlocked   = "blocked"    // quota guard: a Retry-After or a backoff holds the key
-	ReasonProbe     = "probe"      // quota guard: past a reset, one probe at a time until figures return
-	ReasonInFlight  = "in_flight"  // quota guard: every in-flight slot for the key is taken
-)
-
 // Values of AttrVerdict.
 const (
 	VerdictSuccess   = "success"

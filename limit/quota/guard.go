@@ -11,6 +11,7 @@ import (
 
 	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // Guard keeps the published quota of each key and turns attempts away while
@@ -149,10 +150,10 @@ func (g *Guard) waitN(ctx context.Context, key string, cost int64, q *queued) (t
 			return now, nil
 		}
 		if d > g.c.maxWait {
-			return time.Time{}, g.refuse(d, limit.ReasonMaxWait)
+			return time.Time{}, g.refuse(d, telemetry.ReasonMaxWait)
 		}
 		if dl, ok := ctx.Deadline(); ok && now.Add(d).After(dl) {
-			return time.Time{}, g.refuse(d, limit.ReasonDeadline)
+			return time.Time{}, g.refuse(d, telemetry.ReasonDeadline)
 		}
 		if err := q.join(d); err != nil {
 			return time.Time{}, err
@@ -420,7 +421,7 @@ func (g *Guard) Acquire(ctx context.Context, key string, cost int) (Slot, error)
 		slotted = true
 		s.sent = time.Now()
 		if ok, d := g.TryAcquireAt(key, s.sent, cost); !ok {
-			err = g.refuse(d, limit.ReasonNoPermit)
+			err = g.refuse(d, telemetry.ReasonNoPermit)
 		}
 	}
 	if err != nil {
@@ -450,7 +451,7 @@ func (q *queued) join(d time.Duration) error {
 	}
 	if n := q.e.waiting.Add(q.cost); q.g.c.queueLimit > 0 && n > q.g.c.queueLimit {
 		q.e.waiting.Add(-q.cost)
-		return q.g.refuse(d, limit.ReasonQueueFull)
+		return q.g.refuse(d, telemetry.ReasonQueueFull)
 	}
 	q.joined = true
 	return nil

@@ -16,6 +16,7 @@ import (
 
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 func newGuard(t *testing.T, o Options) *Guard {
@@ -450,7 +451,7 @@ func TestInFlightCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = g.Acquire(ctx, "h", 1)
-	want := &limit.RateLimitedError{Limiter: "quota", Reason: limit.ReasonNoPermit}
+	want := &limit.RateLimitedError{Limiter: "quota", Reason: telemetry.ReasonNoPermit}
 	if diff := cmp.Diff(want, err); diff != "" || !errors.Is(err, limit.ErrRateLimited) {
 		t.Fatalf("third (-want +got):\n%s", diff)
 	}
@@ -502,10 +503,10 @@ func TestWaitRefusals(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 		defer cancel()
 		var rl *limit.RateLimitedError
-		if _, err := g.Acquire(ctx, "h", 1); !errors.As(err, &rl) || rl.Reason != limit.ReasonDeadline {
+		if _, err := g.Acquire(ctx, "h", 1); !errors.As(err, &rl) || rl.Reason != telemetry.ReasonDeadline {
 			t.Fatalf("deadline: %v", err)
 		}
-		if _, err := g.Acquire(t.Context(), "long", 1); !errors.As(err, &rl) || rl.Reason != limit.ReasonMaxWait || rl.RetryAfter != time.Minute {
+		if _, err := g.Acquire(t.Context(), "long", 1); !errors.As(err, &rl) || rl.Reason != telemetry.ReasonMaxWait || rl.RetryAfter != time.Minute {
 			t.Fatalf("max wait: %v", err)
 		}
 		if time.Since(now) != 0 {
@@ -575,7 +576,7 @@ func TestAcquireRefusesAtOnce(t *testing.T) {
 		g := newGuard(t, Options{Name: "api", MaxInFlight: 1, QueueLimit: new(0)})
 		g.Observe("h", Response{Status: 200, Header: xh(0, 10, time.Minute)}, time.Now())
 		_, err := g.Acquire(t.Context(), "h", 1)
-		want := &limit.RateLimitedError{Limiter: "api", RetryAfter: time.Minute, Reason: limit.ReasonNoPermit}
+		want := &limit.RateLimitedError{Limiter: "api", RetryAfter: time.Minute, Reason: telemetry.ReasonNoPermit}
 		if diff := cmp.Diff(want, err); diff != "" || !errors.Is(err, limit.ErrRateLimited) {
 			t.Fatalf("refusal (-want +got):\n%s", diff)
 		}
@@ -677,7 +678,7 @@ func TestQueueLimit(t *testing.T) {
 		}
 		synctest.Wait()
 		var rl *limit.RateLimitedError
-		if _, err := g.Acquire(t.Context(), "h", 1); !errors.As(err, &rl) || rl.Reason != limit.ReasonQueueFull || rl.RetryAfter != 30*time.Second {
+		if _, err := g.Acquire(t.Context(), "h", 1); !errors.As(err, &rl) || rl.Reason != telemetry.ReasonQueueFull || rl.RetryAfter != 30*time.Second {
 			t.Fatalf("a fourth unit: %v; want queue_full after 30s", err)
 		}
 		if _, err := g.Acquire(t.Context(), "other", 5); err != nil {
@@ -737,7 +738,7 @@ func TestEndedContextTakesNothing(t *testing.T) {
 	expired, cancel2 := context.WithDeadline(t.Context(), time.Now().Add(-time.Second))
 	defer cancel2()
 	var rl *limit.RateLimitedError
-	if _, err := g.Acquire(expired, "h", 1); !errors.As(err, &rl) || rl.Reason != limit.ReasonDeadline {
+	if _, err := g.Acquire(expired, "h", 1); !errors.As(err, &rl) || rl.Reason != telemetry.ReasonDeadline {
 		t.Fatalf("an expired context: %v; want a deadline refusal", err)
 	}
 	s, err := g.Acquire(t.Context(), "h", 1)

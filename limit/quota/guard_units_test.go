@@ -13,6 +13,7 @@ import (
 
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // sp builds SharePoint's draft-03 headers: remaining of limit, reset in
@@ -402,7 +403,7 @@ func TestSlotWaitEndedByDeadlineIsARefusal(t *testing.T) {
 		defer cancel()
 		_, err = g.Acquire(ctx, "h", 1)
 		var rl *limit.RateLimitedError
-		if !errors.As(err, &rl) || rl.Reason != limit.ReasonDeadline || !errors.Is(err, context.DeadlineExceeded) {
+		if !errors.As(err, &rl) || rl.Reason != telemetry.ReasonDeadline || !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("slot wait ended by its deadline: %v", err)
 		}
 		ctx, cancel = context.WithCancel(context.Background())

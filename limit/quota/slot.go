@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // A Slot is one request in flight for a key, taken by Acquire. Release it
@@ -34,7 +34,7 @@ func (s *Slot) Release() {
 }
 
 // takeSlot takes an in-flight slot for key, or refuses with
-// limit.ReasonNoPermit when MaxInFlight are out. Without a cap it returns
+// telemetry.ReasonNoPermit when MaxInFlight are out. Without a cap it returns
 // the zero Slot at once.
 func (g *Guard) takeSlot(key string) (Slot, error) {
 	if g.c.maxInFlight == 0 {
@@ -43,7 +43,7 @@ func (g *Guard) takeSlot(key string) (Slot, error) {
 	if s, ok := g.own(key, time.Now().UnixNano()).tryTake(); ok {
 		return s, nil
 	}
-	return Slot{}, g.refuse(0, limit.ReasonNoPermit)
+	return Slot{}, g.refuse(0, telemetry.ReasonNoPermit)
 }
 
 // waitSlot takes an in-flight slot for key, waiting in FIFO order for one

@@ -7,6 +7,7 @@ import (
 
 	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // keyStates reads the guard's keys for its gauges, through a weak pointer
@@ -44,7 +45,7 @@ func (g *Guard) refused(key string, slotted bool, err error) {
 	if g.tel == nil || !errors.As(err, &rl) {
 		return
 	}
-	reason := metrics.ReasonInFlight
+	reason := telemetry.ReasonInFlight
 	if slotted {
 		reason = g.cause(key, time.Now())
 	}
@@ -56,16 +57,16 @@ func (g *Guard) refused(key string, slotted bool, err error) {
 func (g *Guard) cause(key string, now time.Time) string {
 	e := g.lookup(key)
 	if e == nil {
-		return metrics.ReasonReserve
+		return telemetry.ReasonReserve
 	}
 	n := now.UnixNano()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	switch {
 	case e.blocked > n:
-		return metrics.ReasonBlocked
+		return telemetry.ReasonBlocked
 	case e.probing || !e.contacted:
-		return metrics.ReasonProbe
+		return telemetry.ReasonProbe
 	}
-	return metrics.ReasonReserve
+	return telemetry.ReasonReserve
 }
