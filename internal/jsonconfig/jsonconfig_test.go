@@ -199,7 +199,7 @@ func TestDecodeFieldDominance(t *testing.T) {
 }
 
 type quotedFields struct {
-	N     int      `json:"n,string"`
+	N int `json:"n,string"`
 	//lint:ignore SA5008 the tag the decoder under test must refuse
 	Inner *named   `json:"inner,string"` // only a scalar is quoted
 	F     *float64 `json:",omitempty,string"`
