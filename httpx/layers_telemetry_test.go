@@ -1,17 +1,15 @@
 package httpx
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/headroom-go/headroom/internal/metrics"
+	"github.com/headroom-go/headroom/internal/metricstest"
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/limit/adaptive"
 	"github.com/headroom-go/headroom/telemetry"
@@ -23,9 +21,7 @@ import (
 func TestLayersForOneHostAreSeparateSeries(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer srv.Close()
-	r := sdkmetric.NewManualReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r))
-	defer mp.Shutdown(context.Background())
+	r, mp := metricstest.New(t)
 	c, err := NewClient(WithMeterProvider(mp), WithoutQuotaGuard(),
 		WithRateLimit(limit.Options{PermitsPerSecond: 100, Burst: 10}),
 		WithRateLimit(limit.Options{PermitsPerSecond: 100, Burst: 10}),
@@ -41,27 +37,12 @@ func TestLayersForOneHostAreSeparateSeries(t *testing.T) {
 	resp.Body.Close()
 	host := func() string { u, _ := url.Parse(srv.URL); return u.Host }()
 
-	var rm metricdata.ResourceMetrics
-	if err := r.Collect(context.Background(), &rm); err != nil {
-		t.Fatal(err)
-	}
 	got := map[string]int64{}
-	for _, sm := range rm.ScopeMetrics {
-		for _, m := range sm.Metrics {
-			if m.Name != telemetry.LeasesName {
-				continue
-			}
-			for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
-				o, _ := dp.Attributes.Value(telemetry.AttrOutcome)
-				if o.AsString() != metrics.OutcomeAcquired {
-					continue
-				}
-				name, _ := dp.Attributes.Value(telemetry.AttrLimiter)
-				layer, _ := dp.Attributes.Value(telemetry.AttrLayer)
-				kind, _ := dp.Attributes.Value(telemetry.AttrLimiterKind)
-				got[layer.AsString()+" "+kind.AsString()+" "+name.AsString()] += dp.Value
-			}
+	for _, p := range metricstest.Collect(t, r) {
+		if p.Name != telemetry.LeasesName || p.Attr(telemetry.AttrOutcome) != metrics.OutcomeAcquired {
+			continue
 		}
+		got[p.Attr(telemetry.AttrLayer)+" "+p.Attr(telemetry.AttrLimiterKind)+" "+p.Attr(telemetry.AttrLimiter)] += int64(p.Value)
 	}
 	want := map[string]int64{
 		"rate_limit per_second " + host:        1,

@@ -15,12 +15,9 @@ import (
 	"testing/synctest"
 	"time"
 
-	"go.opentelemetry.io/otel/attribute"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
-
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/internal/metrics"
+	"github.com/headroom-go/headroom/internal/metricstest"
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/limit/adaptive"
 	"github.com/headroom-go/headroom/resilience"
@@ -30,9 +27,7 @@ import (
 func ok200(r *http.Request) (*http.Response, error) { return respond(r, 200, "ok", nil), nil }
 
 func TestRateLimitPerHost(t *testing.T) {
-	reader := sdkmetric.NewManualReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	defer mp.Shutdown(context.Background())
+	reader, mp := metricstest.New(t)
 
 	tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(), WithMeterProvider(mp),
 		WithRateLimit(limit.Options{PermitsPerSecond: 1, Name: "api"}))
@@ -54,26 +49,16 @@ func TestRateLimitPerHost(t *testing.T) {
 	}
 
 	// The metrics carry the host.
-	var rm metricdata.ResourceMetrics
-	if err := reader.Collect(context.Background(), &rm); err != nil {
-		t.Fatal(err)
-	}
 	hosts := map[string]int64{}
-	for _, sm := range rm.ScopeMetrics {
-		for _, m := range sm.Metrics {
-			if m.Name != telemetry.LeasesName {
-				continue
-			}
-			for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
-				h, _ := dp.Attributes.Value(telemetry.AttrHost)
-				o, _ := dp.Attributes.Value(telemetry.AttrOutcome)
-				if o.AsString() == metrics.OutcomeAcquired {
-					hosts[h.AsString()] += dp.Value
-				}
-				if n, _ := dp.Attributes.Value(telemetry.AttrLimiter); n != attribute.StringValue("api") {
-					t.Errorf("limiter name %v, want api", n)
-				}
-			}
+	for _, p := range metricstest.Collect(t, reader) {
+		if p.Name != telemetry.LeasesName {
+			continue
+		}
+		if p.Attr(telemetry.AttrOutcome) == metrics.OutcomeAcquired {
+			hosts[p.Attr(telemetry.AttrHost)] += int64(p.Value)
+		}
+		if n := p.Attr(telemetry.AttrLimiter); n != "api" {
+			t.Errorf("limiter name %v, want api", n)
 		}
 	}
 	if hosts["a.test"] != 1 || hosts["b.test"] != 1 {
