@@ -11,10 +11,10 @@ import (
 	"time"
 )
 
-var (
-	sink  int64
-	epoch = time.Now()
-)
+// Sink keeps what the loops compute, so that the compiler cannot drop them.
+var Sink int64
+
+var epoch = time.Now()
 
 // TimeNow measures time.Now(): the wall and the monotonic clock.
 func TimeNow(b *testing.B) {
@@ -22,7 +22,7 @@ func TimeNow(b *testing.B) {
 	for b.Loop() {
 		s += time.Now().UnixNano()
 	}
-	sink = s
+	Sink = s
 }
 
 // TimeSince measures time.Since of a time with a monotonic reading: one
@@ -32,7 +32,7 @@ func TimeSince(b *testing.B) {
 	for b.Loop() {
 		s += time.Since(epoch)
 	}
-	sink = int64(s)
+	Sink = int64(s)
 }
 
 // CAS measures an uncontended compare-and-swap on one word.
@@ -42,5 +42,5 @@ func CAS(b *testing.B) {
 		v := w.Load()
 		w.CompareAndSwap(v, v+1)
 	}
-	sink = w.Load()
+	Sink = w.Load()
 }
