@@ -82,8 +82,8 @@ func (h *heldLease) release() {
 // wait for a throttle (by default a 429, or a 503 with Retry-After); Drop for
 // another 503 and for a timeout, the queueing signals of the adaptive
 // concurrency limit; Ignore for another 5xx, a network error or a refusal
-// by a layer further in, none of which says anything about capacity (seed
-// 000: "A network error does not reach the limiter"; a dropped lease
+// by a layer further in, none of which says anything about capacity (a
+// network error never reached the dependency's limit; a dropped lease
 // changes nothing in the adaptive rate limiter either); nothing, a success,
 // otherwise.
 func report(lease *limit.Lease, resp *http.Response, err error, throttle func(*http.Response) (bool, time.Duration)) {
