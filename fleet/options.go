@@ -87,7 +87,7 @@ func (o *Options) withDefaults() Options {
 		c.Segments = defaultSegments
 	}
 	if c.Instances == nil {
-		c.Instances = adaptive.StaticInstances(1)
+		c.Instances = oneInstance{}
 	}
 	return c
 }
@@ -147,3 +147,8 @@ func windowProblems(permits int, window time.Duration) []error {
 	}
 	return errs
 }
+
+// oneInstance counts one process: the Instances nil means.
+type oneInstance struct{}
+
+func (oneInstance) Instances() int { return 1 }

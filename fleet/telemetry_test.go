@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/limit/adaptive"
 	"github.com/headroom-go/headroom/telemetry"
 )
 
@@ -71,7 +72,7 @@ func TestTelemetryCountsLeasesAsLimitsLimitersDo(t *testing.T) {
 	if _, err := lim.Acquire(ctx); !errors.Is(err, limit.ErrRateLimited) {
 		t.Fatalf("fourth permit of a burst of 3: %v, want a refusal", err)
 	}
-	one.Throttle(time.Second)
+	one.Report(adaptive.Throttled, time.Second)
 	one.Release()
 	one.Release() // a lease is counted once
 	two.Release()

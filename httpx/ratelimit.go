@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/limit/adaptive"
 )
 
 // limiterLayer takes a permit for each attempt from the request's limiter
@@ -91,11 +92,11 @@ func report(lease *limit.Lease, resp *http.Response, err error, throttle func(*h
 		var ne net.Error
 		switch {
 		case errors.Is(err, limit.ErrRateLimited):
-			lease.Ignore()
+			lease.Report(adaptive.Ignored, 0)
 		case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
-			lease.Drop()
+			lease.Report(adaptive.Dropped, 0)
 		default:
-			lease.Ignore()
+			lease.Report(adaptive.Ignored, 0)
 		}
 		return
 	}
@@ -103,13 +104,13 @@ func report(lease *limit.Lease, resp *http.Response, err error, throttle func(*h
 		throttle = throttled
 	}
 	if ok, d := throttle(resp); ok {
-		lease.Throttle(d)
+		lease.Report(adaptive.Throttled, d)
 		return
 	}
 	switch {
 	case resp.StatusCode == http.StatusServiceUnavailable:
-		lease.Drop()
+		lease.Report(adaptive.Dropped, 0)
 	case resp.StatusCode >= 500:
-		lease.Ignore()
+		lease.Report(adaptive.Ignored, 0)
 	}
 }

@@ -166,6 +166,3 @@ func (b *Bulkhead) Granted() int64 {
 	}
 	return n
 }
-
-// Available is how many permits could be taken now.
-func (b *Bulkhead) Available() int { return len(b.slots) - b.InFlight() }
