@@ -120,6 +120,42 @@ type entry struct {
 	// reset (see Refill); fillAt is when remaining was last refilled.
 	gradual bool
 	fillAt  int64
+	// continuous says the figures have shown units coming back between
+	// resets, as a bucket's or a sliding counter's do: the key refills at
+	// the rate they show (refill.go).
+	continuous bool
+	// last is the remaining the last figures showed.
+	last int64
+	// fixed says a probe's answer showed most of the limit back at a
+	// reset: the server gives its units back at its resets.
+	fixed bool
+	// rate is how fast the server gives units back, learned (refill.go).
+	rate refillRate
+	// capacity is the most the server has shown it holds: the largest
+	// remaining seen, with the units of the attempt it answered.
+	capacity int64
+	// floor is the lowest remaining a response has shown since the held
+	// reset was taken: in a window that gives nothing back before its
+	// reset, no later figure of that window climbs far above it.
+	floor int64
+	// firstSent is when the first attempt to the key went out, and bound
+	// the shortest time from it to a reset a success has shown: a window
+	// that began with that attempt is no longer.
+	firstSent, bound int64
+	// silent says the server stopped publishing after its last figures
+	// (see forget).
+	silent bool
+	// maxRemaining is the largest remaining a response has shown, and
+	// succeeded says a response with figures was a success.
+	maxRemaining int64
+	succeeded    bool
+	// cutAt is when the refill rate was last cut for a throttle.
+	cutAt int64
+	// answered is when the latest attempt whose answer was seen went out.
+	answered int64
+	// documented says window is the API's documented window, not one the
+	// headers published: what the figures show is then learned over it.
+	documented bool
 	blocked int64 // Retry-After or backoff: nothing before this
 	boStep  int64 // when the backoff last took a step
 	// throttledSince is when the first of the throttles since the last
@@ -135,19 +171,22 @@ type entry struct {
 	contacted bool
 	// admitted holds the last admissions (see "In flight" above).
 	admitted [admittedKept]admission
-	nAdm     int // admissions recorded, in all
+	nAdm     int   // admissions recorded, in all
+	units    int64 // units admitted, in all
+	// answeredUnits is the units of the admitted attempts answered.
+	answeredUnits int64
+	refused  int64 // units of the attempts answered with a throttle, in all
 
 	touched atomic.Int64          // last response (or slot) seen
 	shared  atomic.Pointer[entry] // the state this key shares (Options.Share)
 	sem     chan struct{}         // in-flight slots; nil without a cap
 }
 
-// admission is one admitted attempt: when, its units, and whether its
-// answer has been seen.
+// admission is one admitted attempt: when, its units, the units admitted
+// in all up to it, and whether its answer has been seen.
 type admission struct {
-	at       int64
-	cost     int64
-	answered bool
+	at, cost, upTo int64
+	answered       bool
 }
 
 // admittedKept is how many admissions a key remembers to count the units
@@ -156,7 +195,11 @@ const admittedKept = 32
 
 // record notes an admission of cost units at n. e.mu is held.
 func (e *entry) record(n, cost int64) {
-	e.admitted[e.nAdm%admittedKept] = admission{at: n, cost: cost}
+	if e.firstSent == 0 {
+		e.firstSent = n
+	}
+	e.units += cost
+	e.admitted[e.nAdm%admittedKept] = admission{at: n, cost: cost, upTo: e.units}
 	e.nAdm++
 }
 
@@ -165,31 +208,33 @@ func (e *entry) record(n, cost int64) {
 // units admitted after it whose answers have not been seen: they may still
 // be on their way to the server, which then cannot have counted them. An
 // attempt answered already was counted, whatever the order the server saw
-// them in. It returns 0 when sent is 0 or older than the admissions kept.
-// e.mu is held.
-func (e *entry) outSince(sent int64) int64 {
+// them in. It also returns the attempt's own units, 1 when it is not among
+// the admissions kept, and the units admitted in all up to it (0 when not
+// kept). It returns no units out when sent is 0 or older than the
+// admissions kept. e.mu is held.
+func (e *entry) outSince(sent int64) (out int64, a admission) {
+	a.cost = 1
 	if sent == 0 {
-		return 0
+		return 0, a
 	}
-	var out int64
 	for i := e.nAdm - 1; i >= max(e.nAdm-admittedKept, 0); i-- {
-		a := &e.admitted[i%admittedKept]
-		if a.at < sent {
+		adm := &e.admitted[i%admittedKept]
+		if adm.at < sent {
 			break
 		}
-		if a.at == sent && !a.answered {
+		if adm.at == sent && !adm.answered {
 			// The attempt itself, unless an earlier one of that instant
 			// is still unanswered.
 			if j := i - 1; j < 0 || e.admitted[j%admittedKept].at != sent || e.admitted[j%admittedKept].answered {
-				a.answered = true
-				return out
+				adm.answered = true
+				return out, *adm
 			}
 		}
-		if !a.answered {
-			out += a.cost
+		if !adm.answered {
+			out += adm.cost
 		}
 	}
-	return out
+	return out, admission{cost: 1}
 }
 
 // sameWindow is how far two published resets may differ and still name one
@@ -215,11 +260,11 @@ func (e *entry) admit(n, cost int64, c *config) time.Duration {
 		e.probeAt, e.probeSent = n+int64(c.assumedReset), n
 		return 0
 	}
-	if !e.known || n-e.touched.Load() > int64(c.ttl) {
+	if !e.known || n-e.touched.Load() > int64(c.ttl) || e.roomless() {
 		return 0 // nothing published, or stale: treated as reset
 	}
-	if w := e.refillWindow(); e.gradual && w > 0 {
-		return e.admitGradual(n, cost, w, c)
+	if r := e.refillPerNs(); e.gradual && r > 0 {
+		return e.admitGradual(n, cost, r, c)
 	}
 	if e.reset != 0 && e.reset <= n {
 		// The window (or the assumed wait) is over: probe, see above.
@@ -233,7 +278,7 @@ func (e *entry) admit(n, cost int64, c *config) time.Duration {
 		e.probeAt, e.probeSent = n+int64(c.assumedReset), n
 		return 0
 	}
-	res := c.reserve.of(e.limit)
+	res := e.reserveOf(c)
 	if room := e.remaining - res; room >= cost || (room > 0 && e.limit > 0 && cost > e.limit-res) {
 		e.remaining -= cost
 		return 0
@@ -244,23 +289,78 @@ func (e *entry) admit(n, cost int64, c *config) time.Duration {
 	return clampWait(time.Duration(e.reset-n), c.maxRetryAfter)
 }
 
-// refillWindow is the window over which a gradual key refills its limit:
-// the published or documented one, else the learned one; 0 when neither is
-// known or no limit is.
-func (e *entry) refillWindow() int64 {
+// roomless says the server's figures have never shown room for another
+// attempt: nginx's leaky bucket without a burst answers every success with
+// nothing remaining, and the next request may still go an interval later.
+// Its figures say nothing a count could use, and the key is admitted as
+// one that publishes nothing; a pacer learns its rate from its throttles.
+func (e *entry) roomless() bool { return e.known && e.maxRemaining == 0 && e.succeeded }
+
+// refillPerNs is how fast a gradual key's units come back, units a
+// nanosecond: Limit over the window the headers publish; else, for a key
+// that refills continuously (a bucket, a sliding counter), the rate the
+// figures have shown (refill.go); else Limit over the documented or learned
+// window (a sliding log gives back what was spent a window ago: over a
+// window, the limit), or the rate shown when no window is known. 0 when
+// nothing says.
+func (e *entry) refillPerNs() float64 {
 	if e.limit <= 0 {
 		return 0
 	}
-	return cmp.Or(e.window, e.learned)
+	if e.window > 0 && !e.documented {
+		return float64(e.limit) / float64(e.window)
+	}
+	if r := e.rate.perNs(); r > 0 && (e.continuous || e.limitWindow() == 0) {
+		return r
+	}
+	if w := e.limitWindow(); w > 0 {
+		return float64(e.limit) / float64(w)
+	}
+	return 0
 }
 
-// admitGradual is admit for a gradual key refilling Limit every w
-// nanoseconds. e.mu is held.
-func (e *entry) admitGradual(n, cost, w int64, c *config) time.Duration {
-	e.refill(n, w)
-	res := c.reserve.of(e.limit)
-	oversized := cost > e.limit-res
+// limitWindow is the window of the key's limit: the published one; else
+// the documented one, unless the resets have shown it shorter; else the
+// longest time to a reset a success has shown. 0 when nothing says.
+func (e *entry) limitWindow() int64 {
+	w := cmp.Or(e.window, e.learned)
+	if e.documented && e.bound > 0 {
+		// The documented window is a guess; the resets bound the truth.
+		w = min(w, max(e.bound, e.learned))
+	}
+	return w
+}
+
+// top is what a gradual key refills up to: the most the server has shown
+// it holds, which a bucket shallower than its published limit stays under
+// and a deeper one passes; the limit until a figure shows it.
+func (e *entry) top() int64 { return cmp.Or(e.capacity, e.limit) }
+
+// reserveOf is the reserve the key keeps: of its limit, or of the most the
+// server has shown it holds when that is lower (a bucket of 20 under a limit of 3,000 a
+// minute would otherwise keep back more than it ever holds).
+func (e *entry) reserveOf(c *config) int64 {
+	if e.capacity > 0 && e.capacity < e.limit {
+		return c.reserve.of(e.capacity)
+	}
+	return c.reserve.of(e.limit)
+}
+
+// admitGradual is admit for a gradual key refilling perNs units a
+// nanosecond. e.mu is held.
+func (e *entry) admitGradual(n, cost int64, perNs float64, c *config) time.Duration {
+	e.refill(n, perNs)
+	top := e.top()
+	res := e.reserveOf(c)
+	oversized := cost > top-res
 	if room := e.remaining - res; room >= cost || (room > 0 && oversized) {
+		e.remaining -= cost
+		return 0
+	}
+	if n >= e.probeAt && n-e.touched.Load() >= int64(c.assumedReset) {
+		// Nothing has been heard for AssumedReset while the count waits
+		// on a rate that may be too low: one attempt goes to ask.
+		e.probeAt = n + int64(c.assumedReset)
 		e.remaining -= cost
 		return 0
 	}
@@ -268,30 +368,36 @@ func (e *entry) admitGradual(n, cost, w int64, c *config) time.Duration {
 	if oversized {
 		need = res + 1 - e.remaining
 	}
-	d := time.Duration(math.Ceil(float64(need) * float64(w) / float64(e.limit)))
+	d := time.Duration(math.Ceil(float64(need) / perNs))
+	if e.reset > n {
+		d = min(d, time.Duration(e.reset-n)) // something comes back then
+	}
+	d = min(d, time.Duration(max(e.probeAt, e.touched.Load()+int64(c.assumedReset))-n))
 	return clampWait(max(d, 1), c.maxRetryAfter)
 }
 
-// refill brings a gradual key's remaining up to n at Limit every w
-// nanoseconds. Whole units are credited; the fraction waits in fillAt.
-func (e *entry) refill(n, w int64) {
+// refill brings a gradual key's remaining up to n at perNs units a
+// nanosecond, up to its top. Whole units are credited; the fraction waits
+// in fillAt.
+func (e *entry) refill(n int64, perNs float64) {
 	if n <= e.fillAt {
 		return
 	}
-	if e.remaining >= e.limit {
+	top := e.top()
+	if e.remaining >= top {
 		e.fillAt = n
 		return
 	}
-	units := int64(float64(n-e.fillAt) * float64(e.limit) / float64(w))
+	units := int64(float64(n-e.fillAt) * perNs)
 	if units <= 0 {
 		return
 	}
-	if e.remaining+units >= e.limit {
-		e.remaining, e.fillAt = e.limit, n
+	if e.remaining+units >= top {
+		e.remaining, e.fillAt = top, n
 		return
 	}
 	e.remaining += units
-	e.fillAt += int64(float64(units) * float64(w) / float64(e.limit))
+	e.fillAt += int64(float64(units) / perNs)
 }
 
 // contact notes that a response for the key was seen, and wakes the
@@ -338,61 +444,164 @@ func (e *entry) changed() {
 // server: the limit, the window and how it refills. e.mu is held.
 func (e *entry) forget() {
 	e.known, e.remaining, e.reset, e.assumed, e.probing, e.probeAt = false, 0, 0, false, false, 0
+	e.silent = true
 }
 
-// update takes a published bucket at n from a response to an attempt sent
-// at sent (0: unknown), after which out units went out that are still
-// unanswered, that succeeded or not; see the rules above. e.mu is held.
-func (e *entry) update(q *Quota, n, sent, out int64, success bool) {
-	if (q.Limit > 0 && q.Limit != e.limit) || q.Policy != e.policy || q.Key != e.bucket {
+// climbSlack is how far a figure may rise above the lowest of its window
+// before it shows units given back: answers overtake one another on the
+// network, and one sent later may have been counted first.
+func climbSlack(limit int64) int64 { return max(3, limit/20) }
+
+// update takes a published bucket at n from a response to an attempt of
+// cost units sent at sent (0: unknown), after which out units went out that
+// are still unanswered, that succeeded or not; see the rules above. e.mu is
+// held.
+func (e *entry) update(q *Quota, n, sent, out int64, adm admission, success bool) {
+	switch {
+	case q.Policy != e.policy || q.Key != e.bucket:
 		// Another bucket binds now (GitHub's search after its core, on one
-		// host): what was learned of the last one's window is not its.
-		e.policy, e.bucket, e.learned = q.Policy, q.Key, 0
+		// host): nothing learned of the last one is its.
+		e.policy, e.bucket, e.learned, e.capacity, e.bound = q.Policy, q.Key, 0, 0, 0
+		e.gradual, e.fixed, e.continuous, e.maxRemaining, e.succeeded = false, false, false, 0, false
+		e.rate.restart()
+	case q.Limit > 0 && q.Limit != e.limit:
+		// The same bucket with another limit: it refills as before, but
+		// neither what it holds nor how fast it gives back is known.
+		e.learned, e.capacity = 0, 0
+		e.rate.restart()
 	}
 	if q.Limit > 0 {
 		e.limit = q.Limit
 	}
-	e.window = int64(q.Window)
+	e.window, e.documented = int64(q.Window), q.documented
+	held := q.Remaining
+	if success {
+		held += adm.cost
+	}
+	e.capacity = max(e.capacity, held)
+	e.maxRemaining = max(e.maxRemaining, q.Remaining)
+	e.succeeded = e.succeeded || success
 	var qr int64
 	if !q.Reset.IsZero() {
-		qr = q.Reset.UnixNano()
-		if qr <= n {
-			return // that window is over
-		}
-		if success {
-			// A reset is never further than a window away, except a
-			// penalty's, which only a refusal carries.
-			e.learned = max(e.learned, min(qr-n, maxLearnedWindow))
+		if qr = q.Reset.UnixNano(); qr <= n {
+			if e.fixed {
+				return // that window is over: an answer that came late
+			}
+			// A bucket full by now, or one whose reset rounds to the
+			// second: the figures stand, with no reset ahead.
+			qr = 0
 		}
 	}
+	if success && qr != 0 {
+		// A reset is never further than a window away, except a
+		// penalty's, which only a refusal carries.
+		e.learned = max(e.learned, min(qr-n, maxLearnedWindow))
+		if e.firstSent != 0 && qr-e.firstSent < cmp.Or(e.bound, math.MaxInt64) {
+			// A window that began with this client's first attempt (a
+			// fixed window counted from the first request, a sliding
+			// log whose oldest unit is at most the first) ends at most
+			// this long after it.
+			e.bound = qr - e.firstSent
+		}
+	}
+	// Answers to attempts sent before one answered already may have been
+	// counted after it; the latest attempt's answer has no such lag, and
+	// its figure stands, higher than the count or lower.
+	latest := sent != 0 && sent >= e.answered
+	e.answered = max(e.answered, sent)
+	if latest && adm.upTo > 0 && !e.fixed {
+		e.rate.observe(sent, adm.upTo, e.refused, q.Remaining, held >= e.capacity-climbSlack(e.capacity))
+	}
+	if !e.continuous && e.known && e.showsRefill(q.Remaining, qr, n) {
+		e.gradual, e.continuous, e.fixed, e.fillAt = true, true, false, n
+	}
+	e.last = q.Remaining
 	// The server's figure less the units sent since this attempt, which it
 	// cannot have counted yet; when those are not known, only lowering
 	// the count is safe.
 	fresh := q.Remaining - out
-	if w := e.refillWindow(); e.gradual && w > 0 && e.known {
-		e.refill(n, w)
-		e.remaining, e.reset = min(e.remaining, fresh), qr
+	if r := e.refillPerNs(); e.gradual && r > 0 && e.known {
+		e.refill(n, r)
+		if latest {
+			e.remaining, e.fillAt = fresh, n
+		} else {
+			e.remaining = min(e.remaining, fresh)
+		}
+		e.reset = qr
 		return
 	}
 	if e.probing {
 		if sent != 0 && sent < e.probeSent {
 			return // an answer to an attempt sent before the probe
 		}
-		// The probe's answer says how the server gives units back.
-		e.gradual = e.refillWindow() > 0 && 2*(q.Remaining+1) < e.limit
+		// The probe's answer says how the server gives units back: most
+		// of the limit with a new window's reset ahead is a fixed window;
+		// less, or a bucket full again with no reset ahead, a server that
+		// refills as it goes. A throttle says only that it came early.
+		switch {
+		case !success:
+		case 2*(q.Remaining+1) >= e.limit && qr != 0:
+			e.gradual, e.fixed = false, true
+			e.rate.restart()
+		case qr == 0:
+			e.gradual, e.continuous = true, true // a bucket full again
+		default:
+			e.gradual = e.refillPerNs() > 0
+		}
 		e.fillAt = n
 	}
 	switch {
 	case !e.known || e.assumed || e.reset == 0 || e.reset <= n || qr == 0 || qr > e.reset+sameWindow:
 		e.remaining, e.reset, e.assumed, e.probing = fresh, qr, false, false
-		e.fillAt = n
+		e.fillAt, e.floor = n, q.Remaining
 	case qr < e.reset-sameWindow:
 		return // an older window, answered late
+	case latest:
+		e.remaining, e.floor = fresh, min(e.floor, q.Remaining)
 	default:
-		e.remaining = min(e.remaining, q.Remaining)
+		e.remaining, e.floor = min(e.remaining, q.Remaining), min(e.floor, q.Remaining)
 	}
-	e.known = true
+	e.known, e.silent = true, false
 }
+
+// showsRefill reports whether a figure of remaining units with the reset qr
+// (0: none ahead), read at n, shows a server that gives units back
+// continuously rather than at its resets: a window neither moves its reset
+// later as its remaining falls (a bucket's "until full" does) nor gives
+// units back before its reset (a sliding counter does, and a bucket whose
+// reset rounds to now). A figure may rise by climbSlack without showing it:
+// answers overtake one another. e.mu is held.
+func (e *entry) showsRefill(remaining, qr, n int64) bool {
+	if e.probing || e.assumed {
+		return false
+	}
+	held := e.reset > n
+	switch {
+	case held && qr > e.reset+sameWindow:
+		// A reset that moves later as the remaining falls: a bucket's
+		// "until full". (A sliding log's moves later as units come back.)
+		return remaining < e.last
+	case held && qr >= e.reset-sameWindow, e.reset == 0 && qr == 0:
+		return remaining > e.floor+climbSlack(e.limit)
+	}
+	return false
+}
+
+// windowOfLimit is the time the key takes to give its limit back: for a
+// gradual key at the rate it refills, else the published or documented
+// window, else the learned one; 0 when nothing says.
+func (e *entry) windowOfLimit() time.Duration {
+	if r := e.refillPerNs(); e.gradual && r > 0 && (e.window == 0 || e.documented && e.continuous) {
+		// A rate learned from the client's own spending, with no window
+		// published or documented: the pacer is given room above it,
+		// and the guard paces by its count.
+		return time.Duration(float64(e.limit) / (pacerRoom * r))
+	}
+	return time.Duration(e.limitWindow())
+}
+
+// pacerRoom is how far above a learned refill rate a pacer may go.
+const pacerRoom = 2
 
 // State is a snapshot of a key, for dashboards and tests.
 type State struct {
@@ -413,17 +622,21 @@ type State struct {
 	// Probing says the held reset has passed and the guard lets one probe
 	// through at a time until a response publishes the figures again.
 	Probing bool
+	// Silent says the server has stopped publishing since its last figures
+	// (it publishes only near its limit): the guard admits freely, and the
+	// rate it last knew still holds.
+	Silent bool
 }
 
 // PerMinute is Limit as units per minute: Limit over Window, or over
 // window when nothing says what Window is (no published or documented
-// window, no reset seen yet). It is 0 when the state is not Known or has no
-// limit. It is what an adaptive rate limiter's SetPublishedLimit takes:
+// window, no reset seen yet). It is 0 when the state is neither Known nor
+// Silent, or has no limit. It is what an adaptive rate limiter's SetPublishedLimit takes:
 //
 //	st, _ := g.State(key, now)
 //	lim.SetPublishedLimit(st.PerMinute(time.Minute))
 func (s State) PerMinute(window time.Duration) float64 {
-	if !s.Known || s.Limit <= 0 {
+	if !s.Known && !s.Silent || s.Limit <= 0 {
 		return 0
 	}
 	w := s.Window
