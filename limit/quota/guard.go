@@ -186,6 +186,9 @@ type Response struct {
 	// together: the throttles of attempts in flight at once are one signal,
 	// and an answer to an attempt sent before a probe is not the probe's.
 	Sent time.Time
+	// Cost is the units the attempt was admitted with (Acquire's cost);
+	// 0 when unknown.
+	Cost int64
 	// Paced says a rate limiter that learns from throttles paces the
 	// attempt's key (an adaptive rate limiter): a throttle without a hint
 	// is its to answer by slowing down, and the guard does not back the
@@ -245,8 +248,18 @@ func (g *Guard) Observe(key string, r Response, now time.Time) {
 
 	e.mu.Lock()
 	out, adm := e.outSince(sent)
+	if r.Cost > 0 {
+		adm.cost = r.Cost
+	}
 	if sent != 0 {
 		e.answeredUnits += adm.cost
+		e.nAns++
+		if adm.upTo == 0 {
+			e.nMiss++
+			if DebugMiss != nil {
+				DebugMiss(e, sent)
+			}
+		}
 		// Every unit still out may be on its way to the server, not
 		// only those of the last admissions kept: after a burst, more
 		// than those are.
@@ -367,7 +380,6 @@ func (g *Guard) State(key string, now time.Time) (State, bool) {
 		InFlight:  len(own.sem),
 		Window:    e.windowOfLimit(),
 		Probing:   e.probing,
-		Silent:    e.silent && n-e.touched.Load() <= int64(g.c.ttl),
 	}
 	if e.blocked > n {
 		s.BlockedUntil = unixTime(e.blocked)

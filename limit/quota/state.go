@@ -142,9 +142,6 @@ type entry struct {
 	// the shortest time from it to a reset a success has shown: a window
 	// that began with that attempt is no longer.
 	firstSent, bound int64
-	// silent says the server stopped publishing after its last figures
-	// (see forget).
-	silent bool
 	// maxRemaining is the largest remaining a response has shown, and
 	// succeeded says a response with figures was a success.
 	maxRemaining int64
@@ -175,6 +172,7 @@ type entry struct {
 	units    int64 // units admitted, in all
 	// answeredUnits is the units of the admitted attempts answered.
 	answeredUnits int64
+	nAns, nMiss   int // DEBUG
 	refused  int64 // units of the attempts answered with a throttle, in all
 
 	touched atomic.Int64          // last response (or slot) seen
@@ -234,7 +232,8 @@ func (e *entry) outSince(sent int64) (out int64, a admission) {
 			out += adm.cost
 		}
 	}
-	return out, admission{cost: 1}
+	// Not among those kept: its units are taken as the mean admitted.
+	return out, admission{cost: max((e.units+int64(e.nAdm)/2)/int64(max(e.nAdm, 1)), 1)}
 }
 
 // sameWindow is how far two published resets may differ and still name one
@@ -337,13 +336,14 @@ func (e *entry) limitWindow() int64 {
 func (e *entry) top() int64 { return cmp.Or(e.capacity, e.limit) }
 
 // reserveOf is the reserve the key keeps: of its limit, or of the most the
-// server has shown it holds when that is lower (a bucket of 20 under a limit of 3,000 a
+// server has shown it holds when the first is as much (a bucket of 20 under a limit of 3,000 a
 // minute would otherwise keep back more than it ever holds).
 func (e *entry) reserveOf(c *config) int64 {
-	if e.capacity > 0 && e.capacity < e.limit {
+	r := c.reserve.of(e.limit)
+	if e.capacity > 0 && r >= e.capacity {
 		return c.reserve.of(e.capacity)
 	}
-	return c.reserve.of(e.limit)
+	return r
 }
 
 // admitGradual is admit for a gradual key refilling perNs units a
@@ -444,7 +444,6 @@ func (e *entry) changed() {
 // server: the limit, the window and how it refills. e.mu is held.
 func (e *entry) forget() {
 	e.known, e.remaining, e.reset, e.assumed, e.probing, e.probeAt = false, 0, 0, false, false, 0
-	e.silent = true
 }
 
 // climbSlack is how far a figure may rise above the lowest of its window
@@ -522,11 +521,7 @@ func (e *entry) update(q *Quota, n, sent, out int64, adm admission, success bool
 	fresh := q.Remaining - out
 	if r := e.refillPerNs(); e.gradual && r > 0 && e.known {
 		e.refill(n, r)
-		if latest {
-			e.remaining, e.fillAt = fresh, n
-		} else {
-			e.remaining = min(e.remaining, fresh)
-		}
+		e.remaining = min(e.remaining, fresh)
 		e.reset = qr
 		return
 	}
@@ -540,11 +535,12 @@ func (e *entry) update(q *Quota, n, sent, out int64, adm admission, success bool
 		// refills as it goes. A throttle says only that it came early.
 		switch {
 		case !success:
-		case 2*(q.Remaining+1) >= e.limit && qr != 0:
+		case 2*(q.Remaining+1) >= e.limit && 2*(qr-n) >= e.learned:
 			e.gradual, e.fixed = false, true
 			e.rate.restart()
-		case qr == 0:
-			e.gradual, e.continuous = true, true // a bucket full again
+		case 2*(q.Remaining+1) >= e.limit:
+			// Most of it back, and full again soon: a bucket.
+			e.gradual, e.continuous = true, true
 		default:
 			e.gradual = e.refillPerNs() > 0
 		}
@@ -556,12 +552,10 @@ func (e *entry) update(q *Quota, n, sent, out int64, adm admission, success bool
 		e.fillAt, e.floor = n, q.Remaining
 	case qr < e.reset-sameWindow:
 		return // an older window, answered late
-	case latest:
-		e.remaining, e.floor = fresh, min(e.floor, q.Remaining)
 	default:
 		e.remaining, e.floor = min(e.remaining, q.Remaining), min(e.floor, q.Remaining)
 	}
-	e.known, e.silent = true, false
+	e.known = true
 }
 
 // showsRefill reports whether a figure of remaining units with the reset qr
@@ -576,15 +570,7 @@ func (e *entry) showsRefill(remaining, qr, n int64) bool {
 		return false
 	}
 	held := e.reset > n
-	switch {
-	case held && qr > e.reset+sameWindow:
-		// A reset that moves later as the remaining falls: a bucket's
-		// "until full". (A sliding log's moves later as units come back.)
-		return remaining < e.last
-	case held && qr >= e.reset-sameWindow, e.reset == 0 && qr == 0:
-		return remaining > e.floor+climbSlack(e.limit)
-	}
-	return false
+	return !held && e.reset == 0 && qr == 0 && remaining > e.floor+climbSlack(e.limit)
 }
 
 // windowOfLimit is the time the key takes to give its limit back: for a
@@ -622,21 +608,17 @@ type State struct {
 	// Probing says the held reset has passed and the guard lets one probe
 	// through at a time until a response publishes the figures again.
 	Probing bool
-	// Silent says the server has stopped publishing since its last figures
-	// (it publishes only near its limit): the guard admits freely, and the
-	// rate it last knew still holds.
-	Silent bool
 }
 
 // PerMinute is Limit as units per minute: Limit over Window, or over
 // window when nothing says what Window is (no published or documented
-// window, no reset seen yet). It is 0 when the state is neither Known nor
-// Silent, or has no limit. It is what an adaptive rate limiter's SetPublishedLimit takes:
+// window, no reset seen yet). It is 0 when the state is not Known or has no
+// limit. It is what an adaptive rate limiter's SetPublishedLimit takes:
 //
 //	st, _ := g.State(key, now)
 //	lim.SetPublishedLimit(st.PerMinute(time.Minute))
 func (s State) PerMinute(window time.Duration) float64 {
-	if !s.Known && !s.Silent || s.Limit <= 0 {
+	if !s.Known || s.Limit <= 0 {
 		return 0
 	}
 	w := s.Window
