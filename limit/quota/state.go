@@ -124,8 +124,12 @@ type entry struct {
 	// resets, as a bucket's or a sliding counter's do: the key refills at
 	// the rate they show (refill.go).
 	continuous bool
-	// last is the remaining the last figures showed.
-	last int64
+	// last is the remaining the last figures showed; lastUpTo the units
+	// sent up to the latest attempt answered with figures.
+	last, lastUpTo int64
+	// sharedAt is when the figures last showed another client spending the
+	// quota.
+	sharedAt int64
 	// fixed says a probe's answer showed most of the limit back at a
 	// reset: the server gives its units back at its resets.
 	fixed bool
@@ -447,6 +451,25 @@ func (e *entry) forget() {
 	e.known, e.remaining, e.reset, e.assumed, e.probing, e.probeAt = false, 0, 0, false, false, 0
 }
 
+// countsOwnSince reports whether the server's count under q (its limit less
+// what remains) is the units this client sent up to the attempt adm: a
+// window that began with the client's first attempt and holds nothing
+// else. A bucket refilled meanwhile, or a window others share, does not.
+func (e *entry) countsOwnSince(q *Quota, adm admission) bool {
+	if adm.upTo == 0 || q.Limit <= 0 {
+		return false
+	}
+	d := q.Limit - q.Remaining - adm.upTo
+	return max(d, -d) <= max(climbSlack(q.Limit), q.Limit/10)
+}
+
+// sharedFor is how long a sign of another client on the quota lasts.
+const sharedFor = int64(5 * time.Minute)
+
+// othersSpend says another client has been seen spending the key's quota
+// within sharedFor of n. e.mu is held.
+func (e *entry) othersSpend(n int64) bool { return e.sharedAt != 0 && n-e.sharedAt < sharedFor }
+
 // climbSlack is how far a figure may rise above the lowest of its window
 // before it shows units given back: answers overtake one another on the
 // network, and one sent later may have been counted first.
@@ -496,7 +519,7 @@ func (e *entry) update(q *Quota, n, sent, out int64, adm admission, success bool
 		// A reset is never further than a window away, except a
 		// penalty's, which only a refusal carries.
 		e.learned = max(e.learned, min(qr-n, maxLearnedWindow))
-		if e.firstSent != 0 && qr-e.firstSent < cmp.Or(e.bound, math.MaxInt64) {
+		if e.firstSent != 0 && qr-e.firstSent < cmp.Or(e.bound, math.MaxInt64) && e.countsOwnSince(q, adm) {
 			// A window that began with this client's first attempt (a
 			// fixed window counted from the first request, a sliding
 			// log whose oldest unit is at most the first) ends at most
@@ -507,10 +530,18 @@ func (e *entry) update(q *Quota, n, sent, out int64, adm admission, success bool
 	// Answers to attempts sent before one answered already may have been
 	// counted after it; the latest attempt's answer has no such lag, and
 	// its figure stands, higher than the count or lower.
-	latest := sent != 0 && sent >= e.answered
+	latest := sent != 0 && sent >= e.answered && adm.upTo > 0
 	e.answered = max(e.answered, sent)
-	if latest && adm.upTo > 0 && !e.fixed {
-		e.rate.observe(sent, adm.upTo, e.refused, q.Remaining, held >= e.capacity-climbSlack(e.capacity))
+	if latest {
+		if !e.fixed {
+			e.rate.observe(sent, adm.upTo, e.refused, q.Remaining, held >= e.capacity-climbSlack(e.capacity))
+		}
+		if e.lastUpTo > 0 && e.last-(adm.upTo-e.lastUpTo)-q.Remaining > climbSlack(e.limit) {
+			// The server counted more than this client sent since its
+			// last figure: another client spends the same quota.
+			e.sharedAt = n
+		}
+		e.lastUpTo = adm.upTo
 	}
 	if !e.continuous && e.known && e.showsRefill(q.Remaining, qr, n) {
 		e.gradual, e.continuous, e.fixed, e.fillAt = true, true, false, n
@@ -522,8 +553,13 @@ func (e *entry) update(q *Quota, n, sent, out int64, adm admission, success bool
 	fresh := q.Remaining - out
 	if r := e.refillPerNs(); e.gradual && r > 0 && e.known {
 		e.refill(n, r)
-		e.remaining = min(e.remaining, fresh)
-		e.reset = qr
+		if latest && !e.othersSpend(n) {
+			// Units back sooner than the rate says (a sliding log gives
+			// back what was spent a window ago): a count no one else
+			// spends is the client's to spend.
+			e.remaining = max(e.remaining, fresh)
+		}
+		e.remaining, e.reset = min(e.remaining, fresh), qr
 		return
 	}
 	if e.probing {
