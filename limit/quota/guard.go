@@ -256,13 +256,6 @@ func (g *Guard) Observe(key string, r Response, now time.Time) {
 	}
 	if sent != 0 {
 		e.answeredUnits += adm.cost
-		e.nAns++
-		if adm.upTo == 0 {
-			e.nMiss++
-			if DebugMiss != nil {
-				DebugMiss(e, sent)
-			}
-		}
 		// Every unit still out may be on its way to the server, not
 		// only those of the last admissions kept: after a burst, more
 		// than those are.
@@ -277,6 +270,9 @@ func (g *Guard) Observe(key string, r Response, now time.Time) {
 			e.rate.misfit()
 			e.cutAt = n
 		}
+	}
+	if !informative && success {
+		e.quiet = true // it publishes only some of the time (near its limit)
 	}
 	if !informative && status < 300 && e.known && (e.probing || e.reset != 0 && e.reset <= n) {
 		e.forget()

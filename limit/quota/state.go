@@ -127,6 +127,10 @@ type entry struct {
 	// last is the remaining the last figures showed; lastUpTo the units
 	// sent up to the latest attempt answered with figures.
 	last, lastUpTo int64
+	// quiet says a success has come without figures: the server publishes
+	// only some of the time. figures counts the responses with figures.
+	quiet   bool
+	figures int
 	// sharedAt is when the figures last showed another client spending the
 	// quota.
 	sharedAt int64
@@ -147,9 +151,10 @@ type entry struct {
 	// that began with that attempt is no longer.
 	firstSent, bound int64
 	// maxRemaining is the largest remaining a response has shown, and
-	// succeeded says a response with figures was a success.
+	// noRoom says a success showed nothing left with no reset far ahead
+	// (see roomless).
 	maxRemaining int64
-	succeeded    bool
+	noRoom       bool
 	// cutAt is when the refill rate was last cut for a throttle.
 	cutAt int64
 	// answered is when the latest attempt whose answer was seen went out.
@@ -157,8 +162,8 @@ type entry struct {
 	// documented says window is the API's documented window, not one the
 	// headers published: what the figures show is then learned over it.
 	documented bool
-	blocked int64 // Retry-After or backoff: nothing before this
-	boStep  int64 // when the backoff last took a step
+	blocked    int64 // Retry-After or backoff: nothing before this
+	boStep     int64 // when the backoff last took a step
 	// throttledSince is when the first of the throttles since the last
 	// success arrived; 0 after a success.
 	throttledSince int64
@@ -176,8 +181,7 @@ type entry struct {
 	units    int64 // units admitted, in all
 	// answeredUnits is the units of the admitted attempts answered.
 	answeredUnits int64
-	nAns, nMiss   int // DEBUG
-	refused  int64 // units of the attempts answered with a throttle, in all
+	refused       int64 // units of the attempts answered with a throttle, in all
 
 	touched atomic.Int64          // last response (or slot) seen
 	shared  atomic.Pointer[entry] // the state this key shares (Options.Share)
@@ -296,9 +300,12 @@ func (e *entry) admit(n, cost int64, c *config) time.Duration {
 // roomless says the server's figures have never shown room for another
 // attempt: nginx's leaky bucket without a burst answers every success with
 // nothing remaining, and the next request may still go an interval later.
-// Its figures say nothing a count could use, and the key is admitted as
-// one that publishes nothing; a pacer learns its rate from its throttles.
-func (e *entry) roomless() bool { return e.known && e.maxRemaining == 0 && e.succeeded }
+// A success with nothing left and no reset more than a second ahead says
+// so at once; the first figure with room after it is read as a probe's
+// answer (see update). Its figures
+// say nothing a count could use, and the key is admitted as one that
+// publishes nothing; a pacer learns its rate from its throttles.
+func (e *entry) roomless() bool { return e.known && e.maxRemaining == 0 && e.noRoom }
 
 // refillPerNs is how fast a gradual key's units come back, units a
 // nanosecond: Limit over the window the headers publish; else, for a key
@@ -345,7 +352,9 @@ func (e *entry) top() int64 { return cmp.Or(e.capacity, e.limit) }
 // minute would otherwise keep back more than it ever holds).
 func (e *entry) reserveOf(c *config) int64 {
 	r := c.reserve.of(e.limit)
-	if e.capacity > 0 && r >= e.capacity {
+	if r >= e.capacity && (e.shallow() || e.reset-e.touched.Load() <= sameWindow) {
+		// A reserve as deep as all the server has shown, which gives it
+		// back within a second: a bucket shallower than its limit.
 		return c.reserve.of(e.capacity)
 	}
 	return r
@@ -362,9 +371,12 @@ func (e *entry) admitGradual(n, cost int64, perNs float64, c *config) time.Durat
 		e.remaining -= cost
 		return 0
 	}
-	if n >= e.probeAt && n-e.touched.Load() >= int64(c.assumedReset) {
-		// Nothing has been heard for AssumedReset while the count waits
-		// on a rate that may be too low: one attempt goes to ask.
+	heard := max(e.touched.Load(), e.fillAt)
+	if n >= e.probeAt && e.window == 0 && (n-heard >= int64(c.assumedReset) || e.reset > heard && n >= e.reset) {
+		// Nothing has been heard for AssumedReset, or the reset the last
+		// figures named has passed, while the count waits on a rate
+		// learned from its figures, which may be too low: one attempt goes
+		// to ask. (A published or documented window gives the rate.)
 		e.probeAt = n + int64(c.assumedReset)
 		e.remaining -= cost
 		return 0
@@ -374,10 +386,12 @@ func (e *entry) admitGradual(n, cost int64, perNs float64, c *config) time.Durat
 		need = res + 1 - e.remaining
 	}
 	d := time.Duration(math.Ceil(float64(need) / perNs))
-	if e.reset > n {
-		d = min(d, time.Duration(e.reset-n)) // something comes back then
+	if e.window == 0 {
+		if e.reset > n {
+			d = min(d, time.Duration(e.reset-n)) // something comes back then
+		}
+		d = min(d, time.Duration(max(e.probeAt, heard+int64(c.assumedReset))-n))
 	}
-	d = min(d, time.Duration(max(e.probeAt, e.touched.Load()+int64(c.assumedReset))-n))
 	return clampWait(max(d, 1), c.maxRetryAfter)
 }
 
@@ -393,7 +407,7 @@ func (e *entry) refill(n int64, perNs float64) {
 		e.fillAt = n
 		return
 	}
-	units := int64(float64(n-e.fillAt) * perNs)
+	units := int64(float64(n-e.fillAt)*perNs + 1e-9) // a wait of need/perNs, rounded up, credits need
 	if units <= 0 {
 		return
 	}
@@ -470,6 +484,17 @@ const sharedFor = int64(5 * time.Minute)
 // within sharedFor of n. e.mu is held.
 func (e *entry) othersSpend(n int64) bool { return e.sharedAt != 0 && n-e.sharedAt < sharedFor }
 
+// shallow says the server holds far less than its limit: one that
+// publishes on every response and has never shown half its limit left is a
+// bucket whose depth is not its limit (a burst of 20 under 3,000 a minute).
+// e.mu is held.
+func (e *entry) shallow() bool {
+	return !e.quiet && e.figures >= shallowAfter && e.limit > 0 && 2*e.capacity < e.limit
+}
+
+// shallowAfter is how many figures a key shows before it can be shallow.
+const shallowAfter = 8
+
 // climbSlack is how far a figure may rise above the lowest of its window
 // before it shows units given back: answers overtake one another on the
 // network, and one sent later may have been counted first.
@@ -485,7 +510,7 @@ func (e *entry) update(q *Quota, n, sent, out int64, adm admission, success bool
 		// Another bucket binds now (GitHub's search after its core, on one
 		// host): nothing learned of the last one is its.
 		e.policy, e.bucket, e.learned, e.capacity, e.bound = q.Policy, q.Key, 0, 0, 0
-		e.gradual, e.fixed, e.continuous, e.maxRemaining, e.succeeded = false, false, false, 0, false
+		e.gradual, e.fixed, e.continuous, e.maxRemaining, e.noRoom = false, false, false, 0, false
 		e.rate.restart()
 	case q.Limit > 0 && q.Limit != e.limit:
 		// The same bucket with another limit: it refills as before, but
@@ -496,24 +521,34 @@ func (e *entry) update(q *Quota, n, sent, out int64, adm admission, success bool
 	if q.Limit > 0 {
 		e.limit = q.Limit
 	}
-	e.window, e.documented = int64(q.Window), q.documented
+	// A window equal to the documented one is taken as documented: a
+	// guess the figures may correct.
+	e.window = int64(q.Window)
+	e.documented = q.Window > 0 && q.Window == documentedWindow(q.Dialect, q.Policy)
 	held := q.Remaining
 	if success {
 		held += adm.cost
 	}
 	e.capacity = max(e.capacity, held)
+	if e.roomless() && q.Remaining > 0 {
+		// Room after all: the first figure the key was admitted freely
+		// for says how the server gives units back, as a probe's does.
+		e.probing, e.probeSent = true, sent
+	}
 	e.maxRemaining = max(e.maxRemaining, q.Remaining)
-	e.succeeded = e.succeeded || success
 	var qr int64
 	if !q.Reset.IsZero() {
 		if qr = q.Reset.UnixNano(); qr <= n {
-			if e.fixed {
+			if e.fixed || e.probing && sent == 0 {
 				return // that window is over: an answer that came late
 			}
 			// A bucket full by now, or one whose reset rounds to the
 			// second: the figures stand, with no reset ahead.
 			qr = 0
 		}
+	}
+	if success && q.Remaining == 0 && (qr == 0 || qr-n <= sameWindow) {
+		e.noRoom = true
 	}
 	if success && qr != 0 {
 		// A reset is never further than a window away, except a
@@ -543,7 +578,8 @@ func (e *entry) update(q *Quota, n, sent, out int64, adm admission, success bool
 		}
 		e.lastUpTo = adm.upTo
 	}
-	if !e.continuous && e.known && e.showsRefill(q.Remaining, qr, n) {
+	e.figures++
+	if !e.continuous && e.known && (e.showsRefill(q.Remaining, qr, n) || e.shallow()) {
 		e.gradual, e.continuous, e.fixed, e.fillAt = true, true, false, n
 	}
 	e.last = q.Remaining
@@ -553,10 +589,11 @@ func (e *entry) update(q *Quota, n, sent, out int64, adm admission, success bool
 	fresh := q.Remaining - out
 	if r := e.refillPerNs(); e.gradual && r > 0 && e.known {
 		e.refill(n, r)
-		if latest && !e.othersSpend(n) {
-			// Units back sooner than the rate says (a sliding log gives
-			// back what was spent a window ago): a count no one else
-			// spends is the client's to spend.
+		if latest && e.window == 0 && !e.othersSpend(n) {
+			// Units back sooner than the rate says, where no window says
+			// what comes back when (a sliding log gives back what was
+			// spent a window ago): a count no one else spends is the
+			// client's to spend.
 			e.remaining = max(e.remaining, fresh)
 		}
 		e.remaining, e.reset = min(e.remaining, fresh), qr
@@ -614,7 +651,7 @@ func (e *entry) showsRefill(remaining, qr, n int64) bool {
 // gradual key at the rate it refills, else the published or documented
 // window, else the learned one; 0 when nothing says.
 func (e *entry) windowOfLimit() time.Duration {
-	if r := e.refillPerNs(); e.gradual && r > 0 && (e.window == 0 || e.documented && e.continuous) {
+	if r := e.rate.perNs(); e.gradual && e.continuous && r > 0 && (e.window == 0 || e.documented) {
 		// A rate learned from the client's own spending, with no window
 		// published or documented: the pacer is given room above it,
 		// and the guard paces by its count.
