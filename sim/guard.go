@@ -142,7 +142,7 @@ func (l *guardLimiter) feedback(now time.Duration, req *request, resp *response)
 // observe hands the guard req's response; paced says a rate limiter in
 // front of the guard answers its throttles (quota.Response.Paced).
 func (l *guardLimiter) observe(now time.Duration, req *request, resp *response, paced bool) {
-	l.g.Observe(guardKey, quota.Response{Status: resp.Status, Header: resp.Header, Sent: epoch.Add(req.sent), Cost: int64(req.cost), Paced: paced}, epoch.Add(now))
+	l.g.Observe(guardKey, quota.Response{Status: resp.Status, Header: resp.Header, Sent: epoch.Add(req.sent), Cost: req.cost, Paced: paced}, epoch.Add(now))
 }
 
 // published is the limit the guard knows at now, units a minute, and the

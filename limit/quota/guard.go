@@ -191,7 +191,7 @@ type Response struct {
 	Sent time.Time
 	// Cost is the units the attempt was admitted with (Acquire's cost);
 	// 0 when unknown.
-	Cost int64
+	Cost int
 	// Paced says a rate limiter that learns from throttles paces the
 	// attempt's key (an adaptive rate limiter): a throttle without a hint
 	// is its to answer by slowing down, and the guard does not back the
@@ -252,7 +252,7 @@ func (g *Guard) Observe(key string, r Response, now time.Time) {
 	e.mu.Lock()
 	out, adm := e.outSince(sent)
 	if r.Cost > 0 {
-		adm.cost = r.Cost
+		adm.cost = int64(r.Cost)
 	}
 	if sent != 0 {
 		e.answeredUnits += adm.cost
@@ -436,7 +436,7 @@ func (g *Guard) sweep(n int64) {
 //	defer slot.Release()
 //	resp, err := next.RoundTrip(req)
 //	if err == nil {
-//		g.Observe(key, quota.Response{Status: resp.StatusCode, Header: resp.Header, Sent: slot.Sent()}, time.Now())
+//		g.Observe(key, quota.Response{Status: resp.StatusCode, Header: resp.Header, Sent: slot.Sent(), Cost: 1}, time.Now())
 //	}
 func (g *Guard) Acquire(ctx context.Context, key string, cost int) (Slot, error) {
 	var s Slot
