@@ -56,7 +56,7 @@ func NewInstances(c redis.UniversalClient, ttl time.Duration, o Options) (*Insta
 	}
 	o = o.withDefaults()
 	i := &Instances{
-		call: &caller{client: c, timeout: o.Timeout, metrics: metrics.NewFleet(o.MeterProvider, o.Name)},
+		call: newCaller(c, o, metrics.NewFleet(o.MeterProvider, o.Name)),
 		key:  o.key("instances"),
 		id:   instanceID(),
 		ttl:  ttl,
@@ -89,7 +89,7 @@ func (i *Instances) Close() error {
 	i.closeOnce.Do(func() {
 		close(i.stop)
 		<-i.done
-		err = i.call.do(context.Background(), metrics.OpHeartbeat, func(ctx context.Context) error {
+		err = i.call.do(context.Background(), metrics.OpHeartbeat, i.key, func(ctx context.Context) error {
 			return i.call.client.ZRem(ctx, i.key, i.id).Err()
 		})
 	})
@@ -115,7 +115,7 @@ func (i *Instances) beat() {
 	staleUS := (i.ttl - i.ttl/3).Microseconds()
 	keepMS := (2 * i.ttl).Milliseconds()
 	var n int64
-	err := i.call.do(context.Background(), metrics.OpHeartbeat, func(ctx context.Context) error {
+	err := i.call.do(context.Background(), metrics.OpHeartbeat, i.key, func(ctx context.Context) error {
 		var err error
 		n, err = heartbeatScript.Run(ctx, i.call.client, []string{i.key}, i.id, staleUS, keepMS).Int64()
 		return err

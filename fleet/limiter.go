@@ -79,7 +79,11 @@ func (l *limiter) AcquireN(ctx context.Context, cost int) (limit.Lease, error) {
 		w.waited = true
 	}
 	l.mu.Unlock()
-	return l.await(ctx, w, 0)
+	lease, err := l.await(ctx, w, 0)
+	l.mu.Lock()
+	l.q.recycle(w)
+	l.mu.Unlock()
+	return lease, err
 }
 
 // await waits in the queue until w is settled, leading the queue when it

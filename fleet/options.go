@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"time"
@@ -124,14 +125,31 @@ func (o *Options) validate(shape ...error) error {
 	return errors.Join(append(errs, shape...)...)
 }
 
+// maxSpan is the longest a full bucket may take to refill, and the longest
+// window: 2^60 ns, about 36 years, as package limit's token bucket allows.
+// The scripts keep times in µs as doubles, exact to a fraction of a µs up
+// to 2^53 µs (285 years), and a RetryAfter must fit a time.Duration.
+const maxSpan = time.Duration(1 << 60)
+
 // rateProblems checks PerSecond's rate and burst.
 func rateProblems(rate float64, burst int) []error {
 	var errs []error
-	if !(rate > 0 && rate <= maxPermitsPerSecond) || math.IsInf(rate, 0) {
+	if !(rate > 0 && rate <= maxPermitsPerSecond) {
 		errs = append(errs, &headroom.ConfigError{Package: "fleet", Field: "permitsPerSecond", Value: rate, Want: "above 0, at most 1e6"})
 	}
 	if burst < 0 || burst > maxPermits {
 		errs = append(errs, &headroom.ConfigError{Package: "fleet", Field: "burst", Value: burst, Want: "0 (one second's worth) to 1e9 permits"})
+	}
+	if len(errs) == 0 {
+		b := float64(burst)
+		if burst == 0 {
+			b = max(math.Ceil(rate), 1)
+		}
+		if b/rate*float64(time.Second) > float64(maxSpan) {
+			errs = append(errs, &headroom.ConfigError{Package: "fleet", Field: "permitsPerSecond", Value: rate,
+				Want: fmt.Sprintf("at least %.3g a second for a burst of %.0f: a full bucket refills within 2^60 ns (about 36 years)",
+					b*float64(time.Second)/float64(maxSpan), b)})
+		}
 	}
 	return errs
 }
@@ -142,8 +160,8 @@ func windowProblems(permits int, window time.Duration) []error {
 	if permits < 1 || permits > maxPermits {
 		errs = append(errs, &headroom.ConfigError{Package: "fleet", Field: "permits", Value: permits, Want: "1 to 1e9"})
 	}
-	if window < time.Millisecond {
-		errs = append(errs, &headroom.ConfigError{Package: "fleet", Field: "window", Value: window, Want: "1ms or more"})
+	if window < time.Millisecond || window > maxSpan {
+		errs = append(errs, &headroom.ConfigError{Package: "fleet", Field: "window", Value: window, Want: "1ms to 2^60 ns (about 36 years)"})
 	}
 	return errs
 }

@@ -31,8 +31,9 @@ func PerSecond(c redis.UniversalClient, permitsPerSecond float64, burst int, o O
 		burst = int(max(math.Ceil(permitsPerSecond), 1))
 	}
 	interval := float64(time.Second/time.Microsecond) / permitsPerSecond
+	span := time.Duration(math.Ceil(float64(burst)*interval)) * time.Microsecond
 	l := newLimiter(c, o, burst, metrics.KindPerSecond, permitsPerSecond*60,
-		metrics.OpTokenBucket, gcraScript, o.key("bucket"), interval, burst)
+		metrics.OpTokenBucket, gcraScript, o.key("bucket"), span, interval, burst)
 	l.share.build = func(n int) (limit.Limiter, error) {
 		return limit.PerSecond(permitsPerSecond/float64(n), max(burst/n, 1),
 			limit.WithQueueLimit(o.QueueLimit), limit.WithName(o.Name), limit.WithMeterProvider(o.MeterProvider),
@@ -43,15 +44,17 @@ func PerSecond(c redis.UniversalClient, permitsPerSecond float64, burst int, o O
 
 // newLimiter builds the shared limiter of capacity permits, a limiter of
 // kind granting perMinute permits a minute, running script on key with the
-// shape's arguments.
+// shape's arguments; a refusal waits at most maxWait.
 func newLimiter(c redis.UniversalClient, o Options, capacity int, kind string, perMinute float64,
-	op string, script *redis.Script, key string, args ...any) *limiter {
+	op string, script *redis.Script, key string, maxWait time.Duration, args ...any) *limiter {
 	m := metrics.NewFleet(o.MeterProvider, o.Name)
-	b := &scriptBucket{
-		call:   &caller{client: c, timeout: o.Timeout, metrics: m},
-		script: script, keys: []string{key}, args: args, op: op,
-	}
+	b := newScriptBucket(newCaller(c, o, m), script, key, op, maxWait, args...)
 	return assemble(o, capacity, kind, perMinute, b, m)
+}
+
+// newCaller makes o's calls to c, recorded in m.
+func newCaller(c redis.UniversalClient, o Options, m *metrics.Fleet) *caller {
+	return &caller{client: c, timeout: o.Timeout, metrics: m, node: newNodeOf(c)}
 }
 
 // assemble is a shared limiter on b with its instruments.

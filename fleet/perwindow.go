@@ -31,7 +31,8 @@ func PerWindow(c redis.UniversalClient, permits int, window time.Duration, o Opt
 	segmentUS := max((windowUS+int64(o.Segments)-1)/int64(o.Segments), 1)
 	perMinute := float64(permits) * float64(time.Minute) / float64(window)
 	l := newLimiter(c, o, permits, metrics.KindPerWindow, perMinute,
-		metrics.OpSlidingWindow, windowScript, o.key("window"), windowUS, segmentUS, permits)
+		metrics.OpSlidingWindow, windowScript, o.key("window"), time.Duration(windowUS)*time.Microsecond,
+		windowUS, segmentUS, permits)
 	l.share.build = func(n int) (limit.Limiter, error) {
 		return limit.New(limit.Options{
 			PerWindow:  &limit.WindowOptions{Permits: max(permits/n, 1), Window: headroom.Duration(window), Segments: o.Segments},
