@@ -107,6 +107,9 @@ func (c *caller) do(ctx context.Context, op, key string, f func(ctx context.Cont
 func (c *caller) done(ctx context.Context, op, key string, start time.Time, err error) error {
 	failed := err != nil && ctx.Err() == nil
 	c.metrics.Called(op, c.node.addr(key), time.Since(start), failed)
+	if failed {
+		c.node.failed()
+	}
 	if failed && errors.Is(err, context.DeadlineExceeded) {
 		// Not wrapped: the caller's deadline did not end, and an error that
 		// matched context.DeadlineExceeded would say it had.

@@ -36,8 +36,11 @@ func TestFailClosedRefusesUnavailable(t *testing.T) {
 	})
 }
 
-// Failing open, the process enforces its share: the limit over the last
-// instance count, 100 a second with a burst of 100 over 4 processes.
+// Failing open, the process enforces its share: the limit over the
+// instance count when the outage began, 100 a second with a burst of 100
+// over 4 processes. A count that changes during the outage does not
+// rebuild the share (a new one would start full); the next outage's share
+// follows it.
 func TestFailOpenEnforcesShare(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := &fakeBucket{interval: 10 * time.Millisecond, burst: 100}
@@ -57,8 +60,20 @@ func TestFailOpenEnforcesShare(t *testing.T) {
 		if !errors.As(err, &rl) || rl.RetryAfter != 40*time.Millisecond {
 			t.Errorf("26th: %v, want a throttle with the share's RetryAfter of 40ms (25 a second)", err)
 		}
-		count.n.Store(2) // the last count changed: a share of 50
-		for i := range 50 {
+		count.n.Store(2) // the count changed: not during this outage
+		if _, err := l.Acquire(ctx); !errors.As(err, &rl) {
+			t.Errorf("the count changed mid-outage: %v, want the same share's throttle", err)
+		}
+		b.down.Store(false)
+		time.Sleep(time.Second) // the circuit's interval, then a probe that Redis answers
+		if _, err := l.Acquire(ctx); err != nil {
+			t.Fatalf("Redis back: %v", err)
+		}
+		b.down.Store(true)
+		for range 3 { // the next outage: the circuit opens again
+			l.Acquire(ctx)
+		}
+		for i := range 50 - 3 {
 			if _, err := l.Acquire(ctx); err != nil {
 				t.Fatalf("acquire %d of the share of 50: %v", i+1, err)
 			}

@@ -130,6 +130,7 @@ func (l *limiter) take(ctx context.Context, need, want int) (grant, error) {
 	switch {
 	case err == nil:
 		l.circuit.succeeded()
+		l.share.end()
 	case ctx.Err() != nil:
 		l.circuit.released()
 	default:

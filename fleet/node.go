@@ -55,6 +55,17 @@ func (n nodeOf) addr(key string) string {
 	return n.fixed
 }
 
+// failed is told of a call that Redis did not answer. A Cluster client
+// keeps its map of slots for a minute (ClusterStateReloadInterval) unless a
+// node answers MOVED, and a dead master answers nothing: so that the
+// client finds the replica that took over, the map is reloaded, at most
+// once per 200 ms (go-redis's own cooldown).
+func (n nodeOf) failed() {
+	if n.cluster != nil {
+		n.cluster.ReloadState(context.Background())
+	}
+}
+
 // dialedAddr is a go-redis hook that keeps the remote address of the
 // client's last new connection: after a failover the client reconnects,
 // to the new master.
