@@ -83,6 +83,18 @@ func (b *scriptBucket) parse(v any, need, want int) (grant, error) {
 	return grant{}, fmt.Errorf("fleet: %s script answered %v, not a grant nor a wait of at most %v", b.op, v, b.maxWait)
 }
 
+// ended reports whether ctx has ended, by its deadline on the clock even if
+// its timer has not fired yet: a call cut short by the caller's deadline —
+// go-redis sets it on the connection, where the network poller sees it
+// first — is the caller's, not a failure of Redis.
+func ended(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		return true
+	}
+	dl, ok := ctx.Deadline()
+	return ok && !time.Now().Before(dl)
+}
+
 // caller makes every call to Redis: with a timeout, timed and counted in
 // telemetry with the address of the node that serves the key.
 type caller struct {
@@ -105,7 +117,7 @@ func (c *caller) do(ctx context.Context, op, key string, f func(ctx context.Cont
 // done records a call for key that started at start and ended with err:
 // its latency and, unless the caller's own context ended it, its error.
 func (c *caller) done(ctx context.Context, op, key string, start time.Time, err error) error {
-	failed := err != nil && ctx.Err() == nil
+	failed := err != nil && !ended(ctx)
 	c.metrics.Called(op, c.node.addr(key), time.Since(start), failed)
 	if failed {
 		c.node.failed()

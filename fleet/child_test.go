@@ -47,7 +47,7 @@ func runChild() int {
 	run, _ := time.ParseDuration(env("RUN"))
 	c := childClient(env("REDIS"))
 	defer c.Close()
-	o := Options{Name: "child", Prefix: env("PREFIX"), Timeout: 250 * time.Millisecond}
+	o := Options{Name: "child", Prefix: env("PREFIX"), Timeout: 100 * time.Millisecond}
 	inst, err := NewInstances(c, childTTL, o)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -114,7 +114,7 @@ func childClient(spec string) redis.UniversalClient {
 // callOnce acquires a permit within 200ms and, granted, calls the server.
 func callOnce(lim limit.Limiter, server string) childResult {
 	var r childResult
-	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	lease, err := lim.Acquire(ctx)
 	var rl *limit.RateLimitedError

@@ -209,3 +209,32 @@ func TestClientMustHonourContexts(t *testing.T) {
 		t.Errorf("err = %v, want a ConfigError on client.ContextTimeoutEnabled", err)
 	}
 }
+
+// pastDeadline is a context whose deadline has passed on the clock while
+// its own timer has not yet fired (Err is still nil), as happens on a
+// loaded machine, where the network poller sees a connection's deadline
+// before the context's timer runs.
+type pastDeadline struct{ context.Context }
+
+func (pastDeadline) Deadline() (time.Time, bool) { return time.Now().Add(-time.Millisecond), true }
+
+// A call cut short by its caller's deadline is the caller's, even before
+// the context says so: the caller gets a deadline's refusal, not
+// ErrUnavailable, and the circuit counts no failure of Redis.
+func TestCallerDeadlineIsNoRedisFailure(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := &fakeBucket{interval: time.Millisecond, burst: 10}
+		b.down.Store(true)
+		l := fakeLimiter(b, 10, Options{Name: "deadline"})
+		for range 5 {
+			_, err := l.Acquire(pastDeadline{context.Background()})
+			var rl *limit.RateLimitedError
+			if !errors.As(err, &rl) || rl.Reason != limit.ReasonDeadline || errors.Is(err, ErrUnavailable) {
+				t.Fatalf("err = %v, want a refusal with ReasonDeadline", err)
+			}
+		}
+		if l.circuit.open.Load() || l.circuit.fails.Load() != 0 {
+			t.Errorf("the circuit counted %d failures (open %v), want none", l.circuit.fails.Load(), l.circuit.open.Load())
+		}
+	})
+}

@@ -131,7 +131,7 @@ func (l *limiter) take(ctx context.Context, need, want int) (grant, error) {
 	case err == nil:
 		l.circuit.succeeded()
 		l.share.end()
-	case ctx.Err() != nil:
+	case ended(ctx):
 		l.circuit.released()
 	default:
 		l.circuit.failed()
@@ -151,10 +151,10 @@ func (l *limiter) fallBack(ctx context.Context, cost int, err error) (limit.Leas
 // waitEnded is the error of a caller whose context ended while it waited
 // for Redis or for permits: for a deadline a refusal (ReasonDeadline) that
 // still matches context.DeadlineExceeded, as limit's limiters end waits;
-// for a cancellation ctx.Err().
+// for a cancellation ctx.Err(). A deadline that has passed by the clock
+// before the context's timer fired is a deadline too.
 func waitEnded(ctx context.Context, name string) error {
-	err := ctx.Err()
-	if !errors.Is(err, context.DeadlineExceeded) {
+	if err := ctx.Err(); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
 	return &limit.RateLimitedError{Limiter: name, Reason: limit.ReasonDeadline}
@@ -163,8 +163,9 @@ func waitEnded(ctx context.Context, name string) error {
 // waitEnded is waitEnded for a caller of cost permits, a deadline's
 // refusal counted.
 func (l *limiter) waitEnded(ctx context.Context, cost int) error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	err := waitEnded(ctx, l.name)
+	if errors.Is(err, limit.ErrRateLimited) {
 		l.grants.DeniedN(limit.ReasonDeadline, cost)
 	}
-	return waitEnded(ctx, l.name)
+	return err
 }

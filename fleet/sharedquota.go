@@ -124,7 +124,7 @@ func (s *SharedQuota) noteCall(ctx context.Context, err error) {
 	switch {
 	case err == nil:
 		s.circuit.succeeded()
-	case ctx.Err() != nil:
+	case ended(ctx):
 		s.circuit.released()
 	default:
 		s.circuit.failed()
@@ -178,7 +178,7 @@ func (s *SharedQuota) reserve(ctx context.Context, key string, cost int64) (time
 	})
 	s.noteCall(ctx, err)
 	switch {
-	case err != nil && ctx.Err() != nil:
+	case err != nil && ended(ctx):
 		return 0, waitEnded(ctx, s.name)
 	case err != nil:
 		return 0, s.fallBack(err)
