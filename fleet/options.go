@@ -42,6 +42,17 @@ type Options struct {
 	// they want.
 	Batch int
 
+	// Shards, above 1, spreads the limit over that many keys, each with a
+	// hash tag of its own, so that a Redis Cluster serves them from as
+	// many slots and, as it places them, masters: one shard's master no
+	// longer carries every acquire of the limit. Each process draws from
+	// one shard, the one of its rank among Instances' members (which must
+	// be an *Instances), and each shard holds the share of the limit of
+	// the processes it serves, rebalanced as processes come and go. The
+	// largest cost is then the burst (PerWindow: the permits) over twice
+	// Shards. docs/fleet.md has the bound and the model of when it pays.
+	Shards int
+
 	// FailOpen chooses what happens while Redis cannot be reached. False,
 	// the default, fails closed: AcquireN returns an *UnavailableError
 	// (ErrUnavailable), never a throttle. True fails open to this
@@ -119,6 +130,12 @@ func (o *Options) validate(shape ...error) error {
 	if o.Batch < 0 || o.Batch > maxPermits {
 		bad("Options.Batch", o.Batch, "0 (off) to 1e9 permits")
 	}
+	if o.Shards < 0 || o.Shards > 1024 {
+		bad("Options.Shards", o.Shards, "0 or 1 (one key) to 1024")
+	}
+	if _, ok := o.Instances.(*Instances); o.Shards > 1 && !ok {
+		bad("Options.Instances", o.Instances, "an *Instances of the fleet when Shards is above 1: a process's rank picks its shard")
+	}
 	if o.Timeout < 0 {
 		bad("Options.Timeout", o.Timeout, "a duration above 0 (0: 100ms)")
 	}
@@ -130,6 +147,17 @@ func (o *Options) validate(shape ...error) error {
 // The scripts keep times in µs as doubles, exact to a fraction of a µs up
 // to 2^53 µs (285 years), and a RetryAfter must fit a time.Duration.
 const maxSpan = time.Duration(1 << 60)
+
+// shardProblem checks that a limit of size permits (PerSecond's burst,
+// PerWindow's permits) spreads over o.Shards: each shard's share holds at
+// least one.
+func (o *Options) shardProblem(field string, size int) []error {
+	if o.Shards > 1 && size < 2*o.Shards {
+		return []error{&headroom.ConfigError{Package: "fleet", Field: field, Value: size,
+			Want: fmt.Sprintf("at least %d for %d shards: twice Shards, so that every shard's share holds a permit", 2*o.Shards, o.Shards)}}
+	}
+	return nil
+}
 
 // rateProblems checks PerSecond's rate and burst.
 func rateProblems(rate float64, burst int) []error {

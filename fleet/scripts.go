@@ -147,11 +147,18 @@ return granted
 
 // heartbeatScript records one process's heartbeat in a sorted set scored by
 // the server's time, drops the members whose last heartbeat is ARGV[2] µs
-// old or older, keeps the set for ARGV[3] ms, and returns how many members
-// are left. ARGV[1] is the process's id.
+// old or older, keeps the set for ARGV[3] ms, and returns {how many members
+// are left, how many of them have an id that sorts before this one's}: the
+// process's rank, by which sharded limits spread the processes over their
+// shards. ARGV[1] is the process's id. A key of another type is replaced.
 var heartbeatScript = redis.NewScript(scriptClock + `
+if redis.call('TYPE', KEYS[1]).ok ~= 'zset' then redis.call('DEL', KEYS[1]) end
 redis.call('ZADD', KEYS[1], string.format('%.0f', now), ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('%.0f', now - tonumber(ARGV[2])))
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
-return redis.call('ZCARD', KEYS[1])
+local rank = 0
+for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  if id < ARGV[1] then rank = rank + 1 end
+end
+return {redis.call('ZCARD', KEYS[1]), rank}
 `)
