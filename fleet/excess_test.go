@@ -211,6 +211,16 @@ func (t *tally) drive(lims []limit.Limiter, callers int, stop <-chan struct{}) *
 	return &wg
 }
 
+// driveFor runs callers goroutines on each limiter for d.
+func (t *tally) driveFor(lims []limit.Limiter, callers int, d time.Duration) {
+	stop := make(chan struct{})
+	wg := t.drive(lims, callers, stop)
+	timer := time.NewTimer(d)
+	<-timer.C
+	close(stop)
+	wg.Wait()
+}
+
 // check holds a run to what every fault test asks: every call ended with a
 // lease or a typed error, none past its deadline.
 func (t *tally) check(tb testing.TB) {

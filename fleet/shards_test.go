@@ -87,12 +87,7 @@ func TestShardsShareTheLimit(t *testing.T) {
 		t.Fatalf("ranks %v, want 0 to 3, one each", ranks)
 	}
 	tl := newTally()
-	stop := make(chan struct{})
-	wg := tl.drive(lims, faultCallers, stop)
-	timer := time.NewTimer(2 * time.Second)
-	<-timer.C
-	close(stop)
-	wg.Wait()
+	tl.driveFor(lims, faultCallers, 2*time.Second)
 	tl.check(t)
 	e, bound := s.excess(tl.grants), s.faultBound(false, 0, 4, faultCallers, 0)
 	used := float64(len(tl.grants)) / (float64(s.burst) + s.rate*tl.since().Seconds())
@@ -140,18 +135,10 @@ func TestClusterShards(t *testing.T) {
 		t.Errorf("the two shards' keys are in slots %v, want two", slots)
 	}
 	tl := newTally()
-	phase := func(lims []limit.Limiter) {
-		stop := make(chan struct{})
-		wg := tl.drive(lims, faultCallers, stop)
-		timer := time.NewTimer(1500 * time.Millisecond)
-		<-timer.C
-		close(stop)
-		wg.Wait()
-	}
-	phase(lims)
+	tl.driveFor(lims, faultCallers, 1500*time.Millisecond)
 	left := tl.since()
 	insts[3].Close()
-	phase(lims[:3])
+	tl.driveFor(lims[:3], faultCallers, 1500*time.Millisecond)
 	tl.check(t)
 	e := s.excess(tl.grants)
 	transition := (float64(s.burst) + ttl.Seconds()*s.rate) * 1 / 3
