@@ -41,7 +41,9 @@ local now = (tonumber(t[1]) - 1700000000) * 1000000 + tonumber(t[2])
 // leaves) is set to now + that span — an empty bucket, so that foreign
 // state can delay grants by one refill but never add any — and a key of
 // another type is replaced.
-var gcraScript = redis.NewScript(scriptClock + `
+var gcraScript = redis.NewScript(gcraSource)
+
+const gcraSource = scriptClock + `
 local interval = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
 local need = tonumber(ARGV[3])
@@ -66,7 +68,7 @@ local granted = math.min(want, free)
 tat = tat + granted * interval
 redis.call('SET', KEYS[1], string.format('%.17g', tat), 'PX', math.ceil((tat - now) / 1000) + 1)
 return granted
-`)
+`
 
 // windowScript is a sliding window over one hash. The time is cut into
 // segments of ARGV[2] µs; for each segment with grants the hash holds the
@@ -84,7 +86,9 @@ return granted
 // foreign state fills the window for one window, and never frees a permit),
 // a count without its time dates from now, fields of no segment are
 // deleted, and a key of another type is replaced.
-var windowScript = redis.NewScript(scriptClock + `
+var windowScript = redis.NewScript(windowSource)
+
+const windowSource = scriptClock + `
 local window = tonumber(ARGV[1])
 local segment = tonumber(ARGV[2])
 local limit = tonumber(ARGV[3])
@@ -143,7 +147,7 @@ redis.call('HINCRBY', KEYS[1], 'c' .. seg, granted)
 redis.call('HSET', KEYS[1], 'l' .. seg, string.format('%.0f', now))
 redis.call('PEXPIRE', KEYS[1], math.ceil(window / 1000) + 1)
 return granted
-`)
+`
 
 // heartbeatScript records one process's heartbeat in a sorted set scored by
 // the server's time, drops the members whose last heartbeat is ARGV[2] µs

@@ -76,10 +76,9 @@ func (r *report) faultExtra(s spec, from, to time.Time) (extra float64, faulty b
 		}
 		outage := f.down
 		share := math.Max(math.Floor(float64(s.Permits)/p), 1)
+		extra += p * share // each process's share, built full at the outage's start
 		if s.Window == 0 {
-			extra += p*share + outage.Seconds()*s.Rate
-		} else {
-			extra += p * share * (math.Ceil(outage.Seconds()/s.Window.Seconds()) + 1)
+			extra += outage.Seconds() * s.Rate // and its rate over the outage
 		}
 	}
 	return extra, faulty
