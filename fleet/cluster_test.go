@@ -322,6 +322,9 @@ func TestClusterReshard(t *testing.T) {
 			if e > bound {
 				t.Errorf("excess %.0f permits, more than the %.0f in flight that docs/fleet.md allows", e, bound)
 			}
+			for _, inst := range f.insts { // the count's key moved with the limit's
+				waitUntil(t, faultTTL, "every process to count the others", func() bool { return inst.Instances() == faultProcesses })
+			}
 			if _, now, _ := tp.slotNodes(t, f.key); now != to {
 				t.Errorf("the slot is served by %s after the move, want %s", now, to)
 			}

@@ -75,24 +75,32 @@ func TestSentinelFailover(t *testing.T) {
 	failovers(t, tp.sentinelHealthy, func(t *testing.T) redis.UniversalClient { return tp.sentinelClient(t) },
 		func(t *testing.T, _ string) (string, func()) {
 			master := tp.sentinelMaster(t)
-			return master, func() {
-				waitUntil(t, 15*time.Second, "Sentinel to promote the replica", func() bool {
-					now := tp.sentinelMaster(t)
-					if now == master {
-						return false
-					}
-					role, err := node(t, now).Do(context.Background(), "ROLE").Slice()
-					return err == nil && len(role) > 0 && role[0] == "master"
-				})
-			}
+			return master, func() { tp.sentinelPromoted(t, master) }
 		},
-		func(t *testing.T, master string) {
-			tp.revive(t, master)
-			// What Sentinel does to an old master it sees again, done at
-			// once rather than at its next look.
-			host, port, _ := net.SplitHostPort(tp.sentinelMaster(t))
-			node(t, master).Do(context.Background(), "REPLICAOF", host, port)
-		})
+		tp.sentinelRejoin)
+}
+
+// sentinelPromoted waits until the Sentinels name a master other than the
+// killed one, and it answers as master.
+func (tp *topology) sentinelPromoted(t *testing.T, killed string) {
+	t.Helper()
+	waitUntil(t, 15*time.Second, "Sentinel to promote the replica", func() bool {
+		now := tp.sentinelMaster(t)
+		if now == killed {
+			return false
+		}
+		role, err := node(t, now).Do(context.Background(), "ROLE").Slice()
+		return err == nil && len(role) > 0 && role[0] == "master"
+	})
+}
+
+// sentinelRejoin starts the killed master again as the new master's
+// replica: what Sentinel does to an old master it sees again, done at once
+// rather than at its next look.
+func (tp *topology) sentinelRejoin(t *testing.T, master string) {
+	tp.revive(t, master)
+	host, port, _ := net.SplitHostPort(tp.sentinelMaster(t))
+	node(t, master).Do(context.Background(), "REPLICAOF", host, port)
 }
 
 // Four OS processes share a hidden quota through the master behind
