@@ -5,6 +5,7 @@ import (
 
 	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/limit/adaptive"
 	"github.com/headroom-go/headroom/telemetry"
 )
 
@@ -14,27 +15,16 @@ import (
 // (LimiterOption WithCost and WithThrottleClassifier); the outcome goes back on the
 // lease — Throttle with the server's Retry-After, Ignore for a 5xx that is
 // not a throttle and for a network error, Success otherwise.
-func adaptiveRateLayer(o limit.AdaptiveRateOptions, c *limiterConfig, b *builder) (*hostSet, error) {
+func adaptiveRateLayer(o adaptive.RateConfig, c *limiterConfig, b *builder) (*hostSet, error) {
 	check := limit.Options{AdaptiveRate: &o}
 	if err := check.Validate(); err != nil {
 		return nil, err
 	}
 	return newHostSet(c, func(host string) *hostEntry {
-		name := c.name
 		opts := []limit.Option{limit.WithMeterProvider(b.mp)}
 		if host != "" {
-			if name == "" {
-				name = host
-			}
-			opts = append(opts, limit.WithAttributes(attribute.String(telemetry.AttrHost, host),
+			opts = append(opts, limit.WithName(host), limit.WithAttributes(attribute.String(telemetry.AttrHost, host),
 				attribute.String(telemetry.AttrLayer, metrics.LayerAdaptiveRate)))
-		}
-		if name != "" {
-			opts = append(opts, limit.WithName(name))
-		}
-		if !c.refuse {
-			// A request waits its turn, as it does at every limiter layer.
-			opts = append(opts, limit.WithQueueLimit(defaultQueueLimit))
 		}
 		lim, err := limit.AdaptiveRate(o, opts...)
 		return limiterEntry(host, lim, err, false, true)

@@ -7,8 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/internal/metrics"
+	"github.com/headroom-go/headroom/internal/problems"
 	"github.com/headroom-go/headroom/limit/concurrency"
 )
 
@@ -17,7 +17,9 @@ import (
 func Concurrency(permits int, opts ...Option) (Limiter, error) {
 	if permits == 0 {
 		// 0 would read as "no shape"; say what is wrong with it instead.
-		return nil, &headroom.ConfigError{Package: "limit", Field: "Concurrency", Value: 0, Want: "1 or more"}
+		l := problems.New("limit")
+		l.Add("Concurrency", 0, "1 or more")
+		return nil, l.Err()
 	}
 	return build(Options{Concurrency: permits}, opts)
 }
@@ -45,27 +47,30 @@ type bulkhead struct {
 	queue   waitQueue
 }
 
-func newConcurrency(o Options) Limiter {
-	// Validate has checked Concurrency ≥ 1.
-	engine, _ := concurrency.New(o.Concurrency)
+// newConcurrency builds the Concurrency shape of a validated o.
+func newConcurrency(o Options) (*bulkhead, error) {
+	engine, err := concurrency.New(o.Concurrency)
+	if err != nil {
+		return nil, err
+	}
 	l := &bulkhead{
 		engine:   engine,
 		capacity: min(o.Concurrency, math.MaxInt32), // a Lease holds an int32 cost
-		queueing: o.QueueLimit > 0,
+		queueing: o.queueLimit() > 0,
 		epoch:    time.Now(),
-		queue:    waitQueue{limit: o.QueueLimit},
+		queue:    waitQueue{limit: o.queueLimit()},
 	}
 	l.dress(o, metrics.KindConcurrency, l)
 	l.metrics.SetLimit(float64(o.Concurrency))
 	sample(l.metrics, l, (*bulkhead).figures)
-	return l
+	return l, nil
 }
 
 // Acquire asks for one permit; see AcquireN.
 func (l *bulkhead) Acquire(ctx context.Context) (Lease, error) {
 	// AcquireN's fast path, repeated: a call through the Limiter interface
 	// then returns the lease once instead of copying it through two frames.
-	if l.waiting.Load() == 0 && l.engine.TryAcquire(1) {
+	if l.waiting.Load() == 0 && l.take(1) {
 		l.metrics.Acquired()
 		return newLease(&l.self, 0, 1), nil
 	}
@@ -86,11 +91,18 @@ func (l *bulkhead) AcquireN(ctx context.Context, cost int) (Lease, error) {
 	// The fast path holds only what a grant needs — a cost in [1, capacity],
 	// nobody queued (always so without a queue), room in the engine — so
 	// its frame stays small; everything else is out of line.
-	if uint(cost-1) < uint(l.capacity) && l.waiting.Load() == 0 && l.engine.TryAcquire(cost) {
+	if uint(cost-1) < uint(l.capacity) && l.waiting.Load() == 0 && l.take(cost) {
 		l.metrics.AcquiredN(cost)
 		return newLease(&l.self, 0, cost), nil
 	}
 	return l.acquireSlow(ctx, cost)
+}
+
+// take is the engine's TryAcquire verdict alone: a bulkhead reads no clock
+// and names no wait.
+func (l *bulkhead) take(cost int) bool {
+	ok, _ := l.engine.TryAcquire(0, cost)
+	return ok
 }
 
 func (l *bulkhead) acquireSlow(ctx context.Context, cost int) (Lease, error) {
@@ -112,7 +124,7 @@ func (l *bulkhead) acquireQueued(ctx context.Context, cost int) (Lease, error) {
 	}
 	l.waiting.Add(1)
 	l.mu.Lock()
-	if l.queue.empty() && l.engine.TryAcquire(cost) {
+	if l.queue.empty() && l.take(cost) {
 		l.waiting.Add(-1)
 		l.mu.Unlock()
 		l.metrics.AcquiredN(cost)
@@ -161,7 +173,7 @@ func (l *bulkhead) acquireQueued(ctx context.Context, cost int) (Lease, error) {
 // behind it. Called with l.mu held.
 func (l *bulkhead) serve() {
 	for w := l.queue.front(); w != nil; w = l.queue.front() {
-		if !l.engine.TryAcquire(w.cost) {
+		if !l.take(w.cost) {
 			return
 		}
 		l.queue.grant(w)

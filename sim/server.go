@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/headroom-go/headroom"
+	"github.com/headroom-go/headroom/internal/problems"
 )
 
 // Server describes the model API's limiter: its kind, its window, what it
@@ -36,8 +36,8 @@ import (
 //     part (Delay).
 //
 // Publish is one of Publishes (PublishNamed reads looser spellings). Every
-// one but "none" sends Retry-After on a 429, in whole seconds rounded up
-// (RFC 9110 §10.2.3 delay-seconds):
+// one but "none" and "envoy" sends Retry-After on a 429, in whole seconds
+// rounded up (RFC 9110 §10.2.3 delay-seconds):
 //
 //   - "none" sends nothing, not even Retry-After (nginx's limit_req);
 //   - "retry-after" sends Retry-After on a 429 and nothing else;
@@ -52,7 +52,11 @@ import (
 //     draft-03"), and the seeds' model API does;
 //   - "x-ratelimit" sends X-RateLimit-Limit, -Remaining and -Reset as
 //     epoch seconds, with a Date header, on every response (ulule/limiter,
-//     go-chi/httprate, express-rate-limit's legacyHeaders).
+//     go-chi/httprate, express-rate-limit's legacyHeaders);
+//   - "envoy" sends X-RateLimit-Limit, -Remaining and -Reset as delta
+//     seconds on every response, the 429 too, and no Retry-After, as
+//     Envoy's local rate limit filter does with enable_x_ratelimit_headers
+//     DRAFT_VERSION_03 (publish.go says what each field holds).
 type Server struct {
 	Kind   string        // "sliding-log"
 	Window time.Duration // 60 s; 1 s to 24 h
@@ -155,14 +159,11 @@ func humanWindow(d time.Duration) string {
 	return d.String()
 }
 
-// validate lists every problem with s (after defaults), a server with the
+// check records on l every problem with s (after defaults), a server with the
 // quota schedule schedule and requests of up to maxCost units; each is a
-// *headroom.ConfigError.
-func (s Server) validate(schedule []quotaStep, maxCost int) []error {
-	var errs []error
-	bad := func(field string, value any, want string) {
-		errs = append(errs, &headroom.ConfigError{Package: "sim", Field: "Server." + field, Value: value, Want: want})
-	}
+// *headroom.ConfigError under l's setting.
+func (s Server) check(l *problems.List, schedule []quotaStep, maxCost int) {
+	bad, before := l.Add, l.Len()
 	kindOK := slices.Contains(serverKinds, s.Kind)
 	if !kindOK {
 		bad("Kind", s.Kind, "one of "+strings.Join(serverKinds, ", "))
@@ -181,14 +182,13 @@ func (s Server) validate(schedule []quotaStep, maxCost int) []error {
 		bad("Delay", s.Delay, "0 or more")
 	}
 	if !kindOK {
-		return errs
+		return
 	}
 	s.validateForKind(bad)
-	if len(errs) > 0 || !windowOK {
-		return errs
+	if l.Len() > before || !windowOK {
+		return
 	}
 	s.validateSize(schedule, maxCost, bad)
-	return errs
 }
 
 // validateForKind reports the settings that s's kind or publish does not

@@ -47,6 +47,8 @@ type runner struct {
 	waits    []time.Duration
 	accepted int
 	err      error
+	// shared holds what a mode's instances share within the run.
+	shared map[any]any
 }
 
 // Run runs one mode through the scenario of cfg and measures it. Runs are
@@ -113,13 +115,20 @@ func Run(cfg Config, mode Mode) (*Result, error) {
 }
 
 func (r *runner) activate(in *instance) {
-	lim, err := r.mode.newLimiter(limiterEnv{now: r.loop.now, instances: r.count, inst: in.id, trace: r.cfg.trace, seed: r.cfg.Seed})
+	lim, err := r.mode.newLimiter(limiterEnv{now: r.loop.now, instances: r.count, inst: in.id, trace: r.cfg.trace, seed: r.cfg.Seed, cfg: r.cfg, shared: r.sharedState()})
 	if err != nil {
 		r.err = err
 		return
 	}
 	in.active, in.lim = true, lim
 	r.scheduleArrival(in)
+}
+
+func (r *runner) sharedState() map[any]any {
+	if r.shared == nil {
+		r.shared = map[any]any{}
+	}
+	return r.shared
 }
 
 func (r *runner) scheduleArrival(in *instance) {
@@ -195,9 +204,9 @@ func (r *runner) run() {
 			in := r.insts[req.inst]
 			in.lim.feedback(now, req, &req.resp)
 			if req.resp.Status != 200 {
-				if req.attempt < r.cfg.Attempts {
+				if wait, again := r.retryWait(req, now); again {
 					req.attempt++
-					r.loop.schedule(event{at: now + retryDelay(&req.resp, req.attempt), kind: evAttempt, req: int32(req.id)})
+					r.loop.schedule(event{at: now + wait, kind: evAttempt, req: int32(req.id)})
 				} else {
 					r.res.GaveUp++
 				}

@@ -77,7 +77,7 @@ func ExampleNew() {
 	h.Set("x-ratelimit-resource", "core")
 	g.Observe("api.github.com", quota.Response{Status: http.StatusOK, Header: h}, now)
 
-	fmt.Println(g.TryAcquireAt("api.github.com", 1, now))
+	fmt.Println(g.TryAcquireAt("api.github.com", now, 1))
 	// Output: false 5m0s
 }
 
@@ -85,7 +85,7 @@ func ExampleNew() {
 // refuses an attempt the quota has no room for, with a
 // *limit.RateLimitedError saying how long until there is.
 func ExampleGuard_Acquire() {
-	g, err := quota.New(quota.Options{Name: "github", RefuseAtOnce: true})
+	g, err := quota.New(quota.Options{Name: "github", QueueLimit: new(0)})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -79,7 +79,8 @@ func (g *Guard) own(key string) *entry {
 }
 
 // TryAcquireAt decides an attempt of cost units for key at now, and returns
-// at once. The attempt goes (ok) when the remaining allowance less cost
+// at once: the time-explicit core, which takes the time and the cost as
+// every engine's TryAcquire does. The attempt goes (ok) when the remaining allowance less cost
 // stays at or above the reserve; it then takes cost units off the key's
 // remaining. Otherwise retryAfter is how long until it may, within
 // (0, MaxRetryAfter]: until the reset, the end of a Retry-After or backoff,
@@ -91,8 +92,8 @@ func (g *Guard) own(key string) *entry {
 // reset only one probe goes, whatever its cost (state.go). The in-flight
 // cap (Options.MaxInFlight) is Acquire's: TryAcquireAt decides against the
 // quota alone. It does not allocate.
-func (g *Guard) TryAcquireAt(key string, cost int64, now time.Time) (ok bool, retryAfter time.Duration) {
-	d, _ := g.admit(key, now, cost, false)
+func (g *Guard) TryAcquireAt(key string, now time.Time, cost int) (ok bool, retryAfter time.Duration) {
+	d, _ := g.admit(key, now, int64(cost), false)
 	return d == 0, d
 }
 
@@ -147,7 +148,7 @@ func (g *Guard) waitEnded(ctx context.Context) error {
 // (ReasonDeadline) matching it; a *limit.RateLimitedError at once, without
 // waiting, when the wait would outlast the context's deadline
 // (ReasonDeadline) or MaxWait (ReasonMaxWait).
-func (g *Guard) waitN(ctx context.Context, key string, cost int64) (time.Time, error) {
+func (g *Guard) waitN(ctx context.Context, key string, cost int64, q *queued) (time.Time, error) {
 	for {
 		if ctx.Err() != nil {
 			return time.Time{}, g.waitEnded(ctx)
@@ -162,6 +163,9 @@ func (g *Guard) waitN(ctx context.Context, key string, cost int64) (time.Time, e
 		}
 		if dl, ok := ctx.Deadline(); ok && now.Add(d).After(dl) {
 			return time.Time{}, g.refuse(d, limit.ReasonDeadline)
+		}
+		if err := q.join(d); err != nil {
+			return time.Time{}, err
 		}
 		t := time.NewTimer(d)
 		select {
@@ -387,9 +391,11 @@ func (g *Guard) sweep(n int64) {
 // admits an attempt of cost units against the key's quota, as TryAcquireAt
 // does at time.Now — waiting in FIFO order for the slot and then for the
 // quota, up to the context's deadline and MaxWait, unless
-// Options.RefuseAtOnce, which refuses at once instead. A refusal is a
-// *limit.RateLimitedError: ReasonNoPermit with RetryAfter until the key is
-// free (or 0 for a slot: when one is released is not the guard's to know);
+// Options.QueueLimit refuses at once instead: with 0 every attempt that
+// would wait, and once the key holds QueueLimit units the next
+// (ReasonQueueFull). A refusal is a *limit.RateLimitedError:
+// ReasonNoPermit with RetryAfter until the key is free (or 0 for a slot:
+// when one is released is not the guard's to know);
 // ReasonDeadline or ReasonMaxWait, at once, when the wait would outlast the
 // context's deadline or MaxWait; ReasonDeadline, matching
 // context.DeadlineExceeded, when the deadline ends a wait. A cancelled
@@ -407,19 +413,21 @@ func (g *Guard) sweep(n int64) {
 //	if err == nil {
 //		g.Observe(key, quota.Response{Status: resp.StatusCode, Header: resp.Header, Sent: slot.Sent()}, time.Now())
 //	}
-func (g *Guard) Acquire(ctx context.Context, key string, cost int64) (Slot, error) {
+func (g *Guard) Acquire(ctx context.Context, key string, cost int) (Slot, error) {
 	var s Slot
 	var err error
 	slotted := false
-	if g.c.queue {
-		if s, err = g.waitSlot(ctx, key); err == nil {
+	if g.c.queueLimit != 0 {
+		q := queued{g: g, e: g.own(key), cost: int64(max(cost, 1))}
+		if s, err = g.waitSlot(ctx, key, &q); err == nil {
 			slotted = true
-			s.sent, err = g.waitN(ctx, key, cost)
+			s.sent, err = g.waitN(ctx, key, int64(cost), &q)
 		}
+		q.leave()
 	} else if s, err = g.takeSlot(key); err == nil {
 		slotted = true
 		s.sent = time.Now()
-		if ok, d := g.TryAcquireAt(key, cost, s.sent); !ok {
+		if ok, d := g.TryAcquireAt(key, s.sent, cost); !ok {
 			err = g.refuse(d, limit.ReasonNoPermit)
 		}
 	}
@@ -429,4 +437,37 @@ func (g *Guard) Acquire(ctx context.Context, key string, cost int64) (Slot, erro
 		return Slot{}, err
 	}
 	return s, nil
+}
+
+// queued is one Acquire's place among the units held for a key
+// (Options.QueueLimit): it joins when it first has to wait, and leaves
+// when Acquire returns.
+type queued struct {
+	g      *Guard
+	e      *entry
+	cost   int64
+	joined bool
+}
+
+// join counts the attempt's units as held, unless the key holds
+// QueueLimit units already; then it refuses with ReasonQueueFull and
+// retryAfter d.
+func (q *queued) join(d time.Duration) error {
+	if q.joined {
+		return nil
+	}
+	if n := q.e.waiting.Add(q.cost); q.g.c.queueLimit > 0 && n > q.g.c.queueLimit {
+		q.e.waiting.Add(-q.cost)
+		return q.g.refuse(d, limit.ReasonQueueFull)
+	}
+	q.joined = true
+	return nil
+}
+
+// leave gives back the units join counted.
+func (q *queued) leave() {
+	if q.joined {
+		q.e.waiting.Add(-q.cost)
+		q.joined = false
+	}
 }

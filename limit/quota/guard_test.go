@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit"
 )
@@ -31,8 +32,8 @@ func admit(g *Guard, key string, now time.Time) time.Duration { return admitN(g,
 
 // admitN is TryAcquireAt as the wait it names: 0 when the attempt goes, and
 // -1, a wait no test expects, when the verdict and the wait disagree.
-func admitN(g *Guard, key string, now time.Time, cost int64) time.Duration {
-	ok, d := g.TryAcquireAt(key, cost, now)
+func admitN(g *Guard, key string, now time.Time, cost int) time.Duration {
+	ok, d := g.TryAcquireAt(key, now, cost)
 	if ok != (d == 0) {
 		return -1
 	}
@@ -62,11 +63,11 @@ func TestReserveRule(t *testing.T) {
 	g.Observe("h", Response{Status: 200, Header: xh(5, 100, time.Minute)}, t0)
 	// Reserve: max(1, 0.02 × 100) = 2. Three attempts go (5 → 2), the fourth waits.
 	for i := range 3 {
-		if ok, d := g.TryAcquireAt("h", 1, t0); !ok || d != 0 {
+		if ok, d := g.TryAcquireAt("h", t0, 1); !ok || d != 0 {
 			t.Fatalf("attempt %d: %v, %v", i, ok, d)
 		}
 	}
-	if ok, d := g.TryAcquireAt("h", 1, t0.Add(10*time.Second)); ok || d != 50*time.Second {
+	if ok, d := g.TryAcquireAt("h", t0.Add(10*time.Second), 1); ok || d != 50*time.Second {
 		t.Fatalf("the fourth attempt: %v, %v; want false, until the reset (50s)", ok, d)
 	}
 	// At the reset the window is over: one probe, then its answer's figures.
@@ -351,7 +352,7 @@ func TestOptimisticDecrement(t *testing.T) {
 	for range 8 {
 		wg.Go(func() {
 			for range 100 {
-				if ok, _ := g.TryAcquireAt("h", 1, t0); ok {
+				if ok, _ := g.TryAcquireAt("h", t0, 1); ok {
 					admitted.Add(1)
 				}
 			}
@@ -428,14 +429,14 @@ func TestShareByHint(t *testing.T) {
 // nothing: the first attempt goes, its answer lets every attempt through.
 func contacted(t *testing.T, g *Guard, key string) {
 	t.Helper()
-	if ok, d := g.TryAcquireAt(key, 1, time.Now()); !ok {
+	if ok, d := g.TryAcquireAt(key, time.Now(), 1); !ok {
 		t.Fatalf("the first attempt to %s was held %v", key, d)
 	}
 	g.Observe(key, Response{Status: 200}, time.Now())
 }
 
 func TestInFlightCap(t *testing.T) {
-	g := newGuard(t, Options{MaxInFlight: 2, RefuseAtOnce: true})
+	g := newGuard(t, Options{MaxInFlight: 2, QueueLimit: new(0)})
 	contacted(t, g, "h")
 	contacted(t, g, "other")
 	ctx := t.Context()
@@ -467,7 +468,7 @@ func TestInFlightCap(t *testing.T) {
 	var zero Slot
 	zero.Release()
 	// Without a cap, slots are free.
-	free := newGuard(t, Options{RefuseAtOnce: true})
+	free := newGuard(t, Options{QueueLimit: new(0)})
 	contacted(t, free, "h")
 	for range 1000 {
 		if _, err := free.Acquire(ctx, "h", 1); err != nil {
@@ -570,7 +571,7 @@ func TestAcquireWaitsForSlotThenQuota(t *testing.T) {
 // at once, with the wait until the reset, and releases the slot it took.
 func TestAcquireRefusesAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g := newGuard(t, Options{Name: "api", MaxInFlight: 1, RefuseAtOnce: true})
+		g := newGuard(t, Options{Name: "api", MaxInFlight: 1, QueueLimit: new(0)})
 		g.Observe("h", Response{Status: 200, Header: xh(0, 10, time.Minute)}, time.Now())
 		_, err := g.Acquire(t.Context(), "h", 1)
 		want := &limit.RateLimitedError{Limiter: "api", RetryAfter: time.Minute, Reason: limit.ReasonNoPermit}
@@ -656,4 +657,37 @@ func TestPacedThrottlesBackOffOnlyWhenPacingFails(t *testing.T) {
 	if d := admit(g, "h", t0.Add(sec(2.31))); d < sec(0.8) || d > sec(1.2) {
 		t.Fatalf("throttles go on past the pacer's grace: wait %v, want the first backoff step, 1s ± 20%%", d)
 	}
+}
+
+// QueueLimit bounds the units Acquire holds for a key: past it an attempt
+// is refused at once (queue_full); the held ones go when the key has room.
+func TestQueueLimit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := newGuard(t, Options{QueueLimit: new(3)})
+		start := time.Now()
+		g.Observe("h", Response{Status: 200, Header: xh(0, 10, 30*time.Second)}, start)
+		var held sync.WaitGroup
+		for _, cost := range []int{2, 1} {
+			held.Go(func() {
+				if _, err := g.Acquire(t.Context(), "h", cost); err != nil {
+					t.Errorf("held attempt of %d: %v", cost, err)
+				}
+			})
+		}
+		synctest.Wait()
+		var rl *limit.RateLimitedError
+		if _, err := g.Acquire(t.Context(), "h", 1); !errors.As(err, &rl) || rl.Reason != limit.ReasonQueueFull || rl.RetryAfter != 30*time.Second {
+			t.Fatalf("a fourth unit: %v; want queue_full after 30s", err)
+		}
+		if _, err := g.Acquire(t.Context(), "other", 5); err != nil {
+			t.Fatalf("another key: %v", err)
+		}
+		held.Wait()
+		if got := time.Since(start); got < 30*time.Second {
+			t.Fatalf("held for %v; want until the reset, 30s, or after", got)
+		}
+		if n := g.own("h").waiting.Load(); n != 0 {
+			t.Fatalf("%d units still counted as held after every Acquire returned", n)
+		}
+	})
 }

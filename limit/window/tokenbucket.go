@@ -1,13 +1,12 @@
 package window
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"sync/atomic"
 	"time"
 
-	"github.com/headroom-go/headroom"
+	"github.com/headroom-go/headroom/internal/problems"
 )
 
 // Never is the retryAfter (and readyAt offset) of a request that no wait can
@@ -77,28 +76,25 @@ type TokenBucket struct {
 // so the bucket never grants faster than rate; the rounding is exact when
 // rate divides 10^9 and loses less than rate/10^9 of the rate otherwise.
 func NewTokenBucket(rate float64, burst int) (*TokenBucket, error) {
-	var errs []error
-	bad := func(field string, value any, want string) {
-		errs = append(errs, &headroom.ConfigError{Package: "window", Field: field, Value: value, Want: want})
-	}
+	l := problems.New("window")
 	if !(rate > 0 && rate <= maxRate || math.IsInf(rate, 1)) {
-		bad("rate", rate, "above 0 and at most 1e9 permits a second, or +Inf for no limit")
+		l.Add("rate", rate, "above 0 and at most 1e9 permits a second, or +Inf for no limit")
 	}
 	if burst < 1 || burst > maxBurst {
-		bad("burst", burst, "1 to 2147483647 permits")
+		l.Add("burst", burst, "1 to 2147483647 permits")
 	}
-	if errs != nil {
-		return nil, errors.Join(errs...)
+	if l.Len() > 0 {
+		return nil, l.Err()
 	}
 	interval := intervalOf(rate)
 	switch {
 	case interval > maxSpan:
-		bad("rate", rate, "at least one permit in 2^60 ns (about 36 years)")
+		l.Add("rate", rate, "at least one permit in 2^60 ns (about 36 years)")
 	case interval > maxSpan/int64(burst):
-		bad("burst", burst, fmt.Sprintf("at most %d at this rate: a full bucket refills within 2^60 ns (about 36 years)", maxSpan/interval))
+		l.Add("burst", burst, fmt.Sprintf("at most %d at this rate: a full bucket refills within 2^60 ns (about 36 years)", maxSpan/interval))
 	}
-	if errs != nil {
-		return nil, errors.Join(errs...)
+	if l.Len() > 0 {
+		return nil, l.Err()
 	}
 	return &TokenBucket{burst: burst, interval: interval, span: interval * int64(burst)}, nil
 }
@@ -145,20 +141,20 @@ func (b *TokenBucket) Available(now time.Duration) int {
 }
 
 // TryAcquire takes cost permits at now if they are all free, and reports whether
-// it did. A cost of 0 (or less) always succeeds and changes nothing.
+// it did. A cost of 0 always succeeds and changes nothing.
 //
 // On refusal it changes nothing, and retryAfter is exact: the same TryAcquire at
 // now+retryAfter succeeds if nothing else is taken in between, and at any
-// earlier time it would not. A cost above Burst is refused with retryAfter
-// Never.
+// earlier time it would not. A cost below 0 or above Burst never fits: it is
+// refused with retryAfter Never.
 //
 // TryAcquire never succeeds while a reservation made by Reserve is pending (see
 // Reserve), so it cannot jump ahead of queued callers.
 func (b *TokenBucket) TryAcquire(now time.Duration, cost int) (ok bool, retryAfter time.Duration) {
-	if cost > b.burst {
+	if uint(cost) > uint(b.burst) { // below 0 too
 		return false, Never
 	}
-	if cost <= 0 || b.interval == 0 {
+	if cost == 0 || b.interval == 0 {
 		return true, 0
 	}
 	need, t := int64(cost)*b.interval, int64(now)
