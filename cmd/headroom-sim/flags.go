@@ -41,6 +41,7 @@ func parse(args []string) (*options, *flag.FlagSet, error) {
 		format    = fs.String("format", "table", "table | markdown (the table in Markdown) | csv | json")
 		plot      = fs.String("plot", "", "also draw rate, quota and 429s over time for each mode to FILE.svg or FILE.png")
 		seeds     = fs.Int("seeds", 1, "run this many seeds from -seed on and print the median, minimum and maximum of each column")
+		settings  = fs.String("set", "", "options of the modes, NAME=VALUE,...: IncreaseStep=600,MaxUnitsPerMinute=2700 (each mode that has one takes it)")
 		server    = addServerFlags(fs)
 	)
 	if err := fs.Parse(args); err != nil {
@@ -73,6 +74,7 @@ func parse(args []string) (*options, *flag.FlagSet, error) {
 		errs = append(errs, errors.New("-plot draws one server: give one -server, -window and -publish"))
 	}
 	o.modes, errs = parseModes(*modes, errs)
+	o.modes, errs = applySettings(*settings, o.modes, errs)
 	if err := errors.Join(errs...); err != nil {
 		return nil, fs, err
 	}

@@ -28,6 +28,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/headroom-go/headroom/cmd/headroom-sim/internal/table"
 	"github.com/headroom-go/headroom/sim"
 )
 
@@ -64,7 +65,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	status := writeAs(o.format, stderr,
 		func() error { return writeJSON(stdout, given, results) },
 		func() error { return writeCSV(stdout, given, results) },
-		func() error { return writeTable(stdout, given, results, o.format == "markdown") })
+		func() error { return table.Write(stdout, given, results, o.format == "markdown") })
 	if status == 0 && o.plot != "" {
 		if err := writePlot(o.plot, given, results); err != nil {
 			return failed(stderr, err)
