@@ -46,6 +46,8 @@ type Gauges struct {
 	// mode without one); Instances is how many are running.
 	Rate      float64
 	Instances int
+	// Quota is the quota in force, per minute.
+	Quota float64
 	// Throttled, Rejected and GaveUp count as Result does, so far.
 	Throttled, Rejected, GaveUp int
 	// Queued is the requests waiting in the limiters now.
@@ -145,7 +147,7 @@ func (l *Live) Gauges() Gauges {
 	r := l.r
 	// The second under way counts: the accepted units of the seconds
 	// begun before Now.
-	g := Gauges{At: l.now, Accepted: r.acceptedBefore(l.now + time.Second - 1),
+	g := Gauges{At: l.now, Accepted: r.acceptedBefore(l.now + time.Second - 1), Quota: r.quotaPerMinute(l.now),
 		Throttled: r.res.Throttled, Rejected: r.res.Rejected, GaveUp: r.res.GaveUp}
 	for _, in := range r.insts {
 		if in.active {

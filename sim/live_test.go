@@ -112,7 +112,7 @@ func TestLiveGauges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g := l.Gauges(); g != (Gauges{Instances: 2, Rate: 2 * 1125 / 2}) {
+	if g := l.Gauges(); g != (Gauges{Instances: 2, Rate: 2 * 1125 / 2, Quota: 3000}) {
 		t.Errorf("at 0: %+v; want two instances at their initial rate and nothing counted", g)
 	}
 	var last Gauges
@@ -129,7 +129,7 @@ func TestLiveGauges(t *testing.T) {
 	for _, s := range res.Series[len(res.Series)-60:] {
 		accepted += s.Accepted
 	}
-	want := Gauges{At: cfg.Duration, Accepted: accepted, Rate: g.Rate, Instances: 2, Throttled: res.Throttled,
+	want := Gauges{At: cfg.Duration, Accepted: accepted, Rate: g.Rate, Instances: 2, Quota: 3000, Throttled: res.Throttled,
 		Rejected: res.Rejected, GaveUp: res.GaveUp, Queued: g.Queued, P95Wait: res.P95Wait}
 	if g != want {
 		t.Errorf("at the end: %+v; want %+v", g, want)

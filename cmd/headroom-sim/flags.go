@@ -24,6 +24,9 @@ type options struct {
 	format string
 	plot   string
 	seeds  int
+	// serve and buildSite, when set, are all the command does: serve the
+	// interactive page at an address, or build it into a folder.
+	serve, buildSite string
 }
 
 // parse reads the flags. It writes nothing: -h returns flag.ErrHelp, and
@@ -42,6 +45,8 @@ func parse(args []string) (*options, *flag.FlagSet, error) {
 		plot      = fs.String("plot", "", "also draw rate, quota and 429s over time for each mode to FILE.svg or FILE.png")
 		seeds     = fs.Int("seeds", 1, "run this many seeds from -seed on and print the median, minimum and maximum of each column")
 		settings  = fs.String("set", "", "options of the modes, NAME=VALUE,...: IncreaseStep=600,MaxUnitsPerMinute=2700 (each mode that has one takes it)")
+		serve     = fs.String("serve", "", "build the interactive page and serve it at this address, such as 127.0.0.1:8080; no other flag")
+		buildTo   = fs.String("build-site", "", "build the interactive page into this folder, for any static host; no other flag")
 		server    = addServerFlags(fs)
 	)
 	if err := fs.Parse(args); err != nil {
@@ -50,10 +55,14 @@ func parse(args []string) (*options, *flag.FlagSet, error) {
 	if fs.NArg() > 0 {
 		return nil, fs, fmt.Errorf("unexpected argument %q: every setting is a flag", fs.Arg(0))
 	}
-	o := &options{format: *format, plot: *plot, seeds: *seeds}
-	errs := checkOutput(*seed, *seeds, *format, *plot)
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["serve"] || set["build-site"] {
+		o, err := pageOptions(*serve, *buildTo, set)
+		return o, fs, err
+	}
+	o := &options{format: *format, plot: *plot, seeds: *seeds}
+	errs := checkOutput(*seed, *seeds, *format, *plot)
 	base := sim.Config{
 		Seed: *seed, Instances: *instances, Demand: *demand,
 		Duration: *duration, Scenario: strings.ToLower(*scenario),

@@ -15,6 +15,14 @@
 //	go run ./cmd/headroom-sim -modes aimd,cubic -plot docs/simulator.svg
 //	go run ./cmd/headroom-sim -server token-bucket -window 1s -per-second 50 -publish draft-6
 //	go run ./cmd/headroom-sim -modes cubic+quota -scenario steady -server all -window 1s,10s,60s -per-second 50 -burst 0,20 -publish all
+//	go run ./cmd/headroom-sim -modes aimd -set IncreaseStep=600
+//
+// -serve builds the interactive page (docs/site, with the simulator
+// compiled to WebAssembly) and serves it; -build-site builds it into a
+// folder for any static host:
+//
+//	go run ./cmd/headroom-sim -serve 127.0.0.1:8080
+//	go run ./cmd/headroom-sim -build-site /tmp/site
 //
 // Bad flags print an error and exit with status 2.
 package main
@@ -46,6 +54,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "headroom-sim: %v\n(run headroom-sim -h for the flags)\n", err)
 		return 2
+	}
+	switch {
+	case o.serve != "":
+		return serveSite(o.serve, stdout, stderr)
+	case o.buildSite != "":
+		return buildSiteTo(o.buildSite, stdout, stderr)
 	}
 	cfg := o.cfg
 	cfg.NoSeries = o.plot == ""
