@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"github.com/failsafe-go/failsafe-go/adaptivelimiter"
+
 	"github.com/headroom-go/headroom/internal/adaptivetest"
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/limit/adaptive"
 )
 
 // headroomModel drives limit.Adaptive through the model inside a synctest
@@ -81,7 +83,7 @@ func comparisonScenario(seed uint64) adaptivetest.Config {
 }
 
 func runHeadroom(t *testing.T, cfg adaptivetest.Config) adaptivetest.Result {
-	lim, err := limit.Adaptive(limit.AdaptiveOptions{Maximum: 200})
+	lim, err := limit.Adaptive(adaptive.ConcurrencyConfig{Maximum: 200})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +152,7 @@ func TestAdaptiveComparison(t *testing.T) {
 func BenchmarkAdaptive(b *testing.B) {
 	ctx := context.Background()
 	b.Run("headroom", func(b *testing.B) {
-		lim, _ := limit.Adaptive(limit.AdaptiveOptions{Maximum: 200})
+		lim, _ := limit.Adaptive(adaptive.ConcurrencyConfig{Maximum: 200})
 		b.ReportAllocs()
 		for b.Loop() {
 			lease, err := lim.Acquire(ctx)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/headroom-go/headroom/fleet"
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/limit/adaptive"
 	"github.com/headroom-go/headroom/limit/quota"
 )
 
@@ -108,7 +109,7 @@ func ExampleNewInstances() {
 		panic(err)
 	}
 	defer instances.Close()
-	lim, err := limit.AdaptiveRate(limit.AdaptiveRateOptions{InstanceCounter: instances})
+	lim, err := limit.AdaptiveRate(adaptive.RateConfig{InstanceCounter: instances})
 	if err != nil {
 		panic(err)
 	}

@@ -25,7 +25,7 @@ import (
 // after the last heartbeat.
 //
 // It is an adaptive.InstanceCounter: give it to an adaptive rate limiter
-// (limit.AdaptiveRateOptions.InstanceCounter), whose share then follows the
+// (adaptive.RateConfig.InstanceCounter), whose share then follows the
 // processes as they come and go, and to a shared limiter failing open
 // (Options.Instances). Instances answers from memory; while Redis cannot
 // be reached it keeps the last count.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/limit/adaptive"
 )
 
 const (
@@ -74,7 +75,7 @@ func TestAdaptiveRateShareFollowsInstances(t *testing.T) {
 	a := newTestInstances(t, o)
 	newTestInstances(t, o)
 	eventually(t, heartbeat+slack, "both counted", func() bool { return a.Instances() == 2 })
-	lim, err := limit.AdaptiveRate(limit.AdaptiveRateOptions{InitialUnitsPerMinute: 1200, InstanceCounter: a})
+	lim, err := limit.AdaptiveRate(adaptive.RateConfig{InitialUnitsPerMinute: 1200, InstanceCounter: a})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/limit/adaptive"
 )
 
 // lease returns a lease of cost permits taken at once, and counts it. The
@@ -29,7 +30,7 @@ func (l *limiter) leaseAt(w *waiter) limit.Lease {
 // ReleaseLease is limit.Releaser's: a shared limiter's lease holds nothing;
 // a throttle reported on it is counted.
 func (l *limiter) ReleaseLease(lease limit.Lease) {
-	if lease.Outcome() == limit.Throttled {
+	if lease.Outcome() == adaptive.Throttled {
 		l.grants.Throttled()
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/limit/adaptive"
 	"github.com/headroom-go/headroom/telemetry"
 )
 
@@ -14,7 +15,7 @@ import (
 // (LimiterOption WithCost and WithThrottleClassifier); the outcome goes back on the
 // lease — Throttle with the server's Retry-After, Ignore for a 5xx that is
 // not a throttle and for a network error, Success otherwise.
-func adaptiveRateLayer(o limit.AdaptiveRateOptions, c *limiterConfig, b *builder) (*hostSet, error) {
+func adaptiveRateLayer(o adaptive.RateConfig, c *limiterConfig, b *builder) (*hostSet, error) {
 	check := limit.Options{AdaptiveRate: &o}
 	if err := check.Validate(); err != nil {
 		return nil, err

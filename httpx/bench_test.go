@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/limit/adaptive"
 	"github.com/headroom-go/headroom/resilience"
 )
 
@@ -61,7 +62,7 @@ func BenchmarkConcurrencyPerHost(b *testing.B) {
 }
 
 func BenchmarkAdaptiveRate(b *testing.B) {
-	benchTransport(b, WithoutQuotaGuard(), WithAdaptiveRate(limit.AdaptiveRateOptions{
+	benchTransport(b, WithoutQuotaGuard(), WithAdaptiveRate(adaptive.RateConfig{
 		InitialUnitsPerMinute: 1e9, MinUnitsPerMinute: 1e9, MaxUnitsPerMinute: 1e9}))
 }
 

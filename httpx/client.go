@@ -12,6 +12,7 @@ import (
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/limit/adaptive"
 	"github.com/headroom-go/headroom/limit/quota"
 	"github.com/headroom-go/headroom/resilience"
 )
@@ -155,7 +156,7 @@ func WithRateLimit(o limit.Options, opts ...LimiterOption) Option {
 // success, which may raise the rate while requests wait. One limiter per
 // host by default, or one shared (WithSharedLimiter); WithLimiterName names them. List it
 // after WithResilience.
-func WithAdaptiveRate(o limit.AdaptiveRateOptions, opts ...LimiterOption) Option {
+func WithAdaptiveRate(o adaptive.RateConfig, opts ...LimiterOption) Option {
 	return limiterOption("WithAdaptiveRate", opts, func(c *limiterConfig, b *builder) (*hostSet, error) {
 		return adaptiveRateLayer(o, c, b)
 	})
@@ -365,7 +366,7 @@ func NewTransport(opts ...Option) (*Transport, error) {
 //
 //	client, err := httpx.NewClient(
 //		httpx.WithResilience(policy), // policy, err := resilience.HTTP()
-//		httpx.WithRateLimit(limit.Options{Adaptive: &limit.AdaptiveOptions{Maximum: 200}, Name: "api"}),
+//		httpx.WithRateLimit(limit.Options{Adaptive: &adaptive.ConcurrencyConfig{Maximum: 200}, Name: "api"}),
 //	)
 func NewClient(opts ...Option) (*http.Client, error) {
 	t, err := NewTransport(opts...)

@@ -8,7 +8,7 @@
 //	}
 //	client, err := httpx.NewClient(
 //		httpx.WithResilience(policy), // outer: makes the attempts
-//		httpx.WithRateLimit(limit.Options{Adaptive: &limit.AdaptiveOptions{Maximum: 200}, Name: "api"}),
+//		httpx.WithRateLimit(limit.Options{Adaptive: &adaptive.ConcurrencyConfig{Maximum: 200}, Name: "api"}),
 //	)
 //
 // # Layers
@@ -36,7 +36,7 @@
 //     set no queue gets a queue of 1,000 units here (WithRefuseAtOnce refuses
 //     instead). Concurrency permits are held until the response body is
 //     done.
-//   - WithAdaptiveRate(limit.AdaptiveRateOptions): the throttle-driven
+//   - WithAdaptiveRate(adaptive.RateConfig): the throttle-driven
 //     adaptive rate limiter on the AWS SDKs' adaptive-mode request path: Cost, wait, send,
 //     WithThrottleClassifier, and the outcome back on the lease. A throttle
 //     without a Retry-After is retried at once: the limiter has slowed

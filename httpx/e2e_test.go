@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/headroom-go/headroom"
-	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/limit/adaptive"
 	"github.com/headroom-go/headroom/resilience"
 )
 
@@ -166,7 +166,7 @@ func TestEndToEndAdaptiveRate(t *testing.T) {
 	ts, base := loopback(t, srv)
 	client, err := NewClient(WithTransport(base), WithoutQuotaGuard(),
 		WithResilience(policyOnly(resilience.HTTP(resilience.WithRetries(10)))),
-		WithAdaptiveRate(limit.AdaptiveRateOptions{
+		WithAdaptiveRate(adaptive.RateConfig{
 			InitialUnitsPerMinute: 6000, // twice the quota
 			MinUnitsPerMinute:     600,
 			MaxUnitsPerMinute:     12000,

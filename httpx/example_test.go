@@ -11,6 +11,7 @@ import (
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/httpx"
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/limit/adaptive"
 	"github.com/headroom-go/headroom/resilience"
 )
 
@@ -33,7 +34,7 @@ func ExampleNewClient() {
 	// quota guard (on by default) reads the published quota.
 	client, err := httpx.NewClient(
 		httpx.WithResilience(policy),
-		httpx.WithRateLimit(limit.Options{Adaptive: &limit.AdaptiveOptions{Maximum: 200}, Name: "api"}),
+		httpx.WithRateLimit(limit.Options{Adaptive: &adaptive.ConcurrencyConfig{Maximum: 200}, Name: "api"}),
 	)
 	if err != nil {
 		fmt.Println(err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/limit/adaptive"
 	"github.com/headroom-go/headroom/telemetry"
 )
 
@@ -28,7 +29,7 @@ func TestLayersForOneHostAreSeparateSeries(t *testing.T) {
 	c, err := NewClient(WithMeterProvider(mp), WithoutQuotaGuard(),
 		WithRateLimit(limit.Options{PermitsPerSecond: 100, Burst: 10}),
 		WithRateLimit(limit.Options{PermitsPerSecond: 100, Burst: 10}),
-		WithAdaptiveRate(limit.AdaptiveRateOptions{}))
+		WithAdaptiveRate(adaptive.RateConfig{}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/limit/adaptive"
 	"github.com/headroom-go/headroom/limit/quota"
 	"github.com/headroom-go/headroom/resilience"
 )
@@ -43,7 +44,7 @@ func TestOrderErrorEveryLimiterLayer(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = NewTransport(
-		WithAdaptiveRate(limit.AdaptiveRateOptions{}),
+		WithAdaptiveRate(adaptive.RateConfig{}),
 		WithLimiter(l),
 		WithQuotaGuard(quota.Options{}),
 		WithResilience(policyOnly(resilience.HTTP())),

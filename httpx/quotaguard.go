@@ -46,7 +46,7 @@ func (l *guardLayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	// response's quota.
 	defer slot.Release()
 	if l.shared != nil {
-		if err := l.shared.Acquire(req.Context(), key, cost); err != nil {
+		if err := l.shared.Acquire(req.Context(), key, int64(cost)); err != nil {
 			closeRequestBody(req)
 			return nil, err
 		}
@@ -78,15 +78,15 @@ func (l *guardLayer) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // pacing is the adaptive rate limiter that paces req, if any, and req's
 // cost as its limiter layer estimates it (1 when none does).
-func (l *guardLayer) pacing(req *http.Request) (*limit.AdaptiveRateLimiter, int64) {
+func (l *guardLayer) pacing(req *http.Request) (*limit.AdaptiveRateLimiter, int) {
 	var rate *limit.AdaptiveRateLimiter
-	cost := int64(1)
+	cost := 1
 	for _, s := range l.limiters {
 		if r, ok := s.get(req).lim.(*limit.AdaptiveRateLimiter); ok && rate == nil {
 			rate = r
 		}
 		if s.cost != nil && cost == 1 {
-			cost = int64(max(s.cost(req), 1))
+			cost = max(s.cost(req), 1)
 		}
 	}
 	return rate, cost

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/limit/adaptive"
 	"github.com/headroom-go/headroom/limit/quota"
 	"github.com/headroom-go/headroom/resilience"
 )
@@ -98,7 +99,7 @@ func TestQuotaGuardWaitsForReset(t *testing.T) {
 func TestQuotaGuardCapsAdaptiveRate(t *testing.T) {
 	var calls atomic.Int32
 	tr := mustTransport(t, WithTransport(exhausted(time.Minute, &calls)),
-		WithAdaptiveRate(limit.AdaptiveRateOptions{Controller: "cubic"}))
+		WithAdaptiveRate(adaptive.RateConfig{Controller: "cubic"}))
 	for range 2 {
 		resp, err := get(t, tr, "http://a.test/")
 		if err != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/limit/adaptive"
 	"github.com/headroom-go/headroom/resilience"
 	"github.com/headroom-go/headroom/telemetry"
 )
@@ -157,19 +158,19 @@ func TestLeaseReport(t *testing.T) {
 	cases := []struct {
 		resp *http.Response
 		err  error
-		want limit.Outcome
+		want adaptive.Outcome
 		ra   time.Duration
 	}{
-		{respond(nil, 200, "", nil), nil, limit.Success, 0},
-		{respond(nil, 404, "", nil), nil, limit.Success, 0},
-		{respond(nil, 429, "", nil, "Retry-After", "4"), nil, limit.Throttled, 4 * time.Second},
-		{respond(nil, 429, "", nil), nil, limit.Throttled, 0},
-		{respond(nil, 503, "", nil, "Retry-After", "2"), nil, limit.Throttled, 2 * time.Second},
-		{respond(nil, 503, "", nil), nil, limit.Dropped, 0},
-		{respond(nil, 500, "", nil), nil, limit.Ignored, 0},
-		{nil, errors.New("connection reset"), limit.Ignored, 0},
-		{nil, context.DeadlineExceeded, limit.Dropped, 0},
-		{nil, &limit.RateLimitedError{Limiter: "quota"}, limit.Ignored, 0},
+		{respond(nil, 200, "", nil), nil, adaptive.Success, 0},
+		{respond(nil, 404, "", nil), nil, adaptive.Success, 0},
+		{respond(nil, 429, "", nil, "Retry-After", "4"), nil, adaptive.Throttled, 4 * time.Second},
+		{respond(nil, 429, "", nil), nil, adaptive.Throttled, 0},
+		{respond(nil, 503, "", nil, "Retry-After", "2"), nil, adaptive.Throttled, 2 * time.Second},
+		{respond(nil, 503, "", nil), nil, adaptive.Dropped, 0},
+		{respond(nil, 500, "", nil), nil, adaptive.Ignored, 0},
+		{nil, errors.New("connection reset"), adaptive.Ignored, 0},
+		{nil, context.DeadlineExceeded, adaptive.Dropped, 0},
+		{nil, &limit.RateLimitedError{Limiter: "quota"}, adaptive.Ignored, 0},
 	}
 	for _, c := range cases {
 		var l limit.Lease
@@ -189,7 +190,7 @@ func TestLeaseReport(t *testing.T) {
 // 500 teaches nothing. Fake time.
 func TestAdaptiveRateLearnsFromThrottles(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		lim, err := limit.AdaptiveRate(limit.AdaptiveRateOptions{InitialUnitsPerMinute: 6000, MaxPause: headroom.Duration(-1)})
+		lim, err := limit.AdaptiveRate(adaptive.RateConfig{InitialUnitsPerMinute: 6000, MaxPause: headroom.Duration(-1)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -223,7 +224,7 @@ func TestAdaptiveRateLearnsFromThrottles(t *testing.T) {
 
 func TestAdaptiveRateCostEstimator(t *testing.T) {
 	tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
-		WithAdaptiveRate(limit.AdaptiveRateOptions{InitialUnitsPerMinute: 60, MinUnitsPerMinute: 60, MaxUnitsPerMinute: 60,
+		WithAdaptiveRate(adaptive.RateConfig{InitialUnitsPerMinute: 60, MinUnitsPerMinute: 60, MaxUnitsPerMinute: 60,
 			BurstTime: headroom.Duration(5 * time.Second)}, WithRefuseAtOnce(),
 			WithCost(func(r *http.Request) int {
 				if r.Method == http.MethodGet {
@@ -689,7 +690,7 @@ func TestRequestsWaitTheirTurn(t *testing.T) {
 func TestAdaptiveRateRequestsWaitTheirTurn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
-			WithAdaptiveRate(limit.AdaptiveRateOptions{InitialUnitsPerMinute: 60, MinUnitsPerMinute: 60, MaxUnitsPerMinute: 60}))
+			WithAdaptiveRate(adaptive.RateConfig{InitialUnitsPerMinute: 60, MinUnitsPerMinute: 60, MaxUnitsPerMinute: 60}))
 		start := time.Now()
 		for range 3 {
 			resp, err := get(t, tr, "http://a.test/")

@@ -16,6 +16,7 @@ import (
 
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/limit/adaptive"
 	"github.com/headroom-go/headroom/resilience"
 )
 
@@ -511,7 +512,7 @@ func TestPacedThrottleRetriesAtOnce(t *testing.T) {
 					ok200,
 				}}
 				tr := mustTransport(t, WithTransport(s), WithResilience(policyOnly(resilience.HTTP())),
-					WithAdaptiveRate(limit.AdaptiveRateOptions{}))
+					WithAdaptiveRate(adaptive.RateConfig{}))
 				start := time.Now()
 				resp, err := get(t, tr, "http://api.test/")
 				if err != nil {

@@ -12,67 +12,30 @@ import (
 	"github.com/headroom-go/headroom/limit/adaptive"
 )
 
-// AdaptiveOptions configures the latency-adaptive concurrency limit: the
-// bulkhead you do not have to size. Every field has a working default, so
-// "adaptive": {} is a complete configuration.
-type AdaptiveOptions struct {
-	// Minimum is the floor (default 4, or Maximum if lower): a liveness
-	// guarantee, so a dependency that is slow for reasons unrelated to your
-	// concurrency cannot drive the limit to zero and its recovery is still
-	// sampled.
-	Minimum int `json:"minimum,omitempty"`
-	// Maximum is the ceiling (default 200), the one worth setting per
-	// dependency: it bounds the damage when the measurement is wrong.
-	Maximum int `json:"maximum,omitempty"`
-	// Initial is the limit before anything is measured (default 20). Left
-	// at 0 it is clamped into [Minimum, Maximum].
-	Initial int `json:"initial,omitempty"`
-	// Multiple is how many times the baseline latency counts as queueing
-	// (default 2.0).
-	Multiple float64 `json:"multiple,omitempty"`
-	// DecreaseFactor multiplies the limit when a round shows queueing
-	// (default 0.9).
-	DecreaseFactor float64 `json:"decreaseFactor,omitempty"`
-}
-
-func (a *AdaptiveOptions) config() adaptive.ConcurrencyConfig {
-	return adaptive.ConcurrencyConfig{
-		Minimum: a.Minimum, Maximum: a.Maximum, Initial: a.Initial,
-		Multiple: a.Multiple, DecreaseFactor: a.DecreaseFactor,
-	}
-}
-
-// validate lists every problem with a, each an *headroom.ConfigError whose
-// Field starts with "Adaptive.": the engine's (ConcurrencyConfig.Problems)
-// and the lease's bound on a cost.
-func (a *AdaptiveOptions) validate() []error {
+// adaptiveProblems lists every problem with c, each an
+// *headroom.ConfigError whose Field starts with "Adaptive.": the engine's
+// (ConcurrencyConfig.Problems) and the lease's bound on a cost.
+func adaptiveProblems(c *adaptive.ConcurrencyConfig) []error {
 	var errs []error
-	add := func(field string, value any, want string) {
-		errs = append(errs, &headroom.ConfigError{Package: "limit", Field: "Adaptive." + field, Value: value, Want: want})
+	if c.Maximum > math.MaxInt32 {
+		errs = append(errs, &headroom.ConfigError{Package: "limit", Field: "Adaptive.Maximum", Value: c.Maximum, Want: "at most " + strconv.Itoa(math.MaxInt32)})
 	}
-	if a.Maximum > math.MaxInt32 {
-		add("Maximum", a.Maximum, "at most "+strconv.Itoa(math.MaxInt32))
-	}
-	c := a.config()
-	for _, p := range c.Problems() {
-		add(p.Field, p.Value, p.Want)
-	}
-	return errs
+	return append(errs, engineProblems("Adaptive.", c.Problems())...)
 }
 
 // Adaptive returns a concurrency limit that finds its own number between
-// a.Minimum and a.Maximum, read from latency: a round of calls whose
+// c.Minimum and c.Maximum, read from latency: a round of calls whose
 // fastest is slower than Multiple × what this dependency normally takes
-// means a queue downstream, and the limit backs off. The zero AdaptiveOptions
-// is complete (between 4 and 200, starting at 20); set Maximum per
-// dependency.
+// means a queue downstream, and the limit backs off. The zero
+// ConcurrencyConfig is complete (between 4 and 200, starting at 20); set
+// Maximum per dependency.
 //
 // The lease is the measurement: how long it is held is the latency the
 // loop reads, so release it when the call ends, and report Drop for a
 // timeout or a 503 (a queueing signal) and Ignore for a call that says
 // nothing about capacity (see package limit/adaptive for the rules).
-func Adaptive(a AdaptiveOptions, opts ...Option) (*AdaptiveLimiter, error) {
-	o := Options{Adaptive: &a}
+func Adaptive(c adaptive.ConcurrencyConfig, opts ...Option) (*AdaptiveLimiter, error) {
+	o := Options{Adaptive: &c}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -111,7 +74,7 @@ func newAdaptiveLimiter(o Options) *AdaptiveLimiter {
 	l := &AdaptiveLimiter{epoch: time.Now(), queue: waitQueue{limit: o.QueueLimit}}
 	l.dress(o, metrics.KindAdaptive, l)
 	// Validate has listed every problem NewConcurrency finds.
-	l.engine, _ = adaptive.NewConcurrency(o.Adaptive.config())
+	l.engine, _ = adaptive.NewConcurrency(*o.Adaptive)
 	l.capacity = l.engine.Config().Maximum
 	l.metrics.SetLimit(float64(l.engine.Limit()))
 	sample(l.metrics, l, (*AdaptiveLimiter).figures)
@@ -152,10 +115,12 @@ func (l *AdaptiveLimiter) AcquireN(ctx context.Context, cost int) (Lease, error)
 	}
 	now := time.Since(l.epoch)
 	l.mu.Lock()
-	if l.queue.empty() && l.engine.TryAcquire(cost) {
-		l.mu.Unlock()
-		l.metrics.AcquiredN(cost)
-		return newLease(&l.self, now, cost), nil
+	if l.queue.empty() {
+		if ok, _ := l.engine.TryAcquire(now, cost); ok {
+			l.mu.Unlock()
+			l.metrics.AcquiredN(cost)
+			return newLease(&l.self, now, cost), nil
+		}
 	}
 	l.engine.Blocked()
 	if l.queue.limit == 0 || !l.queue.fits(cost) {
@@ -195,7 +160,7 @@ func (l *AdaptiveLimiter) AcquireN(ctx context.Context, cost int) (Lease, error)
 		// The grant and the cancellation raced: the caller gets ctx.Err()
 		// as it asked, and the units go to the next in line.
 		l.mu.Lock()
-		l.engine.ReleaseIgnored(cost)
+		l.engine.Release(at, 0, cost, adaptive.Ignored)
 		l.serve()
 		l.mu.Unlock()
 	}
@@ -209,7 +174,7 @@ func (l *AdaptiveLimiter) AcquireN(ctx context.Context, cost int) (Lease, error)
 // held.
 func (l *AdaptiveLimiter) serve() {
 	for w := l.queue.front(); w != nil; w = l.queue.front() {
-		if !l.engine.TryAcquire(w.cost) {
+		if ok, _ := l.engine.TryAcquire(0, w.cost); !ok {
 			return
 		}
 		l.queue.grant(w)
@@ -217,23 +182,15 @@ func (l *AdaptiveLimiter) serve() {
 }
 
 // release frees the lease's units and reports its latency (now − granted)
-// and outcome: Success samples latency, Dropped and Throttled are queueing
-// signals, Ignored teaches nothing.
+// and outcome: adaptive.Success samples latency, adaptive.Dropped and adaptive.Throttled are queueing
+// signals, adaptive.Ignored teaches nothing.
 func (l *AdaptiveLimiter) release(lease Lease) {
 	now := time.Since(l.epoch)
 	latency, n := now-lease.granted, int(lease.spec.cost)
 	countThrottle(l.metrics, lease)
 	l.mu.Lock()
 	old := l.engine.Limit()
-	var changed bool
-	switch lease.spec.outcome() {
-	case Success:
-		changed = l.engine.Release(now, latency, n)
-	case Dropped, Throttled:
-		changed = l.engine.ReleaseDropped(now, latency, n)
-	default:
-		l.engine.ReleaseIgnored(n)
-	}
+	changed := l.engine.Release(now, latency, n, lease.spec.outcome())
 	if !l.queue.empty() {
 		l.serve()
 	}

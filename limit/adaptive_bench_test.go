@@ -2,6 +2,8 @@ package limit
 
 import (
 	"testing"
+
+	"github.com/headroom-go/headroom/limit/adaptive"
 )
 
 // BenchmarkAdaptiveAcquireRelease is Acquire+Release with the sampling
@@ -13,7 +15,7 @@ func BenchmarkAdaptiveAcquireReleaseParallel(b *testing.B) {
 }
 
 func benchAdaptive(b *testing.B) Limiter {
-	l, err := Adaptive(AdaptiveOptions{})
+	l, err := Adaptive(adaptive.ConcurrencyConfig{})
 	if err != nil {
 		b.Fatal(err)
 	}

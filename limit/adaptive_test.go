@@ -11,9 +11,10 @@ import (
 	"time"
 
 	"github.com/headroom-go/headroom"
+	"github.com/headroom-go/headroom/limit/adaptive"
 )
 
-func TestAdaptiveOptionsEmptyIsComplete(t *testing.T) {
+func TestAdaptiveConfigEmptyIsComplete(t *testing.T) {
 	var o Options
 	if err := json.Unmarshal([]byte(`{"adaptive": {}}`), &o); err != nil {
 		t.Fatal(err)
@@ -34,20 +35,20 @@ func TestAdaptiveOptionsEmptyIsComplete(t *testing.T) {
 	}
 }
 
-func TestAdaptiveOptionsJSONNames(t *testing.T) {
+func TestAdaptiveConfigJSONNames(t *testing.T) {
 	var o Options
 	in := `{"adaptive": {"minimum": 2, "maximum": 50, "initial": 10, "multiple": 1.5, "decreaseFactor": 0.8}}`
 	if err := json.Unmarshal([]byte(in), &o); err != nil {
 		t.Fatal(err)
 	}
-	want := AdaptiveOptions{Minimum: 2, Maximum: 50, Initial: 10, Multiple: 1.5, DecreaseFactor: 0.8}
+	want := adaptive.ConcurrencyConfig{Minimum: 2, Maximum: 50, Initial: 10, Multiple: 1.5, DecreaseFactor: 0.8}
 	if *o.Adaptive != want {
 		t.Fatalf("read %+v, want %+v", *o.Adaptive, want)
 	}
 }
 
-func TestAdaptiveOptionsValidateListsEveryProblem(t *testing.T) {
-	o := Options{Adaptive: &AdaptiveOptions{Minimum: -1, Maximum: -2, Initial: -3, Multiple: 0.5, DecreaseFactor: 1.5}}
+func TestAdaptiveConfigValidateListsEveryProblem(t *testing.T) {
+	o := Options{Adaptive: &adaptive.ConcurrencyConfig{Minimum: -1, Maximum: -2, Initial: -3, Multiple: 0.5, DecreaseFactor: 1.5}}
 	err := o.Validate()
 	fields := map[string]bool{}
 	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
@@ -62,19 +63,19 @@ func TestAdaptiveOptionsValidateListsEveryProblem(t *testing.T) {
 			t.Errorf("Validate did not report %s: %v", f, err)
 		}
 	}
-	for _, a := range []AdaptiveOptions{{Minimum: 10, Maximum: 5}, {Initial: 300}, {Minimum: 30, Initial: 25}} {
+	for _, a := range []adaptive.ConcurrencyConfig{{Minimum: 10, Maximum: 5}, {Initial: 300}, {Minimum: 30, Initial: 25}} {
 		if err := (&Options{Adaptive: &a}).Validate(); err == nil {
 			t.Errorf("%+v validates", a)
 		}
 	}
-	if _, err := Adaptive(AdaptiveOptions{Maximum: 10, Minimum: 2, Initial: 5}); err != nil {
-		t.Errorf("Adaptive(AdaptiveOptions{Maximum: 10}, Minimum 2, Initial 5): %v", err)
+	if _, err := Adaptive(adaptive.ConcurrencyConfig{Maximum: 10, Minimum: 2, Initial: 5}); err != nil {
+		t.Errorf("Adaptive(adaptive.ConcurrencyConfig{Maximum: 10}, Minimum 2, Initial 5): %v", err)
 	}
 }
 
 func TestAdaptiveRefusesWhenFullAndReportsNothingUntilWarm(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l, err := Adaptive(AdaptiveOptions{Initial: 5}, WithName("payments"))
+		l, err := Adaptive(adaptive.ConcurrencyConfig{Initial: 5}, WithName("payments"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,7 +131,7 @@ func TestAdaptiveRefusesWhenFullAndReportsNothingUntilWarm(t *testing.T) {
 // and an ignored lease teaches nothing.
 func TestAdaptiveLearnsFromLeases(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l, _ := Adaptive(AdaptiveOptions{})
+		l, _ := Adaptive(adaptive.ConcurrencyConfig{})
 		ctx := context.Background()
 		call := func(d time.Duration, report func(*Lease)) {
 			lease, err := l.Acquire(ctx)
@@ -169,7 +170,7 @@ func TestAdaptiveLearnsFromLeases(t *testing.T) {
 
 func TestAdaptiveQueueIsFIFOAndCancelLeaksNoSlot(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l, _ := Adaptive(AdaptiveOptions{Initial: 4, Minimum: 1}, WithQueueLimit(2))
+		l, _ := Adaptive(adaptive.ConcurrencyConfig{Initial: 4, Minimum: 1}, WithQueueLimit(2))
 		ctx := context.Background()
 		var held []Lease
 		for range 4 {
@@ -237,7 +238,7 @@ func TestAdaptiveQueueIsFIFOAndCancelLeaksNoSlot(t *testing.T) {
 func TestAdaptiveCostAboveCurrentLimitIsServedWhenIdle(t *testing.T) {
 	t.Run("no queue", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			l, _ := Adaptive(AdaptiveOptions{Maximum: 50, Minimum: 4, Initial: 4})
+			l, _ := Adaptive(adaptive.ConcurrencyConfig{Maximum: 50, Minimum: 4, Initial: 4})
 			ctx := context.Background()
 			big, err := l.AcquireN(ctx, 10)
 			if err != nil {
@@ -259,7 +260,7 @@ func TestAdaptiveCostAboveCurrentLimitIsServedWhenIdle(t *testing.T) {
 	})
 	t.Run("queued", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			l, _ := Adaptive(AdaptiveOptions{Maximum: 50, Minimum: 4, Initial: 4}, WithQueueLimit(100))
+			l, _ := Adaptive(adaptive.ConcurrencyConfig{Maximum: 50, Minimum: 4, Initial: 4}, WithQueueLimit(100))
 			ctx := context.Background()
 			held, _ := l.AcquireN(ctx, 2)
 			type result struct {
@@ -307,7 +308,7 @@ func TestAdaptiveCostAboveCurrentLimitIsServedWhenIdle(t *testing.T) {
 func TestAdaptiveGrantRacesCancel(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		for range 50 {
-			l, _ := Adaptive(AdaptiveOptions{Initial: 1, Minimum: 1}, WithQueueLimit(1))
+			l, _ := Adaptive(adaptive.ConcurrencyConfig{Initial: 1, Minimum: 1}, WithQueueLimit(1))
 			held, _ := l.Acquire(context.Background())
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan struct{})
@@ -333,7 +334,7 @@ func TestAdaptiveGrantRacesCancel(t *testing.T) {
 
 // Acquire and Release with sampling allocate nothing.
 func TestAdaptiveZeroAllocs(t *testing.T) {
-	l, _ := Adaptive(AdaptiveOptions{})
+	l, _ := Adaptive(adaptive.ConcurrencyConfig{})
 	ctx := context.Background()
 	if n := testing.AllocsPerRun(1000, func() {
 		lease, _ := l.Acquire(ctx)
@@ -347,14 +348,14 @@ func TestAdaptiveZeroAllocs(t *testing.T) {
 // maximum, not a conflict with a default the user never wrote; a minimum
 // that was written above the maximum says both figures.
 func TestAdaptiveMaximumBelowDefaultMinimum(t *testing.T) {
-	l, err := Adaptive(AdaptiveOptions{Maximum: 3})
+	l, err := Adaptive(adaptive.ConcurrencyConfig{Maximum: 3})
 	if err != nil {
 		t.Fatalf("Adaptive(Maximum 3): %v", err)
 	}
 	if got := l.engine.Limit(); got != 3 {
 		t.Fatalf("limit %d, want 3", got)
 	}
-	_, err = Adaptive(AdaptiveOptions{Maximum: 3, Minimum: 5})
+	_, err = Adaptive(adaptive.ConcurrencyConfig{Maximum: 3, Minimum: 5})
 	if err == nil || !strings.Contains(err.Error(), "Adaptive.Minimum = 5: want at most Maximum (3)") {
 		t.Fatalf("explicit conflict: %v", err)
 	}

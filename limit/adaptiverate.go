@@ -15,7 +15,7 @@ import (
 // Limiter whose rate, in units per minute, is cut when the dependency
 // throttles (reported with Lease.Throttle before Release) and climbs on
 // successes while requests wait for units. Waiters leave in FIFO order; a
-// lease reported Ignored or Dropped changes nothing.
+// lease reported adaptive.Ignored or adaptive.Dropped changes nothing.
 //
 // Its readers serve dashboards; each takes the limiter's lock briefly.
 type AdaptiveRateLimiter struct {
@@ -44,10 +44,14 @@ type rateWaiter struct {
 	at      time.Duration
 }
 
-// AdaptiveRate returns an adaptive rate limiter configured by o, adjusted by
-// opts, or the problems Validate finds.
-func AdaptiveRate(o AdaptiveRateOptions, opts ...Option) (*AdaptiveRateLimiter, error) {
-	oo := Options{AdaptiveRate: &o}
+// AdaptiveRate returns an adaptive rate limiter configured by c, adjusted by
+// opts, or the problems Validate finds. The zero RateConfig is complete: a
+// rate learned with AIMD from 1,125 units a minute, doubling every half
+// second while requests wait until the first throttle, at most 10,000 a
+// second, never below one a second, a bucket of 1 s of the rate
+// (adaptive.RateConfig gives each default and why).
+func AdaptiveRate(c adaptive.RateConfig, opts ...Option) (*AdaptiveRateLimiter, error) {
+	oo := Options{AdaptiveRate: &c}
 	for _, opt := range opts {
 		opt(&oo)
 	}
@@ -69,9 +73,7 @@ func newAdaptiveRate(o Options) (Limiter, error) {
 // the engine's own checks, so NewRate's error is only passed on in case the
 // two ever disagree.
 func newAdaptiveRateLimiter(o Options) (*AdaptiveRateLimiter, error) {
-	c := o.AdaptiveRate.config()
-	c.QueueLimit = o.QueueLimit
-	core, err := adaptive.NewRate(c, 0)
+	core, err := adaptive.NewRate(*o.AdaptiveRate, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -117,33 +119,39 @@ func (l *AdaptiveRateLimiter) AcquireN(ctx context.Context, cost int) (Lease, er
 	now := l.now()
 	l.mu.Lock()
 	l.seen = max(l.seen, now)
-	if ok, _ := l.core.TryAcquire(now, cost); ok {
+	ok, expected := l.core.TryAcquire(now, cost)
+	if ok {
 		l.mu.Unlock()
 		l.metrics.AcquiredN(cost)
 		return newLease(&l.self, now, cost), nil
 	}
-	return l.wait(ctx, now, cost) // unlocks
+	return l.wait(ctx, now, cost, expected) // unlocks
 }
 
-// wait is AcquireN's slow path; it is called with l.mu held.
-func (l *AdaptiveRateLimiter) wait(ctx context.Context, now time.Duration, cost int) (Lease, error) {
+// wait is AcquireN's slow path, for a request TryAcquire refused at now
+// with the expected wait; it is called with l.mu held.
+func (l *AdaptiveRateLimiter) wait(ctx context.Context, now time.Duration, cost int, expected time.Duration) (Lease, error) {
 	if ctx.Err() != nil {
 		l.mu.Unlock()
 		return Lease{}, waitEnded(ctx, l.name, l.metrics, cost)
 	}
-	deadline := adaptive.NoDeadline
-	if d, ok := ctx.Deadline(); ok {
-		deadline = d.Sub(l.epoch)
+	if l.queueLimit == 0 {
+		l.mu.Unlock()
+		return Lease{}, l.refuse(cost, ReasonNoPermit, expected)
 	}
-	if l.queueLimit > 0 && l.core.QueuedUnits()+int64(cost) > l.queueLimit {
+	if l.core.QueuedUnits()+int64(cost) > l.queueLimit {
 		next, _ := l.core.Next(now)
 		l.mu.Unlock()
 		return Lease{}, l.refuse(cost, ReasonQueueFull, max(next-now, 0))
 	}
-	id, wait, why := l.core.Enqueue(now, cost, deadline)
-	if why != adaptive.NotRefused {
+	if d, ok := ctx.Deadline(); ok && expected > d.Sub(l.epoch)-now {
 		l.mu.Unlock()
-		return Lease{}, l.refuse(cost, why.String(), wait)
+		return Lease{}, l.refuse(cost, ReasonDeadline, expected)
+	}
+	id, wait, ok := l.core.Enqueue(now, cost)
+	if !ok {
+		l.mu.Unlock()
+		return Lease{}, l.refuse(cost, ReasonMaxWait, wait)
 	}
 	w := &rateWaiter{ready: make(chan struct{})}
 	if l.waiters == nil {
@@ -218,8 +226,8 @@ func (l *AdaptiveRateLimiter) onTimer() {
 	l.mu.Unlock()
 }
 
-// release feeds the lease's outcome back: Success may raise the rate,
-// Throttled may cut it and pause; Dropped and Ignored change nothing.
+// release feeds the lease's outcome back: adaptive.Success may raise the rate,
+// adaptive.Throttled may cut it and pause; adaptive.Dropped and adaptive.Ignored change nothing.
 //
 // A success that can only be measured (adaptive.Rate.QuietSuccess) is
 // reported at the latest time the limiter has read rather than the clock:
@@ -228,22 +236,22 @@ func (l *AdaptiveRateLimiter) onTimer() {
 func (l *AdaptiveRateLimiter) release(ls Lease) {
 	var ch adaptive.Change
 	switch ls.spec.outcome() {
-	case Success:
+	case adaptive.Success:
 		l.mu.Lock()
 		now := l.seen
 		if !l.core.QuietSuccess() {
 			now = max(l.now(), now)
 			l.seen = now
 		}
-		ch = l.core.OnSuccess(now, ls.granted, int(ls.spec.cost))
+		ch = l.core.Release(now, ls.granted, int(ls.spec.cost), adaptive.Success, 0)
 		if ch != 0 && l.core.Len() > 0 {
 			l.serviceLocked(now)
 		}
-	case Throttled:
+	case adaptive.Throttled:
 		l.metrics.Throttled()
 		now := l.now()
 		l.mu.Lock()
-		ch = l.core.OnThrottled(now, ls.granted, int(ls.spec.cost), ls.spec.retryAfter())
+		ch = l.core.Release(now, ls.granted, int(ls.spec.cost), adaptive.Throttled, ls.spec.retryAfter())
 		if ch != 0 && l.core.Len() > 0 {
 			l.serviceLocked(now)
 		}

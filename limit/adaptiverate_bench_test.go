@@ -2,10 +2,12 @@ package limit
 
 import (
 	"testing"
+
+	"github.com/headroom-go/headroom/limit/adaptive"
 )
 
 func benchAdaptiveRate(b *testing.B) *AdaptiveRateLimiter {
-	l, err := AdaptiveRate(AdaptiveRateOptions{MaxUnitsPerMinute: 1e15, InitialUnitsPerMinute: 1e15})
+	l, err := AdaptiveRate(adaptive.RateConfig{MaxUnitsPerMinute: 1e15, InitialUnitsPerMinute: 1e15})
 	if err != nil {
 		b.Fatal(err)
 	}

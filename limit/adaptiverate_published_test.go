@@ -12,7 +12,7 @@ import (
 )
 
 func TestAdaptiveRatePublishedLimit(t *testing.T) {
-	l := newTestAdaptiveRate(t, AdaptiveRateOptions{Controller: "cubic", InitialUnitsPerMinute: 1200, Instances: 2})
+	l := newTestAdaptiveRate(t, adaptive.RateConfig{Controller: "cubic", InitialUnitsPerMinute: 1200, Instances: 2})
 	l.SetPublishedLimit(100, 6*time.Second) // 1,000 a minute
 	if l.Rate() != 490 || l.MaxRate() != 490 || l.PublishedLimit() != 1000 {
 		t.Fatalf("rate %v, max %v, published %v; want 490, 490, 1000", l.Rate(), l.MaxRate(), l.PublishedLimit())
@@ -30,12 +30,12 @@ func TestAdaptiveRatePublishedLimit(t *testing.T) {
 		t.Fatalf("a limit without a window: published %v", l.PublishedLimit())
 	}
 
-	l = newTestAdaptiveRate(t, AdaptiveRateOptions{InitialUnitsPerMinute: 1200, PublishedLimitFraction: 0.5})
+	l = newTestAdaptiveRate(t, adaptive.RateConfig{InitialUnitsPerMinute: 1200, PublishedLimitFraction: 0.5})
 	l.SetPublishedLimit(1000, time.Minute)
 	if l.Rate() != 500 {
 		t.Fatalf("fraction 0.5: rate %v", l.Rate())
 	}
-	err := (&Options{AdaptiveRate: &AdaptiveRateOptions{PublishedLimitFraction: 2}}).Validate()
+	err := (&Options{AdaptiveRate: &adaptive.RateConfig{PublishedLimitFraction: 2}}).Validate()
 	if err == nil || !strings.Contains(err.Error(), "AdaptiveRate.PublishedLimitFraction =") {
 		t.Fatalf("validate: %v", err)
 	}
@@ -44,7 +44,7 @@ func TestAdaptiveRatePublishedLimit(t *testing.T) {
 // A lower cap slows a waiter already queued: the timer is set again.
 func TestAdaptiveRatePublishedLimitReschedulesWaiters(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := newTestAdaptiveRate(t, AdaptiveRateOptions{InitialUnitsPerMinute: 600, BurstTime: headroom.Duration(time.Second), MaxUnitsPerMinute: 600})
+		l := newTestAdaptiveRate(t, adaptive.RateConfig{InitialUnitsPerMinute: 600, BurstTime: headroom.Duration(time.Second), MaxUnitsPerMinute: 600})
 		// The first request takes the whole bucket of 10; the second waits for
 		// its unit. (A first quota given fills the bucket: give one and take
 		// it away before.)

@@ -12,13 +12,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit/adaptive"
 )
 
 // newTestAdaptiveRate builds the limiter o describes with a queue of 500
 // units unless opts say otherwise.
-func newTestAdaptiveRate(t *testing.T, o AdaptiveRateOptions, opts ...Option) *AdaptiveRateLimiter {
+func newTestAdaptiveRate(t *testing.T, o adaptive.RateConfig, opts ...Option) *AdaptiveRateLimiter {
 	t.Helper()
 	l, err := AdaptiveRate(o, append([]Option{WithName("test"), WithQueueLimit(500)}, opts...)...)
 	if err != nil {
@@ -39,7 +40,7 @@ func wantRefusal(t *testing.T, err error, reason string) *RateLimitedError {
 
 // One unit a second, a bucket of one unit, and no faster: a slow start
 // would double the rate on the first success after a wait.
-var slow = AdaptiveRateOptions{MinUnitsPerMinute: 6, InitialUnitsPerMinute: 60, MaxUnitsPerMinute: 60, BurstTime: headroom.Duration(time.Second)}
+var slow = adaptive.RateConfig{MinUnitsPerMinute: 6, InitialUnitsPerMinute: 60, MaxUnitsPerMinute: 60, BurstTime: headroom.Duration(time.Second)}
 
 func TestAdaptiveRateQueueLimit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -192,7 +193,7 @@ func TestAdaptiveRateCancelLeavesNoPermit(t *testing.T) {
 // climb.
 func TestAdaptiveRateFeedbackThroughLease(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := newTestAdaptiveRate(t, AdaptiveRateOptions{InitialUnitsPerMinute: 1200})
+		l := newTestAdaptiveRate(t, adaptive.RateConfig{InitialUnitsPerMinute: 1200})
 		ctx := context.Background()
 		le, _ := l.Acquire(ctx)
 		le.Ignore()
@@ -247,7 +248,7 @@ func TestAdaptiveRateFeedbackThroughLease(t *testing.T) {
 
 func TestAdaptiveRateDisabledAdmitsEverything(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := newTestAdaptiveRate(t, AdaptiveRateOptions{Disabled: true, InitialUnitsPerMinute: 60})
+		l := newTestAdaptiveRate(t, adaptive.RateConfig{Disabled: true, InitialUnitsPerMinute: 60})
 		start := time.Now()
 		for range 1000 {
 			le, err := l.AcquireN(context.Background(), 5)
@@ -267,7 +268,7 @@ func TestAdaptiveRateDisabledAdmitsEverything(t *testing.T) {
 }
 
 func TestAdaptiveRateInstances(t *testing.T) {
-	l := newTestAdaptiveRate(t, AdaptiveRateOptions{InitialUnitsPerMinute: 1200, Instances: 2})
+	l := newTestAdaptiveRate(t, adaptive.RateConfig{InitialUnitsPerMinute: 1200, Instances: 2})
 	if l.Rate() != 600 || l.WholeRate() != 1200 {
 		t.Fatalf("rate %v whole %v", l.Rate(), l.WholeRate())
 	}
@@ -276,13 +277,13 @@ func TestAdaptiveRateInstances(t *testing.T) {
 		t.Fatalf("rate %v", l.Rate())
 	}
 	c := counter{n: 4}
-	l = newTestAdaptiveRate(t, AdaptiveRateOptions{InitialUnitsPerMinute: 1200, InstanceCounter: &c})
+	l = newTestAdaptiveRate(t, adaptive.RateConfig{InitialUnitsPerMinute: 1200, InstanceCounter: &c})
 	le, _ := l.Acquire(context.Background())
 	le.Release()
 	if l.Instances() != 4 || l.Rate() != 300 {
 		t.Fatalf("counter not polled: %d instances, rate %v", l.Instances(), l.Rate())
 	}
-	l = newTestAdaptiveRate(t, AdaptiveRateOptions{InitialUnitsPerMinute: 1200, InstanceCounter: adaptive.StaticInstances(5)})
+	l = newTestAdaptiveRate(t, adaptive.RateConfig{InitialUnitsPerMinute: 1200, InstanceCounter: adaptive.StaticInstances(5)})
 	if l.Instances() != 5 {
 		t.Fatal("static count not applied")
 	}
@@ -292,10 +293,10 @@ type counter struct{ n int }
 
 func (c *counter) Instances() int { return c.n }
 
-func TestAdaptiveRateOptionsValidate(t *testing.T) {
-	o := Options{AdaptiveRate: &AdaptiveRateOptions{
+func TestAdaptiveRateConfigValidate(t *testing.T) {
+	o := Options{AdaptiveRate: &adaptive.RateConfig{
 		Controller: "vegas", MinUnitsPerMinute: -5, BurstTime: headroom.Duration(-time.Second),
-		MaxWait: headroom.Duration(-1), Instances: -1, Cubic: &CubicOptions{Beta: 3},
+		MaxWait: headroom.Duration(-1), Instances: -1, Cubic: &adaptive.Cubic{Beta: 3},
 	}}
 	err := o.Validate()
 	if err == nil {
@@ -311,15 +312,15 @@ func TestAdaptiveRateOptionsValidate(t *testing.T) {
 		t.Fatal("not an *headroom.ConfigError")
 	}
 	// Defaults follow an explicit maximum below them.
-	if err := (&Options{AdaptiveRate: &AdaptiveRateOptions{MaxUnitsPerMinute: 30}}).Validate(); err != nil {
+	if err := (&Options{AdaptiveRate: &adaptive.RateConfig{MaxUnitsPerMinute: 30}}).Validate(); err != nil {
 		t.Fatal(err)
 	}
 	// A bad maximum is one problem: the defaults beside it do not inherit it.
-	err = (&Options{AdaptiveRate: &AdaptiveRateOptions{MaxUnitsPerMinute: -1}}).Validate()
+	err = (&Options{AdaptiveRate: &adaptive.RateConfig{MaxUnitsPerMinute: -1}}).Validate()
 	if got := unjoinErrors(err); len(got) != 1 || !strings.Contains(err.Error(), "MaxUnitsPerMinute = -1") {
 		t.Fatalf("maximum -1: %d problems:\n%v", len(got), err)
 	}
-	lim, err := New(Options{AdaptiveRate: &AdaptiveRateOptions{Controller: "cubic"}, Name: "x"})
+	lim, err := New(Options{AdaptiveRate: &adaptive.RateConfig{Controller: "cubic"}, Name: "x"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,13 +333,13 @@ func TestAdaptiveRateOptionsValidate(t *testing.T) {
 
 // An adaptive rate limiter reads from JSON through ParseOptions, its
 // durations as strings.
-func TestAdaptiveRateOptionsJSON(t *testing.T) {
+func TestAdaptiveRateConfigJSON(t *testing.T) {
 	o, err := ParseOptions([]byte(`{"adaptiveRate": {"controller": "cubic", "maxUnitsPerMinute": 2700, "maxPause": "20s",
 		"publishedLimitFraction": 0.95}, "name": "orders-api", "queueLimit": 10}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := AdaptiveRateOptions{Controller: "cubic", MaxUnitsPerMinute: 2700, MaxPause: headroom.Duration(20 * time.Second), PublishedLimitFraction: 0.95}
+	want := adaptive.RateConfig{Controller: "cubic", MaxUnitsPerMinute: 2700, MaxPause: headroom.Duration(20 * time.Second), PublishedLimitFraction: 0.95}
 	if diff := cmp.Diff(want, *o.AdaptiveRate, cmpopts.IgnoreInterfaces(struct{ adaptive.RateController }{})); diff != "" || o.QueueLimit != 10 {
 		t.Fatalf("(-want +got):\n%s queue %d", diff, o.QueueLimit)
 	}

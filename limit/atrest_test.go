@@ -5,6 +5,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/headroom-go/headroom/limit/adaptive"
 )
 
 // A limiter is at rest exactly when a fresh one of its options would admit
@@ -15,7 +17,7 @@ func TestAtRest(t *testing.T) {
 		perSecond, _ := PerSecond(2, 2)
 		perWindow, _ := PerWindow(2, time.Second)
 		bulkhead, _ := Concurrency(2)
-		adaptive, _ := Adaptive(AdaptiveOptions{Maximum: 10})
+		adaptive, _ := Adaptive(adaptive.ConcurrencyConfig{Maximum: 10})
 		for _, l := range []Limiter{perSecond, perWindow, bulkhead} {
 			if !AtRest(l) {
 				t.Errorf("%s fresh: not at rest", l.Name())

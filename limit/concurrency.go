@@ -65,7 +65,7 @@ func newConcurrency(o Options) Limiter {
 func (l *bulkhead) Acquire(ctx context.Context) (Lease, error) {
 	// AcquireN's fast path, repeated: a call through the Limiter interface
 	// then returns the lease once instead of copying it through two frames.
-	if l.waiting.Load() == 0 && l.engine.TryAcquire(1) {
+	if l.waiting.Load() == 0 && l.take(1) {
 		l.metrics.Acquired()
 		return newLease(&l.self, 0, 1), nil
 	}
@@ -86,11 +86,18 @@ func (l *bulkhead) AcquireN(ctx context.Context, cost int) (Lease, error) {
 	// The fast path holds only what a grant needs — a cost in [1, capacity],
 	// nobody queued (always so without a queue), room in the engine — so
 	// its frame stays small; everything else is out of line.
-	if uint(cost-1) < uint(l.capacity) && l.waiting.Load() == 0 && l.engine.TryAcquire(cost) {
+	if uint(cost-1) < uint(l.capacity) && l.waiting.Load() == 0 && l.take(cost) {
 		l.metrics.AcquiredN(cost)
 		return newLease(&l.self, 0, cost), nil
 	}
 	return l.acquireSlow(ctx, cost)
+}
+
+// take is the engine's TryAcquire verdict alone: a bulkhead reads no clock
+// and names no wait.
+func (l *bulkhead) take(cost int) bool {
+	ok, _ := l.engine.TryAcquire(0, cost)
+	return ok
 }
 
 func (l *bulkhead) acquireSlow(ctx context.Context, cost int) (Lease, error) {
@@ -112,7 +119,7 @@ func (l *bulkhead) acquireQueued(ctx context.Context, cost int) (Lease, error) {
 	}
 	l.waiting.Add(1)
 	l.mu.Lock()
-	if l.queue.empty() && l.engine.TryAcquire(cost) {
+	if l.queue.empty() && l.take(cost) {
 		l.waiting.Add(-1)
 		l.mu.Unlock()
 		l.metrics.AcquiredN(cost)
@@ -161,7 +168,7 @@ func (l *bulkhead) acquireQueued(ctx context.Context, cost int) (Lease, error) {
 // behind it. Called with l.mu held.
 func (l *bulkhead) serve() {
 	for w := l.queue.front(); w != nil; w = l.queue.front() {
-		if !l.engine.TryAcquire(w.cost) {
+		if !l.take(w.cost) {
 			return
 		}
 		l.queue.grant(w)

@@ -5,12 +5,13 @@ import (
 	"fmt"
 
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/limit/adaptive"
 )
 
 // The bulkhead you do not have to size: set the ceiling it may never pass;
 // the number under it is read from how the dependency responds under load.
 func ExampleAdaptive() {
-	lim, err := limit.Adaptive(limit.AdaptiveOptions{Maximum: 200}, limit.WithName("payments"))
+	lim, err := limit.Adaptive(adaptive.ConcurrencyConfig{Maximum: 200}, limit.WithName("payments"))
 	if err != nil {
 		panic(err)
 	}

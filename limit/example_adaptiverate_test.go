@@ -6,13 +6,14 @@ import (
 	"time"
 
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/limit/adaptive"
 )
 
 // An adaptive rate limiter for an API that answers 429 when it is pushed
 // too hard: each call waits for its units, then reports how it went on the
 // lease.
 func ExampleAdaptiveRate() {
-	lim, err := limit.AdaptiveRate(limit.AdaptiveRateOptions{
+	lim, err := limit.AdaptiveRate(adaptive.RateConfig{
 		Controller:        "cubic",
 		MaxUnitsPerMinute: 2700, // just below the API's published 3,000
 	}, limit.WithName("orders-api"))

@@ -4,12 +4,13 @@ import (
 	"weak"
 
 	"github.com/headroom-go/headroom/internal/metrics"
+	"github.com/headroom-go/headroom/limit/adaptive"
 )
 
 // countThrottle counts a throttle reported on lease: every shape counts
 // the throttles its leases carry, whether or not it learns from them.
 func countThrottle(m *metrics.Limiter, lease Lease) {
-	if lease.spec.outcome() == Throttled {
+	if lease.spec.outcome() == adaptive.Throttled {
 		m.Throttled()
 	}
 }

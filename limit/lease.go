@@ -1,44 +1,13 @@
 package limit
 
 import (
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/headroom-go/headroom/internal/metrics"
+	"github.com/headroom-go/headroom/limit/adaptive"
 )
-
-// Outcome is what a call taught the limiter, reported on its Lease before
-// Release. Only the limiters that learn read it: the adaptive concurrency
-// limit samples latency from Success and reads Dropped and Throttled as
-// queueing; the adaptive rate limiter cuts on Throttled and may climb on
-// Success. Ignored teaches both nothing.
-type Outcome uint8
-
-const (
-	// Success is the default: the call reached the dependency and was not
-	// throttled.
-	Success Outcome = iota
-	// Throttled means the dependency said "too many" (a 429, or a 503 with
-	// Retry-After); Lease.RetryAfter carries its hint, if any.
-	Throttled
-	// Dropped means the call timed out or was shed downstream: a queueing
-	// signal for the adaptive concurrency limit.
-	Dropped
-	// Ignored means the call says nothing about the dependency's capacity
-	// (a network error, a 500): no limiter learns from it.
-	Ignored
-)
-
-var outcomeNames = [...]string{"success", "throttled", "dropped", "ignored"}
-
-func (o Outcome) String() string {
-	if int(o) < len(outcomeNames) {
-		return outcomeNames[o]
-	}
-	return "outcome(" + strconv.Itoa(int(o)) + ")"
-}
 
 // leaseOwner is a limiter of this package that frees something on release.
 // release is called at most once per lease, with the copy the caller
@@ -56,7 +25,7 @@ type ownerRef struct{ leaseOwner }
 // A Releaser frees what a lease made by NewLease holds: a Limiter written
 // outside this package hands out such leases. Release calls ReleaseLease
 // once per lease, however many copies of it are released, with the copy that
-// was released (its Cost, Outcome and RetryAfter).
+// was released (its Cost, adaptive.Outcome and RetryAfter).
 type Releaser interface {
 	ReleaseLease(l Lease)
 }
@@ -89,7 +58,7 @@ var leaseRecords = sync.Pool{New: func() any { return new(leaseRecord) }}
 // returns through memory: 8 to 25 ns a grant, by shape.
 type leaseSpec struct {
 	cost int32
-	// report holds the Outcome in its low two bits and the Retry-After
+	// report holds the adaptive.Outcome in its low two bits and the Retry-After
 	// hint above them, in whole milliseconds.
 	report uint32
 }
@@ -100,7 +69,7 @@ const (
 	maxRetryAfter = (1<<(32-outcomeBits) - 1) * time.Millisecond // about 12.4 days
 )
 
-func (s leaseSpec) outcome() Outcome { return Outcome(s.report & outcomeMask) }
+func (s leaseSpec) outcome() adaptive.Outcome { return adaptive.Outcome(s.report & outcomeMask) }
 
 func (s leaseSpec) retryAfter() time.Duration {
 	return time.Duration(s.report>>outcomeBits) * time.Millisecond
@@ -114,7 +83,7 @@ func (s leaseSpec) retryAfter() time.Duration {
 //
 // The lease is the measurement: before Release, report what
 // the call taught the limiter with Throttle, Drop or Ignore; a lease released
-// without a report counts as a Success.
+// without a report counts as a success.
 type Lease struct {
 	record  *leaseRecord
 	gen     uint64
@@ -154,7 +123,7 @@ func (l *Lease) Release() {
 	}
 	l.record = nil
 	if r.spent != nil {
-		if l.spec.outcome() == Throttled {
+		if l.spec.outcome() == adaptive.Throttled {
 			r.spent.Throttled()
 		}
 		return
@@ -177,19 +146,23 @@ func (l *Lease) Release() {
 // milliseconds, rounded up, and at most about 12.4 days.
 func (l *Lease) Throttle(retryAfter time.Duration) {
 	ms := (min(max(retryAfter, 0), maxRetryAfter) + time.Millisecond - 1) / time.Millisecond
-	l.spec.report = uint32(ms)<<outcomeBits | uint32(Throttled)
+	l.spec.report = uint32(ms)<<outcomeBits | uint32(adaptive.Throttled)
 }
 
 // Drop reports that the call timed out or was shed downstream.
-func (l *Lease) Drop() { l.report(Dropped) }
+func (l *Lease) Drop() { l.report(adaptive.Dropped) }
 
 // Ignore reports that the call says nothing about the dependency's capacity.
-func (l *Lease) Ignore() { l.report(Ignored) }
+func (l *Lease) Ignore() { l.report(adaptive.Ignored) }
 
-func (l *Lease) report(o Outcome) { l.spec.report = l.spec.report&^outcomeMask | uint32(o) }
+func (l *Lease) report(o adaptive.Outcome) { l.spec.report = l.spec.report&^outcomeMask | uint32(o) }
 
-// Outcome is what has been reported so far; Success unless told otherwise.
-func (l *Lease) Outcome() Outcome { return l.spec.outcome() }
+// adaptive.Outcome is what has been reported so far: adaptive.Success unless told
+// otherwise. Only the limiters that learn read it (see adaptive.Outcome):
+// the adaptive concurrency limit samples latency from a success and reads
+// adaptive.Dropped and adaptive.Throttled as queueing; the adaptive rate limiter cuts on
+// adaptive.Throttled and may climb on a success. adaptive.Ignored teaches both nothing.
+func (l *Lease) Outcome() adaptive.Outcome { return l.spec.outcome() }
 
 // RetryAfter is the hint reported with Throttle.
 func (l *Lease) RetryAfter() time.Duration { return l.spec.retryAfter() }

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/headroom-go/headroom/limit/adaptive"
 )
 
 // releaseByValue is a helper that takes its lease by value and releases it,
@@ -21,7 +23,7 @@ func TestReleasedCopyFreesPermitsOnce(t *testing.T) {
 	}{
 		{"concurrency", func() (Limiter, error) { return Concurrency(2) }},
 		{"adaptive", func() (Limiter, error) {
-			return New(Options{Adaptive: &AdaptiveOptions{Minimum: 2, Initial: 2, Maximum: 2}})
+			return New(Options{Adaptive: &adaptive.ConcurrencyConfig{Minimum: 2, Initial: 2, Maximum: 2}})
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -122,7 +124,7 @@ func TestNewLeaseReleasesOnce(t *testing.T) {
 	c.Throttle(2 * time.Second)
 	c.Release()
 	lease.Release()
-	if len(r.released) != 1 || r.released[0].Outcome() != Throttled || r.released[0].RetryAfter() != 2*time.Second {
+	if len(r.released) != 1 || r.released[0].Outcome() != adaptive.Throttled || r.released[0].RetryAfter() != 2*time.Second {
 		t.Fatalf("released %+v; want one throttled release", r.released)
 	}
 }

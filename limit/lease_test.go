@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/headroom-go/headroom/limit/adaptive"
 )
 
 // A Lease stays four words in at most four fields: the compiler keeps such
@@ -37,18 +39,18 @@ func TestThrottleKeepsRetryAfterInMilliseconds(t *testing.T) {
 		var l Lease
 		l.spec.cost = 7
 		l.Throttle(c.give)
-		if l.Outcome() != Throttled || l.RetryAfter() != c.want || l.Cost() != 7 {
+		if l.Outcome() != adaptive.Throttled || l.RetryAfter() != c.want || l.Cost() != 7 {
 			t.Errorf("Throttle(%v): %v %v cost %d, want throttled %v cost 7", c.give, l.Outcome(), l.RetryAfter(), l.Cost(), c.want)
 		}
 	}
 	var l Lease
 	l.Throttle(3 * time.Second)
 	l.Drop()
-	if l.Outcome() != Dropped || l.RetryAfter() != 3*time.Second {
+	if l.Outcome() != adaptive.Dropped || l.RetryAfter() != 3*time.Second {
 		t.Errorf("Throttle then Drop: %v %v, want dropped 3s", l.Outcome(), l.RetryAfter())
 	}
 	l.Ignore()
-	if l.Outcome() != Ignored {
+	if l.Outcome() != adaptive.Ignored {
 		t.Errorf("then Ignore: %v, want ignored", l.Outcome())
 	}
 }

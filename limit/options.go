@@ -4,9 +4,11 @@ import (
 	"errors"
 	"strconv"
 
-	"github.com/headroom-go/headroom"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
+
+	"github.com/headroom-go/headroom"
+	"github.com/headroom-go/headroom/limit/adaptive"
 )
 
 // Options describes one limiter. Set exactly one shape — PermitsPerSecond,
@@ -33,11 +35,11 @@ type Options struct {
 
 	// Adaptive is a concurrency limit learned from latency. Its presence
 	// turns it on: "adaptive": {} is a complete configuration.
-	Adaptive *AdaptiveOptions `json:"adaptive,omitempty"`
+	Adaptive *adaptive.ConcurrencyConfig `json:"adaptive,omitempty"`
 
 	// AdaptiveRate is a rate learned from throttles (AIMD or CUBIC). Its
-	// presence turns it on.
-	AdaptiveRate *AdaptiveRateOptions `json:"adaptiveRate,omitempty"`
+	// presence turns it on: "adaptiveRate": {} is a complete configuration.
+	AdaptiveRate *adaptive.RateConfig `json:"adaptiveRate,omitempty"`
 
 	// QueueLimit is how many permits' (units') worth of callers may wait, in
 	// FIFO order, for every shape. 0, the default, refuses at once with a
@@ -145,10 +147,10 @@ func (o *Options) Validate() error {
 		add("Concurrency", o.Concurrency, "1 or more")
 	}
 	if o.Adaptive != nil {
-		errs = append(errs, o.Adaptive.validate()...)
+		errs = append(errs, adaptiveProblems(o.Adaptive)...)
 	}
 	if o.AdaptiveRate != nil {
-		errs = append(errs, o.AdaptiveRate.validate()...)
+		errs = append(errs, engineProblems("AdaptiveRate.", o.AdaptiveRate.Problems())...)
 	}
 	if o.QueueLimit < 0 {
 		add("QueueLimit", o.QueueLimit, "0 (refuse at once) or more")
@@ -173,4 +175,14 @@ func New(o Options) (Limiter, error) {
 	default:
 		return newAdaptiveRate(o)
 	}
+}
+
+// engineProblems are an engine configuration's problems as limit reports
+// them, each Field under prefix.
+func engineProblems(prefix string, ps []*headroom.ConfigError) []error {
+	errs := make([]error, len(ps))
+	for i, p := range ps {
+		errs[i] = &headroom.ConfigError{Package: "limit", Field: prefix + p.Field, Value: p.Value, Want: p.Want}
+	}
+	return errs
 }

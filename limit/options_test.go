@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/headroom-go/headroom"
+	"github.com/headroom-go/headroom/limit/adaptive"
 )
 
 // problems returns the fields Validate complains about, in order.
@@ -95,8 +97,8 @@ func TestOptionsApplyToEveryShape(t *testing.T) {
 		"per_second":    func() (Limiter, error) { return PerSecond(5, 1, opts...) },
 		"per_window":    func() (Limiter, error) { return PerWindow(5, time.Second, opts...) },
 		"concurrency":   func() (Limiter, error) { return Concurrency(5, opts...) },
-		"adaptive":      func() (Limiter, error) { return Adaptive(AdaptiveOptions{}, opts...) },
-		"adaptive_rate": func() (Limiter, error) { return AdaptiveRate(AdaptiveRateOptions{}, opts...) },
+		"adaptive":      func() (Limiter, error) { return Adaptive(adaptive.ConcurrencyConfig{}, opts...) },
+		"adaptive_rate": func() (Limiter, error) { return AdaptiveRate(adaptive.RateConfig{}, opts...) },
 	} {
 		if _, err := build(); err != nil {
 			t.Errorf("%s: %v", name, err)

@@ -120,7 +120,7 @@ func (l *perSecond) Acquire(ctx context.Context) (Lease, error) {
 func (l *perSecond) AcquireN(ctx context.Context, cost int) (Lease, error) {
 	now := time.Since(l.epoch)
 	ok, retryAfter := l.bucket.TryAcquire(now, cost)
-	if ok && cost >= 0 { // TryAcquire grants a negative cost; AcquireN does not
+	if ok {
 		l.metrics.AcquiredN(cost)
 		return spentLease(&l.spent, now, cost), nil
 	}

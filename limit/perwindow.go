@@ -79,10 +79,10 @@ func (l *perWindow) Acquire(ctx context.Context) (Lease, error) {
 	// then returns the lease once instead of copying it through two frames.
 	if l.waiting.Load() == 0 {
 		now := time.Since(l.epoch)
-		ok, at, retryAfter := l.engine.TryAcquire(now, 1)
+		ok, retryAfter := l.engine.TryAcquire(now, 1)
 		if ok {
 			l.metrics.Acquired()
-			return spentLease(&l.spent, at, 1), nil
+			return spentLease(&l.spent, now, 1), nil
 		}
 		if !l.queueing {
 			return Lease{}, l.refuse(1, ReasonNoPermit, retryAfter)
@@ -113,10 +113,10 @@ func (l *perWindow) AcquireN(ctx context.Context, cost int) (Lease, error) {
 	}
 	// waiting stays 0 without a queue.
 	if l.waiting.Load() == 0 {
-		ok, at, retryAfter := l.engine.TryAcquire(now, cost)
+		ok, retryAfter := l.engine.TryAcquire(now, cost)
 		if ok {
 			l.metrics.AcquiredN(cost)
-			return spentLease(&l.spent, at, cost), nil
+			return spentLease(&l.spent, now, cost), nil
 		}
 		if !l.queueing {
 			return Lease{}, l.refuse(cost, ReasonNoPermit, retryAfter)
@@ -132,11 +132,11 @@ func (l *perWindow) acquireQueued(ctx context.Context, now time.Duration, cost i
 	l.waiting.Add(1)
 	l.mu.Lock()
 	if l.queue.empty() {
-		if ok, at, _ := l.engine.TryAcquire(now, cost); ok {
+		if ok, _ := l.engine.TryAcquire(now, cost); ok {
 			l.waiting.Add(-1)
 			l.mu.Unlock()
 			l.metrics.AcquiredN(cost)
-			return spentLease(&l.spent, at, cost), nil
+			return spentLease(&l.spent, now, cost), nil
 		}
 	}
 	// The earliest this caller could be served: when the window has room
@@ -177,15 +177,15 @@ func (l *perWindow) acquireQueued(ctx context.Context, now time.Duration, cost i
 		d = 0
 		if l.queue.front() == w {
 			now = time.Since(l.epoch)
-			ok, at, retryAfter := l.engine.TryAcquire(now, cost)
+			ok, retryAfter := l.engine.TryAcquire(now, cost)
 			if ok {
 				l.leave(w)
 				l.mu.Unlock()
 				l.queue.put(w)
 				l.metrics.QueueAdd(-int64(cost))
-				l.metrics.Waited(at - start)
+				l.metrics.Waited(now - start)
 				l.metrics.AcquiredN(cost)
-				return spentLease(&l.spent, at, cost), nil
+				return spentLease(&l.spent, now, cost), nil
 			}
 			d = max(retryAfter, 1)
 		}

@@ -7,9 +7,11 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/headroom-go/headroom"
 	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+
+	"github.com/headroom-go/headroom"
+	"github.com/headroom-go/headroom/limit/adaptive"
 )
 
 func newReader(t *testing.T) (*sdkmetric.ManualReader, metric.MeterProvider) {
@@ -28,8 +30,8 @@ func TestEveryShapeCountsThrottles(t *testing.T) {
 		"per_second":    {PermitsPerSecond: 10, Burst: 10},
 		"per_window":    {PerWindow: &WindowOptions{Permits: 10, Window: headroom.Duration(time.Second)}},
 		"concurrency":   {Concurrency: 10},
-		"adaptive":      {Adaptive: &AdaptiveOptions{}},
-		"adaptive_rate": {AdaptiveRate: &AdaptiveRateOptions{}},
+		"adaptive":      {Adaptive: &adaptive.ConcurrencyConfig{}},
+		"adaptive_rate": {AdaptiveRate: &adaptive.RateConfig{}},
 	}
 	want := map[string]float64{}
 	for kind, o := range shapes {
@@ -62,7 +64,7 @@ func TestEveryShapeCountsThrottles(t *testing.T) {
 func TestAdaptiveCountsCuts(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r, mp := newReader(t)
-		lim, err := Adaptive(AdaptiveOptions{Initial: 10, Minimum: 2, Maximum: 20}, WithName("a"), WithMeterProvider(mp))
+		lim, err := Adaptive(adaptive.ConcurrencyConfig{Initial: 10, Minimum: 2, Maximum: 20}, WithName("a"), WithMeterProvider(mp))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,8 +141,8 @@ func TestShapesReportSaturation(t *testing.T) {
 			"per_second":    {PermitsPerSecond: 1, Burst: 10},
 			"per_window":    {PerWindow: &WindowOptions{Permits: 10, Window: headroom.Duration(time.Minute)}},
 			"concurrency":   {Concurrency: 10},
-			"adaptive":      {Adaptive: &AdaptiveOptions{Initial: 10, Maximum: 10}},
-			"adaptive_rate": {AdaptiveRate: &AdaptiveRateOptions{InitialUnitsPerMinute: 600, MinUnitsPerMinute: 600, MaxUnitsPerMinute: 600, BurstTime: headroom.Duration(time.Second)}},
+			"adaptive":      {Adaptive: &adaptive.ConcurrencyConfig{Initial: 10, Maximum: 10}},
+			"adaptive_rate": {AdaptiveRate: &adaptive.RateConfig{InitialUnitsPerMinute: 600, MinUnitsPerMinute: 600, MaxUnitsPerMinute: 600, BurstTime: headroom.Duration(time.Second)}},
 		}
 		want := map[string]float64{}
 		got := map[string]float64{}
@@ -182,7 +184,7 @@ func TestShapesReportSaturation(t *testing.T) {
 func TestAdaptiveRateReportsItsFigures(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r, mp := newReader(t)
-		lim, err := AdaptiveRate(AdaptiveRateOptions{Instances: 2, InitialUnitsPerMinute: 600, MaxUnitsPerMinute: 6000},
+		lim, err := AdaptiveRate(adaptive.RateConfig{Instances: 2, InitialUnitsPerMinute: 600, MaxUnitsPerMinute: 6000},
 			WithName("r"), WithMeterProvider(mp))
 		if err != nil {
 			t.Fatal(err)

@@ -8,9 +8,11 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/headroom-go/headroom"
 	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+
+	"github.com/headroom-go/headroom"
+	"github.com/headroom-go/headroom/limit/adaptive"
 )
 
 // A limiter dropped without a Close must not stay registered with the meter
@@ -24,10 +26,10 @@ func TestDroppedLimiterUnregistersItsMetrics(t *testing.T) {
 		},
 		"Concurrency": func(mp metric.MeterProvider) (Limiter, error) { return Concurrency(10, WithMeterProvider(mp)) },
 		"Adaptive": func(mp metric.MeterProvider) (Limiter, error) {
-			return New(Options{Adaptive: &AdaptiveOptions{}, MeterProvider: mp})
+			return New(Options{Adaptive: &adaptive.ConcurrencyConfig{}, MeterProvider: mp})
 		},
 		"AdaptiveRate": func(mp metric.MeterProvider) (Limiter, error) {
-			return New(Options{AdaptiveRate: &AdaptiveRateOptions{}, MeterProvider: mp})
+			return New(Options{AdaptiveRate: &adaptive.RateConfig{}, MeterProvider: mp})
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -68,7 +70,7 @@ func TestAdaptiveRateQueueLengthCountsPermits(t *testing.T) {
 		r := sdkmetric.NewManualReader()
 		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r))
 		defer mp.Shutdown(context.Background())
-		l, err := AdaptiveRate(AdaptiveRateOptions{}, WithName("ar"), WithMeterProvider(mp), WithQueueLimit(100))
+		l, err := AdaptiveRate(adaptive.RateConfig{}, WithName("ar"), WithMeterProvider(mp), WithQueueLimit(100))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,8 +113,8 @@ func TestFreeLeaseCountsAsAcquired(t *testing.T) {
 		"per_second":    {PermitsPerSecond: 1},
 		"per_window":    {PerWindow: &WindowOptions{Permits: 1, Window: headroom.Duration(time.Second)}},
 		"concurrency":   {Concurrency: 1},
-		"adaptive":      {Adaptive: &AdaptiveOptions{}},
-		"adaptive_rate": {AdaptiveRate: &AdaptiveRateOptions{}},
+		"adaptive":      {Adaptive: &adaptive.ConcurrencyConfig{}},
+		"adaptive_rate": {AdaptiveRate: &adaptive.RateConfig{}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			r := sdkmetric.NewManualReader()

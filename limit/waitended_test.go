@@ -6,6 +6,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/headroom-go/headroom/limit/adaptive"
 )
 
 // A deadline that ends a caller's wait in the queue is the limiter's
@@ -17,7 +19,7 @@ func TestWaitEndedByDeadlineIsARefusal(t *testing.T) {
 	shapes := map[string]func() (Limiter, error){
 		"concurrency": func() (Limiter, error) { return Concurrency(1, WithQueueLimit(4)) },
 		"adaptive": func() (Limiter, error) {
-			return Adaptive(AdaptiveOptions{Maximum: 4, Minimum: 1, Initial: 1}, WithQueueLimit(4))
+			return Adaptive(adaptive.ConcurrencyConfig{Maximum: 4, Minimum: 1, Initial: 1}, WithQueueLimit(4))
 		},
 	}
 	for name, build := range shapes {
@@ -61,10 +63,10 @@ func TestDeadlineIsOneShape(t *testing.T) {
 		"per_window":  func() (Limiter, error) { return PerWindow(1, time.Minute, WithQueueLimit(10)) },
 		"concurrency": func() (Limiter, error) { return Concurrency(1, WithQueueLimit(10)) },
 		"adaptive": func() (Limiter, error) {
-			return New(Options{Adaptive: &AdaptiveOptions{Minimum: 1, Initial: 1, Maximum: 4}, QueueLimit: 10})
+			return New(Options{Adaptive: &adaptive.ConcurrencyConfig{Minimum: 1, Initial: 1, Maximum: 4}, QueueLimit: 10})
 		},
 		"adaptive_rate": func() (Limiter, error) {
-			return New(Options{AdaptiveRate: &AdaptiveRateOptions{MaxUnitsPerMinute: 60, InitialUnitsPerMinute: 60, MinUnitsPerMinute: 60}, QueueLimit: 10})
+			return New(Options{AdaptiveRate: &adaptive.RateConfig{MaxUnitsPerMinute: 60, InitialUnitsPerMinute: 60, MinUnitsPerMinute: 60}, QueueLimit: 10})
 		},
 	}
 	check := func(t *testing.T, how string, err error) {

@@ -19,8 +19,7 @@ func concurrencyMode(c adaptive.ConcurrencyConfig) Mode {
 		if err != nil {
 			return nil, err
 		}
-		rc := adaptive.DefaultRateConfig()
-		return &concurrencyLimiter{core: core, queue: holdQueue{limit: rc.QueueLimit, maxWait: rc.MaxWait}}, nil
+		return &concurrencyLimiter{core: core, queue: holdQueue{limit: queueLimit, maxWait: maxWait}}, nil
 	}}
 }
 
@@ -30,7 +29,7 @@ type concurrencyLimiter struct {
 }
 
 func (l *concurrencyLimiter) acquire(now time.Duration, req *request) admit {
-	if l.queue.empty() && l.core.TryAcquire(1) {
+	if l.queue.empty() && l.take(now) {
 		return granted
 	}
 	l.core.Blocked()
@@ -40,15 +39,21 @@ func (l *concurrencyLimiter) acquire(now time.Duration, req *request) admit {
 func (l *concurrencyLimiter) poll(now time.Duration, out *pollOut) (time.Duration, bool) {
 	// A slot frees only when a response comes back (feedback), so a waiter
 	// names no wait of its own.
-	return l.queue.release(now, out, func(*request) (bool, time.Duration) { return l.core.TryAcquire(1), 0 })
+	return l.queue.release(now, out, func(*request) (bool, time.Duration) { return l.take(now), 0 })
+}
+
+// take asks the core for one slot.
+func (l *concurrencyLimiter) take(now time.Duration) bool {
+	ok, _ := l.core.TryAcquire(now, 1)
+	return ok
 }
 
 func (l *concurrencyLimiter) feedback(now time.Duration, req *request, resp *response) {
+	o := adaptive.Dropped // a throttle is a dropped call, the queueing signal
 	if resp.Status == 200 {
-		l.core.Release(now, now-req.sent, 1)
-	} else {
-		l.core.ReleaseDropped(now, now-req.sent, 1)
+		o = adaptive.Success
 	}
+	l.core.Release(now, now-req.sent, 1, o)
 }
 
 func (l *concurrencyLimiter) setInstances(time.Duration, int) {}

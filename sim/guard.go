@@ -39,12 +39,11 @@ type guardOptions struct {
 }
 
 func (o guardOptions) defaults() guardOptions {
-	rc := adaptive.DefaultRateConfig()
 	if o.QueueLimit == 0 {
-		o.QueueLimit = rc.QueueLimit
+		o.QueueLimit = queueLimit
 	}
 	if o.MaxWait == 0 {
-		o.MaxWait = rc.MaxWait
+		o.MaxWait = maxWait
 	}
 	if o.CapWindow == 0 {
 		o.CapWindow = time.Minute
@@ -127,7 +126,7 @@ func (l *guardLimiter) admit(now time.Duration, req *request) time.Duration {
 	if l.noHold {
 		return 0
 	}
-	_, d := l.g.TryAcquireAt(guardKey, int64(req.cost), epoch.Add(now))
+	_, d := l.g.TryAcquireAt(guardKey, epoch.Add(now), req.cost)
 	return d
 }
 

@@ -2,6 +2,15 @@ package sim
 
 import "time"
 
+// The bounds of every queue the simulator holds requests in: the adaptive
+// rate limiter's default queue (limit.Options.QueueLimit, 500 units, which
+// the simulator's requests of one unit each make 500 requests) and its
+// default MaxWait.
+const (
+	queueLimit = 500
+	maxWait    = 100 * time.Second
+)
+
 // holdQueue is the FIFO queue the simulator keeps for an engine core that
 // has none of its own — quota.Guard and adaptive.Concurrency decide, and
 // their shells queue with goroutines and timers — bounded as the adaptive

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit/adaptive"
 )
 
@@ -20,7 +21,7 @@ const fixedRateUnitsPerMinute = 1500
 func fixedRateMode(unitsPerMinute float64) Mode {
 	c := adaptive.DefaultRateConfig()
 	c.MinUnitsPerMinute, c.MaxUnitsPerMinute, c.InitialUnitsPerMinute = unitsPerMinute, unitsPerMinute, unitsPerMinute
-	c.Burst = 10 * time.Second
+	c.BurstTime = headroom.Duration(10 * time.Second)
 	return rateMode("fixed rate", c)
 }
 
@@ -36,7 +37,7 @@ func cubicMode(k adaptive.Cubic) Mode { return rateMode("CUBIC", withController(
 // controller c.
 func withController(c adaptive.RateController) adaptive.RateConfig {
 	cfg := adaptive.DefaultRateConfig()
-	cfg.Controller = c
+	cfg.RateController = c
 	return cfg
 }
 
@@ -78,9 +79,13 @@ func (l *rateLimiter) acquire(now time.Duration, req *request) admit {
 		l.record(now, traceAcquire, req.cost, 0, 0)
 		return granted
 	}
-	id, _, why := l.core.Enqueue(now, req.cost, adaptive.NoDeadline)
+	if len(l.q) >= queueLimit {
+		l.record(now, traceQueueFull, req.cost, 0, 0)
+		return rejected
+	}
+	id, _, ok := l.core.Enqueue(now, req.cost)
 	l.record(now, traceEnqueue, req.cost, 0, 0)
-	if why != adaptive.NotRefused {
+	if !ok {
 		return rejected
 	}
 	l.q = append(l.q, req)
@@ -112,10 +117,10 @@ func (l *rateLimiter) poll(now time.Duration, out *pollOut) (time.Duration, bool
 
 func (l *rateLimiter) feedback(now time.Duration, req *request, resp *response) {
 	if resp.Status == 200 {
-		l.core.OnSuccess(now, req.sent, req.cost)
+		l.core.Release(now, req.sent, req.cost, adaptive.Success, 0)
 		l.record(now, traceSuccess, req.cost, req.sent, 0)
 	} else {
-		l.core.OnThrottled(now, req.sent, req.cost, resp.RetryAfter)
+		l.core.Release(now, req.sent, req.cost, adaptive.Throttled, resp.RetryAfter)
 		l.record(now, traceThrottled, req.cost, req.sent, resp.RetryAfter)
 	}
 }

@@ -127,13 +127,13 @@ func settableModes() map[string]settable {
 		"AIMD": {
 			settings: append(aimdSettings(), rate...),
 			build: func(v func(string) float64) Mode {
-				return rateMode("AIMD", rateConfig(v, aimdController(v)))
+				return rateMode("AIMD", rateConfig(v, "aimd"))
 			},
 		},
 		"CUBIC": {
 			settings: append(cubicSettings(), rate...),
 			build: func(v func(string) float64) Mode {
-				return rateMode("CUBIC", rateConfig(v, cubicController(v)))
+				return rateMode("CUBIC", rateConfig(v, "cubic"))
 			},
 		},
 		"adaptive concurrency": {settings: concurrencySettings(), build: buildConcurrency},
@@ -146,7 +146,7 @@ func settableModes() map[string]settable {
 		"CUBIC + quota": {
 			settings: append(append(cubicSettings(), publishedSetting(), reserveSetting()), rate...),
 			build: func(v func(string) float64) Mode {
-				return combinedMode("CUBIC + quota", rateConfig(v, cubicController(v)),
+				return combinedMode("CUBIC + quota", rateConfig(v, "cubic"),
 					guardOptions{Guard: guardWithReserve(v), Cap: v("PublishedLimitFraction")})
 			},
 		},
@@ -165,7 +165,7 @@ func aimdSettings() []Setting {
 }
 
 func aimdController(v func(string) float64) adaptive.AIMD {
-	return adaptive.AIMD{IncreaseStep: v("IncreaseStep"), IncreaseInterval: seconds(v("IncreaseInterval")), DecreaseFactor: v("DecreaseFactor")}
+	return adaptive.AIMD{IncreaseStep: v("IncreaseStep"), IncreaseInterval: headroom.Duration(seconds(v("IncreaseInterval"))), DecreaseFactor: v("DecreaseFactor")}
 }
 
 func cubicSettings() []Setting {
@@ -182,43 +182,56 @@ func cubicController(v func(string) float64) adaptive.Cubic {
 }
 
 // rateSettings are the adaptive rate limiter's own options, at the
-// library's defaults.
+// library's defaults. (Its queue's bound is the shell's, here the
+// simulator's, and not an option of the engine.)
 func rateSettings() []Setting {
 	d := adaptive.DefaultRateConfig()
-	return append([]Setting{
+	return []Setting{
 		{Name: "InitialUnitsPerMinute", Group: "limiter", Unit: "units a minute", Default: d.InitialUnitsPerMinute, Min: 1, Max: 1e7,
 			Help: "The whole budget's rate at the start, which the slow start doubles every half second while requests wait."},
 		{Name: "MinUnitsPerMinute", Group: "limiter", Unit: "units a minute", Default: d.MinUnitsPerMinute, Min: 1, Max: 1e7,
 			Help: "The floor of the whole budget's rate."},
 		{Name: "MaxUnitsPerMinute", Group: "limiter", Unit: "units a minute", Default: d.MaxUnitsPerMinute, Min: 1, Max: 1e7,
 			Help: "The ceiling of the whole budget's rate."},
-		{Name: "Burst", Group: "limiter", Unit: "s", Default: d.Burst.Seconds(), Min: 0.001, Max: 3600,
-			Help: "How much of the rate the bucket holds."},
-		{Name: "DecreaseCooldown", Group: "limiter", Unit: "s", Default: d.DecreaseCooldown.Seconds(), Min: 0, Max: 3600,
-			Help: "The least time between two cuts."},
-		{Name: "MaxPause", Group: "limiter", Unit: "s", Default: d.MaxPause.Seconds(), Min: 0, Max: 3600,
-			Help: "The longest pause a Retry-After causes; 0 never pauses."},
-	}, queueSettings()...)
+		{Name: "BurstTime", Group: "limiter", Unit: "s", Default: secondsOf(d.BurstTime), Min: 0.001, Max: 3600,
+			Help: "How much time of the rate the bucket holds."},
+		{Name: "MaxWait", Group: "limiter", Unit: "s", Default: secondsOf(d.MaxWait), Min: 0.001, Max: 86400,
+			Help: "The longest a request may wait; then it is rejected."},
+		{Name: "DecreaseCooldown", Group: "limiter", Unit: "s", Default: secondsOf(d.DecreaseCooldown), Min: -1, Max: 3600,
+			Help: "The least time between two cuts; below 0, none."},
+		{Name: "MaxPause", Group: "limiter", Unit: "s", Default: secondsOf(d.MaxPause), Min: -1, Max: 3600,
+			Help: "The longest pause a Retry-After causes; below 0, it never pauses."},
+	}
 }
 
-// queueSettings bound a mode's queue, the adaptive rate limiter's or the
-// one the simulator keeps for a core without one.
+// queueSettings bound the queue the simulator keeps for a core without
+// one, as a shell would.
 func queueSettings() []Setting {
-	d := adaptive.DefaultRateConfig()
 	return []Setting{
-		{Name: "QueueLimit", Group: "limiter", Unit: "requests", Default: float64(d.QueueLimit), Min: 0, Max: 1e6, Whole: true,
+		{Name: "QueueLimit", Group: "limiter", Unit: "requests", Default: queueLimit, Min: 0, Max: 1e6, Whole: true,
 			Help: "How many requests may wait; the next one is rejected."},
-		{Name: "MaxWait", Group: "limiter", Unit: "s", Default: d.MaxWait.Seconds(), Min: 0.001, Max: 86400,
+		{Name: "MaxWait", Group: "limiter", Unit: "s", Default: maxWait.Seconds(), Min: 0.001, Max: 86400,
 			Help: "The longest a request may wait; then it is rejected."},
 	}
 }
 
-func rateConfig(v func(string) float64, c adaptive.RateController) adaptive.RateConfig {
+func secondsOf(d headroom.Duration) float64 { return time.Duration(d).Seconds() }
+
+// rateConfig is the adaptive rate limiter's configuration with the
+// settings' values and the named controller: "aimd" or "cubic".
+func rateConfig(v func(string) float64, controller string) adaptive.RateConfig {
 	cfg := adaptive.DefaultRateConfig()
-	cfg.Controller = c
+	switch controller {
+	case "cubic":
+		c := cubicController(v)
+		cfg.Controller, cfg.Cubic = controller, &c
+	default:
+		a := aimdController(v)
+		cfg.Controller, cfg.AIMD = controller, &a
+	}
 	cfg.InitialUnitsPerMinute, cfg.MinUnitsPerMinute, cfg.MaxUnitsPerMinute = v("InitialUnitsPerMinute"), v("MinUnitsPerMinute"), v("MaxUnitsPerMinute")
-	cfg.Burst, cfg.DecreaseCooldown, cfg.MaxPause = seconds(v("Burst")), seconds(v("DecreaseCooldown")), seconds(v("MaxPause"))
-	cfg.QueueLimit, cfg.MaxWait = int(v("QueueLimit")), seconds(v("MaxWait"))
+	cfg.BurstTime, cfg.MaxWait = headroom.Duration(seconds(v("BurstTime"))), headroom.Duration(seconds(v("MaxWait")))
+	cfg.DecreaseCooldown, cfg.MaxPause = headroom.Duration(seconds(v("DecreaseCooldown"))), headroom.Duration(seconds(v("MaxPause")))
 	return cfg
 }
 

@@ -96,14 +96,19 @@ func TestSettingsChangeTheRun(t *testing.T) {
 // the engine refuses.
 func TestWithListsEveryProblem(t *testing.T) {
 	aimd, _ := ModeNamed("aimd")
-	_, err := aimd.With(map[string]float64{"Nope": 1, "DecreaseFactor": 2, "QueueLimit": 1.5})
+	_, err := aimd.With(map[string]float64{"Nope": 1, "DecreaseFactor": 2, "QueueLimit": 500})
 	if !errors.Is(err, headroom.ErrConfig) {
 		t.Fatalf("err = %v; want a configuration error", err)
 	}
-	for _, want := range []string{"AIMD.Nope", "IncreaseStep", "AIMD.DecreaseFactor = 2: want 0.01 to 0.99", "AIMD.QueueLimit = 1.5: want a whole number"} {
+	for _, want := range []string{"AIMD.Nope", "IncreaseStep", "AIMD.DecreaseFactor = 2: want 0.01 to 0.99", "AIMD.QueueLimit = 500: want one of"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("err lacks %q:\n%v", want, err)
 		}
+	}
+	guard, _ := ModeNamed("quota guard")
+	if _, err := guard.With(map[string]float64{"QueueLimit": 1.5}); !errors.Is(err, headroom.ErrConfig) ||
+		!strings.Contains(err.Error(), "quota guard.QueueLimit = 1.5: want a whole number") {
+		t.Errorf("a fraction of a request: %v", err)
 	}
 	if _, err := aimd.With(map[string]float64{"MinUnitsPerMinute": 5000, "MaxUnitsPerMinute": 3000}); !errors.Is(err, headroom.ErrConfig) ||
 		!strings.Contains(err.Error(), "MinUnitsPerMinute") {

@@ -171,16 +171,20 @@ func replayRates(t *testing.T, trace []traceEvent, cfg adaptive.RateConfig, crea
 			if ok, _ := c.TryAcquire(e.At, e.N); ok {
 				t.Fatalf("call %d: %+v: the direct core admitted", i, e)
 			}
-			c.Enqueue(e.At, e.N, adaptive.NoDeadline)
+			c.Enqueue(e.At, e.N)
+		case traceQueueFull:
+			if ok, _ := c.TryAcquire(e.At, e.N); ok {
+				t.Fatalf("call %d: %+v: the direct core admitted", i, e)
+			}
 		case traceDequeue:
 			w, ok := c.Dequeue(e.At)
 			if !ok || w.Cost != e.N {
 				t.Fatalf("call %d: %+v: the direct core's Dequeue gave %+v %v", i, e, w, ok)
 			}
 		case traceSuccess:
-			c.OnSuccess(e.At, e.Sent, e.N)
+			c.Release(e.At, e.Sent, e.N, adaptive.Success, 0)
 		case traceThrottled:
-			c.OnThrottled(e.At, e.Sent, e.N, e.RetryAfter)
+			c.Release(e.At, e.Sent, e.N, adaptive.Throttled, e.RetryAfter)
 		case traceInstances:
 			c.SetInstances(e.At, e.N)
 		case tracePublished:

@@ -10,10 +10,11 @@ const (
 	traceAcquire   traceKind = iota // Acquire that admitted
 	traceEnqueue                    // Acquire that did not, then Enqueue
 	traceDequeue                    // a Dequeue that returned a waiter
-	traceSuccess                    // OnSuccess
-	traceThrottled                  // OnThrottled
+	traceSuccess                    // Release of a success
+	traceThrottled                  // Release of a throttle
 	traceInstances                  // SetInstances
 	tracePublished                  // SetPublishedLimit that changed the cap
+	traceQueueFull                  // Acquire that did not, with no room to Enqueue
 )
 
 // traceEvent is one call the simulator made on an instance's engine core,

@@ -13,6 +13,7 @@ import (
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/httpx"
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/limit/adaptive"
 	"github.com/headroom-go/headroom/resilience"
 )
 
@@ -57,14 +58,14 @@ func newClients(mp metric.MeterProvider) ([]*client, error) {
 	apiClient, err := httpx.NewClient(httpx.WithMeterProvider(mp), httpx.WithResilience(api),
 		httpx.WithRateLimit(limit.Options{Name: "api-rate", PermitsPerSecond: 40, Burst: 10}),
 		httpx.WithRateLimit(limit.Options{Name: "api-pool", Concurrency: 4, QueueLimit: 4}),
-		httpx.WithRateLimit(limit.Options{Name: "api-adaptive", Adaptive: &limit.AdaptiveOptions{Initial: 8, Maximum: 16}}))
+		httpx.WithRateLimit(limit.Options{Name: "api-adaptive", Adaptive: &adaptive.ConcurrencyConfig{Initial: 8, Maximum: 16}}))
 	if err != nil {
 		return nil, err
 	}
 	batchClient, err := httpx.NewClient(httpx.WithMeterProvider(mp), httpx.WithResilience(batch),
 		httpx.WithRateLimit(limit.Options{Name: "batch-window", PerWindow: &limit.WindowOptions{Permits: 300, Window: headroom.Duration(10 * time.Second)}},
 			httpx.WithCost(func(*http.Request) int { return 2 })),
-		httpx.WithAdaptiveRate(limit.AdaptiveRateOptions{InitialUnitsPerMinute: 1800}, httpx.WithLimiterName("batch-rate")))
+		httpx.WithAdaptiveRate(adaptive.RateConfig{InitialUnitsPerMinute: 1800}, httpx.WithLimiterName("batch-rate")))
 	if err != nil {
 		return nil, err
 	}

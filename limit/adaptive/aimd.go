@@ -1,6 +1,10 @@
 package adaptive
 
-import "time"
+import (
+	"time"
+
+	"github.com/headroom-go/headroom"
+)
 
 // The AIMD defaults: a cut keeps 70% of the rate (RFC 8312's β, which the
 // AWS SDK's adaptive mode uses too), and a rise adds a fixed step every
@@ -27,7 +31,7 @@ type AIMD struct {
 	// 0 means 120.
 	IncreaseStep float64 `json:"increaseStep,omitempty"`
 	// IncreaseInterval is the least time between two steps. 0 means 10 s.
-	IncreaseInterval time.Duration `json:"-"`
+	IncreaseInterval headroom.Duration `json:"increaseInterval,omitempty"`
 }
 
 // OnThrottled returns Rate × DecreaseFactor.
@@ -42,7 +46,7 @@ func (a AIMD) OnThrottled(s RateState) float64 {
 // OnSuccess adds IncreaseStep / InstanceCount when requests waited and
 // IncreaseInterval has passed since the last change.
 func (a AIMD) OnSuccess(s RateState) (float64, bool) {
-	iv := a.IncreaseInterval
+	iv := time.Duration(a.IncreaseInterval)
 	if iv == 0 {
 		iv = defaultAIMDIncreaseInterval
 	}

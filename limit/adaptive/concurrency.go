@@ -19,29 +19,32 @@ const (
 	defaultDecreaseFactor = 0.9
 )
 
-// ConcurrencyConfig bounds and tunes a Concurrency engine. A zero field
-// takes its default, so the zero value is a complete configuration.
+// ConcurrencyConfig bounds and tunes a Concurrency engine, and through
+// package limit the latency-adaptive concurrency limit (limit.Adaptive,
+// limit.Options.Adaptive). A zero field takes its default, so the zero
+// value is a complete configuration, and "adaptive": {} a complete JSON
+// one; set Maximum per dependency.
 type ConcurrencyConfig struct {
 	// Minimum is the floor, a liveness guarantee: a dependency slow for
 	// reasons unrelated to concurrency cannot drive the limit to zero, and
 	// its recovery is still sampled. 0 or more; 0 means 4, or Maximum if
 	// that is lower: a default never conflicts with a bound that was set.
-	Minimum int
+	Minimum int `json:"minimum,omitempty"`
 	// Maximum is the ceiling; it bounds the damage when the measurement is
 	// wrong. 0 or more and at least Minimum; 0 means 200.
-	Maximum int
+	Maximum int `json:"maximum,omitempty"`
 	// Initial is the limit before anything is measured. 0 or more; set, it
 	// lies in [Minimum, Maximum]; 0 means 20, clamped into that range.
-	Initial int
+	Initial int `json:"initial,omitempty"`
 	// Multiple is how many times the baseline the round's fastest call may
 	// take before the round counts as queueing: 0 or a finite number above
 	// 1; 0 means 2.0.
-	Multiple float64
+	Multiple float64 `json:"multiple,omitempty"`
 	// DecreaseFactor multiplies the limit after a queueing round: 0 or a
 	// number between 0 and 1; 0 means 0.9. The same pairing as TCP and
 	// Netflix's AIMDLimit (backoffRatio 0.9): multiplicative decrease,
 	// additive increase of one.
-	DecreaseFactor float64
+	DecreaseFactor float64 `json:"decreaseFactor,omitempty"`
 }
 
 // Problems lists every problem with c, each a *headroom.ConfigError of
@@ -182,54 +185,65 @@ func (c *Concurrency) Baseline() (time.Duration, bool) { return c.base.Value() }
 // until a round has had one.
 func (c *Concurrency) LastRound() (time.Duration, bool) { return c.lastFastest, c.lastFastest > 0 }
 
-// fits reports whether TryAcquire(n) would take n units now: they fit
-// under the limit, or nothing is in flight.
+// fits reports whether TryAcquire would take n units now: they fit under
+// the limit, or nothing is in flight.
 func (c *Concurrency) fits(n int) bool { return c.inFlight == 0 || c.inFlight+n <= c.limit }
 
-// TryAcquire takes n units if they fit under the limit, or if nothing is in
-// flight. The second rule is for a call larger than the current limit (up
-// to Maximum, which the shell enforces): it could never fit, and with
-// nothing in flight no release would ever end a round and move the limit,
-// so it would wait, and a FIFO queue behind it, for ever. Granted alone it
-// holds more than the limit until it is released; nothing else is granted
-// meanwhile. A refusal, like an acquisition that fills the limit, marks the
-// round as constrained.
-func (c *Concurrency) TryAcquire(n int) bool {
-	if !c.fits(n) {
-		c.constrained = true
-		return false
+// TryAcquire takes cost units if they fit under the limit, or if nothing is
+// in flight, and reports whether it did. The second rule is for a call
+// larger than the current limit (up to Maximum, which the shell enforces):
+// it could never fit, and with nothing in flight no release would ever end
+// a round and move the limit, so it would wait, and a FIFO queue behind it,
+// for ever. Granted alone it holds more than the limit until it is
+// released; nothing else is granted meanwhile. A refusal, like an
+// acquisition that fills the limit, marks the round as constrained.
+//
+// now is not read: units come back on Release, not with time, and a
+// refusal's retryAfter is 0 (when a holder releases is not the engine's to
+// know). A cost of 0 always succeeds and takes nothing; a negative one
+// never does.
+func (c *Concurrency) TryAcquire(now time.Duration, cost int) (ok bool, retryAfter time.Duration) {
+	if cost < 0 {
+		return false, 0
 	}
-	c.inFlight += n
+	if !c.fits(cost) {
+		c.constrained = true
+		return false, 0
+	}
+	c.inFlight += cost
 	if c.inFlight >= c.limit {
 		c.constrained = true
 	}
-	return true
+	return true, 0
 }
 
 // Blocked marks the round as constrained without trying: a caller was
 // refused or queued behind others.
 func (c *Concurrency) Blocked() { c.constrained = true }
 
-// Release frees n units of a call that succeeded, ending at now after
-// latency, and reports whether the limit changed.
-func (c *Concurrency) Release(now, latency time.Duration, n int) bool {
-	c.inFlight -= n
-	c.base.Add(now, latency)
-	c.fastest = min(c.fastest, latency)
-	return c.count(now, n)
+// Release frees cost units of a call that ended at now after latency, with
+// outcome o, and reports whether the limit changed:
+//
+//   - Success is a latency sample: it feeds the baseline and the round's
+//     fastest call;
+//   - Dropped and Throttled are queueing signals: they count toward the
+//     round and force it to decrease; their latency is no service time and
+//     feeds nothing;
+//   - Ignored frees the units and teaches nothing: it does not count toward
+//     the round.
+func (c *Concurrency) Release(now, latency time.Duration, cost int, o Outcome) (changed bool) {
+	c.inFlight -= cost
+	switch o {
+	case Success:
+		c.base.Add(now, latency)
+		c.fastest = min(c.fastest, latency)
+	case Dropped, Throttled:
+		c.dropped = true
+	default:
+		return false
+	}
+	return c.count(now, cost)
 }
-
-// ReleaseDropped frees n units of a call that timed out or was shed (a
-// queueing signal), ending at now after latency, and reports whether the
-// limit changed.
-func (c *Concurrency) ReleaseDropped(now, latency time.Duration, n int) bool {
-	c.inFlight -= n
-	c.dropped = true
-	return c.count(now, n)
-}
-
-// ReleaseIgnored frees n units of a call that teaches nothing.
-func (c *Concurrency) ReleaseIgnored(n int) { c.inFlight -= n }
 
 func (c *Concurrency) count(now time.Duration, n int) bool {
 	c.roundDone += n

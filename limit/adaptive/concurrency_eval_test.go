@@ -10,9 +10,9 @@ import (
 // modelCore drives the engine core directly on model time.
 type modelCore struct{ c *Concurrency }
 
-func (m modelCore) Acquire(time.Duration) (any, bool) { return nil, m.c.TryAcquire(1) }
+func (m modelCore) Acquire(time.Duration) (any, bool) { return nil, grab(m.c, 1) }
 func (m modelCore) Release(now, latency time.Duration, _ any) {
-	m.c.Release(now, latency, 1)
+	m.c.Release(now, latency, 1, Success)
 }
 func (m modelCore) Limit() int { return m.c.Limit() }
 

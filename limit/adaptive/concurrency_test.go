@@ -7,10 +7,18 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/headroom-go/headroom"
 )
 
 const concMS = time.Millisecond
+
+// grab is TryAcquire's verdict alone: the engine reads no time and names
+// no wait.
+func grab(c *Concurrency, n int) bool {
+	ok, _ := c.TryAcquire(0, n)
+	return ok
+}
 
 func newConc(t testing.TB, cfg ConcurrencyConfig) *Concurrency {
 	t.Helper()
@@ -29,10 +37,10 @@ func concWarm(t *testing.T, cfg ConcurrencyConfig) (*Concurrency, time.Duration)
 	now := time.Duration(0)
 	for range latWarmup {
 		now += concMS
-		if !c.TryAcquire(1) {
+		if !grab(c, 1) {
 			t.Fatal("refused during warm-up with nothing in flight")
 		}
-		c.Release(now, 10*concMS, 1)
+		c.Release(now, 10*concMS, 1, Success)
 	}
 	if b, ok := c.Baseline(); !ok || b < 9*concMS || b > 11*concMS {
 		t.Fatalf("baseline after warm-up = %v, %v; want ≈10ms", b, ok)
@@ -40,8 +48,8 @@ func concWarm(t *testing.T, cfg ConcurrencyConfig) (*Concurrency, time.Duration)
 	// Finish the round in progress with fast calls, unconstrained.
 	for c.roundDone != 0 {
 		now += concMS
-		c.TryAcquire(1)
-		c.Release(now, 10*concMS, 1)
+		grab(c, 1)
+		c.Release(now, 10*concMS, 1, Success)
 	}
 	if c.Limit() != c.cfg.Initial {
 		t.Fatalf("limit %d after an unconstrained warm-up, want Initial %d", c.Limit(), c.cfg.Initial)
@@ -57,18 +65,18 @@ func concRound(c *Concurrency, now time.Duration, full bool, latency func(i int)
 		n = max(n/2, 1)
 	}
 	for range n {
-		c.TryAcquire(1)
+		grab(c, 1)
 	}
 	changed := false
 	size := c.roundSize
 	start := now
 	for i := range size {
 		if i >= n { // the round needs more calls than are in flight
-			c.TryAcquire(1)
+			grab(c, 1)
 		}
 		t := start + time.Duration(i+1)*time.Microsecond + latency(i)
 		now = max(now, t)
-		changed = c.Release(t, latency(i), 1) || changed
+		changed = c.Release(t, latency(i), 1, Success) || changed
 	}
 	return now, changed
 }
@@ -99,15 +107,15 @@ func TestConcurrencyWarmupHoldsInitial(t *testing.T) {
 	now := time.Duration(0)
 	for i := range latWarmup - 1 {
 		for range 20 {
-			c.TryAcquire(1) // constrained
+			grab(c, 1) // constrained
 		}
 		for j := range 20 {
 			now += concMS
 			if j == 0 && i == 0 {
-				c.ReleaseDropped(now, concMS, 1)
+				c.Release(now, concMS, 1, Dropped)
 				continue
 			}
-			c.Release(now, time.Duration(i+1)*concMS, 1)
+			c.Release(now, time.Duration(i+1)*concMS, 1, Success)
 		}
 		if _, ok := c.CurrentLimit(); ok && c.base.seen < latWarmup {
 			t.Fatalf("CurrentLimit reports a value after %d calls", c.base.seen)
@@ -165,8 +173,8 @@ func TestConcurrencyGrowsOnlyWhenConstrained(t *testing.T) {
 		t.Fatalf("limit %d (changed %v) after a full round, want 21", c.Limit(), changed)
 	}
 	// A refusal alone constrains the round.
-	c.TryAcquire(1)
-	for c.TryAcquire(0) && c.InFlight() < 2 {
+	grab(c, 1)
+	for grab(c, 0) && c.InFlight() < 2 {
 		break
 	}
 	n := c.Limit()
@@ -175,10 +183,10 @@ func TestConcurrencyGrowsOnlyWhenConstrained(t *testing.T) {
 			c.Blocked() // a caller queued behind others
 		}
 		now += concMS
-		c.TryAcquire(1)
-		c.Release(now, 10*concMS, 1)
+		grab(c, 1)
+		c.Release(now, 10*concMS, 1, Success)
 	}
-	c.Release(now, 10*concMS, 1)
+	c.Release(now, 10*concMS, 1, Success)
 	if c.Limit() != 22 {
 		t.Fatalf("limit %d after a round with a queued caller, want 22", c.Limit())
 	}
@@ -197,18 +205,18 @@ func TestConcurrencyNeverAboveMaximum(t *testing.T) {
 func TestConcurrencyRefusesAboveLimit(t *testing.T) {
 	c := newConc(t, ConcurrencyConfig{Initial: 5})
 	for i := range 5 {
-		if !c.TryAcquire(1) {
+		if !grab(c, 1) {
 			t.Fatalf("refused call %d under a limit of 5", i+1)
 		}
 	}
-	if c.TryAcquire(1) || c.fits(1) {
+	if grab(c, 1) || c.fits(1) {
 		t.Fatal("granted a sixth unit under a limit of 5")
 	}
-	if !c.TryAcquire(0) {
+	if !grab(c, 0) {
 		t.Fatal("refused a cost of 0")
 	}
-	c.ReleaseIgnored(2)
-	if !c.TryAcquire(2) || c.InFlight() != 5 {
+	c.Release(0, 0, 2, Ignored)
+	if !grab(c, 2) || c.InFlight() != 5 {
 		t.Fatalf("in flight %d after freeing 2 and taking 2, want 5", c.InFlight())
 	}
 }
@@ -218,20 +226,20 @@ func TestConcurrencyRefusesAboveLimit(t *testing.T) {
 // the limit nothing else is granted.
 func TestConcurrencyGrantsCallAboveLimitOnlyWhenIdle(t *testing.T) {
 	c := newConc(t, ConcurrencyConfig{Initial: 4})
-	if !c.TryAcquire(1) {
+	if !grab(c, 1) {
 		t.Fatal("refused 1 unit under a limit of 4")
 	}
-	if c.fits(6) || c.TryAcquire(6) {
+	if c.fits(6) || grab(c, 6) {
 		t.Fatal("granted 6 units with 1 in flight under a limit of 4")
 	}
-	c.ReleaseIgnored(1)
-	if !c.fits(6) || !c.TryAcquire(6) {
+	c.Release(0, 0, 1, Ignored)
+	if !c.fits(6) || !grab(c, 6) {
 		t.Fatal("refused 6 units with nothing in flight: no release could ever make room")
 	}
-	if c.fits(1) || c.TryAcquire(1) {
+	if c.fits(1) || grab(c, 1) {
 		t.Fatalf("granted 1 more unit with %d in flight under a limit of 4", c.InFlight())
 	}
-	c.ReleaseIgnored(6)
+	c.Release(0, 0, 6, Ignored)
 	if c.InFlight() != 0 || c.Limit() != 4 {
 		t.Fatalf("in flight %d, limit %d after the release, want 0 and 4", c.InFlight(), c.Limit())
 	}
@@ -243,14 +251,14 @@ func TestConcurrencyDroppedForcesDecrease(t *testing.T) {
 	c, now := concWarm(t, ConcurrencyConfig{})
 	seen := c.base.seen
 	for range 20 {
-		c.TryAcquire(1)
+		grab(c, 1)
 	}
 	for i := range 20 {
 		now += concMS
 		if i < 5 {
-			c.ReleaseDropped(now, time.Microsecond, 1)
+			c.Release(now, time.Microsecond, 1, Dropped)
 		} else {
-			c.Release(now, 10*concMS, 1)
+			c.Release(now, 10*concMS, 1, Success)
 		}
 	}
 	if c.Limit() != 18 {
@@ -265,10 +273,10 @@ func TestConcurrencyIgnoredTeachesNothing(t *testing.T) {
 	c, now := concWarm(t, ConcurrencyConfig{})
 	seen, done := c.base.seen, c.roundDone
 	for range 100 {
-		c.TryAcquire(1)
+		grab(c, 1)
 	}
 	for range 20 {
-		c.ReleaseIgnored(1)
+		c.Release(0, 0, 1, Ignored)
 	}
 	if c.base.seen != seen || c.roundDone != done || c.Limit() != 20 || c.InFlight() != 0 {
 		t.Fatalf("ignored calls changed the engine: seen %d→%d, round %d→%d, limit %d, in flight %d",
@@ -282,8 +290,8 @@ func TestConcurrencyZeroAllocs(t *testing.T) {
 	now := time.Duration(0)
 	if n := testing.AllocsPerRun(10_000, func() {
 		now += 50 * time.Microsecond
-		if c.TryAcquire(1) {
-			c.Release(now, time.Duration(now%(7*concMS)), 1)
+		if grab(c, 1) {
+			c.Release(now, time.Duration(now%(7*concMS)), 1, Success)
 		}
 	}); n != 0 {
 		t.Fatalf("TryAcquire+Release allocates %v times", n)
@@ -295,8 +303,8 @@ func BenchmarkConcurrencyAcquireRelease(b *testing.B) {
 	var now time.Duration
 	for b.Loop() {
 		now += time.Microsecond
-		c.TryAcquire(1)
-		c.Release(now, time.Duration(now%(7*concMS)), 1)
+		grab(c, 1)
+		c.Release(now, time.Duration(now%(7*concMS)), 1, Success)
 	}
 }
 

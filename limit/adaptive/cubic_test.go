@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/headroom-go/headroom"
 )
 
 // awsCubic is CUBIC with the AWS SDK's scale constant, in a type of its own:
@@ -88,20 +90,23 @@ func TestCubicAWSEndToEndVector(t *testing.T) {
 	}
 	run := func(initial float64, cooldown time.Duration, check func(i int, r *Rate)) {
 		c := DefaultRateConfig()
-		c.Controller = awsCubic{aws}
+		c.RateController = awsCubic{aws}
 		c.MinUnitsPerMinute, c.InitialUnitsPerMinute, c.MaxUnitsPerMinute = 1e-30, initial, 1e12
-		c.DecreaseCooldown = cooldown
+		c.DecreaseCooldown = headroom.Duration(cooldown)
+		if cooldown == 0 {
+			c.DecreaseCooldown = -1 // none (0 is the default)
+		}
 		r, err := NewRate(c, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i, row := range rows {
 			now := time.Duration(row.ms) * time.Millisecond
-			r.Enqueue(now, 1, NoDeadline) // a request waited
+			r.Enqueue(now, 1) // a request waited
 			if row.throttled {
-				r.OnThrottled(now, now-time.Millisecond, 1, 0)
+				r.onThrottled(now, now-time.Millisecond, 1, 0)
 			} else {
-				r.OnSuccess(now, now-time.Millisecond, 1)
+				r.onSuccess(now, now-time.Millisecond, 1)
 			}
 			if got := r.MeasuredRate() / 60; math.Abs(got-row.measured) > 1e-12 {
 				t.Errorf("%d ms: measured %v, want %v", row.ms, got, row.measured)
@@ -170,19 +175,19 @@ func TestCubicRules(t *testing.T) {
 // awsCubic is driven, so that the cut is β·W.)
 func TestCubicEngineExcludesPause(t *testing.T) {
 	c := DefaultRateConfig()
-	c.Controller, c.InitialUnitsPerMinute = awsCubic{aws}, 1200
+	c.RateController, c.InitialUnitsPerMinute = awsCubic{aws}, 1200
 	r, _ := NewRate(c, 0)
 	for ms := 0; ms < 5000; ms += 50 { // 20 units a second measured
 		now := time.Duration(ms) * time.Millisecond
-		r.OnSuccess(now, now, 1)
+		r.onSuccess(now, now, 1)
 	}
-	r.OnThrottled(sec(5), sec(4.9), 1, sec(13))
+	r.onThrottled(sec(5), sec(4.9), 1, sec(13))
 	s := r.state(sec(18))
 	if math.Abs(s.SendRateAtLastDecrease-1200) > 1e-3 || !near(s.Rate, 0.7*s.SendRateAtLastDecrease) || s.PausedSinceLastDecrease != sec(13) {
 		t.Fatalf("state %+v", s)
 	}
-	r.Enqueue(sec(18), 1, NoDeadline)
-	r.OnSuccess(sec(18)+time.Millisecond, sec(17), 1)
+	r.Enqueue(sec(18), 1)
+	r.onSuccess(sec(18)+time.Millisecond, sec(17), 1)
 	// t = 1 ms after the pause: the curve is still at 0.7 W, so no rise.
 	wantRate(t, r, s.Rate)
 	// 20 units a second again for 3 s: the rate follows the curve at t =
@@ -190,8 +195,8 @@ func TestCubicEngineExcludesPause(t *testing.T) {
 	// 2,400).
 	for ms := 18050; ms < 21000; ms += 50 {
 		now := time.Duration(ms) * time.Millisecond
-		r.Enqueue(now, 1, NoDeadline)
-		r.OnSuccess(now, now, 1)
+		r.Enqueue(now, 1)
+		r.onSuccess(now, now, 1)
 	}
 	want := aws.curve(RateState{RateBeforeLastDecrease: 1200, SendRateAtLastDecrease: s.SendRateAtLastDecrease, SinceLastDecrease: sec(2.95), InstanceCount: 1})
 	if want > 2*r.MeasuredRate() || want < 1200 {

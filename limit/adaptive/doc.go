@@ -17,38 +17,51 @@
 // latency it keeps (the p10 of the last five minutes); limit.Adaptive is
 // its face.
 //
-// # Taking permits
+// # Taking permits, and what a call taught
 //
-// Both engines refuse at once and never block: Concurrency.TryAcquire(n)
-// grants or refuses n units (when a holder releases is not its to know);
-// Rate.TryAcquire(now, cost) grants, or refuses with how long until the
-// units would be there at the current rate. A refused request waits in
-// Rate's FIFO queue (Enqueue, then Next and Dequeue) rather than booking
-// units ahead: a throttle moves every waiter's turn. Waiting with a
-// context is the shells'. Constructors validate their configuration and
-// report every problem at once, each a *headroom.ConfigError of package
-// "adaptive" (ConcurrencyConfig.Problems, RateConfig.Problems).
+// Every engine of headroom takes permits with one verb,
+// TryAcquire(now, cost) (ok bool, retryAfter time.Duration): it grants or
+// refuses at once and never blocks. Concurrency's retryAfter is 0 (when a
+// holder releases is not its to know); Rate's is how long until the units
+// would be there at the current rate. A refused request waits in Rate's
+// FIFO queue (Enqueue, then Next and Dequeue) rather than booking units
+// ahead: a throttle moves every waiter's turn. Waiting with a context is
+// the shells'.
+//
+// What a call taught comes back in one vocabulary, Outcome (Success,
+// Throttled, Dropped, Ignored), on each engine's Release, with what that
+// engine reads besides: Concurrency.Release(now, latency, cost, outcome),
+// Rate.Release(now, sentAt, cost, outcome, retryAfter).
+//
+// Both configurations are complete at their zero value, every zero field
+// meaning its default, and read from JSON with the names in their tags;
+// package limit takes them as they are (limit.Options.Adaptive,
+// limit.Options.AdaptiveRate). Constructors validate their configuration
+// and report every problem at once, each a *headroom.ConfigError of
+// package "adaptive" (ConcurrencyConfig.Problems, RateConfig.Problems).
 //
 // # The throttle-driven adaptive rate limiter
 //
 // Rate is a token bucket in units (a request costs units; 0 never waits and
 // changes nothing) with a FIFO queue of waiters, driven by the responses:
 //
-//	r, _ := adaptive.NewRate(adaptive.DefaultRateConfig(), now)
-//	if ok, _ := r.TryAcquire(now, cost); !ok {
-//		id, wait, why := r.Enqueue(now, cost, adaptive.NoDeadline)
+//	r, _ := adaptive.NewRate(adaptive.RateConfig{Controller: "cubic"}, now)
+//	if ok, wait := r.TryAcquire(now, cost); !ok {
+//		// refuse, or hold wait against a deadline, then:
+//		id, _, ok := r.Enqueue(now, cost) // ok is false past MaxWait
 //		// ... at r.Next(now): r.Dequeue(now) until it reports nothing
 //	}
-//	// ... send; then one of:
-//	r.OnSuccess(now, sentAt, cost)
-//	r.OnThrottled(now, sentAt, cost, retryAfter)
-//	// an ignored outcome (network error, a 5xx that is not a throttle): nothing
+//	// ... send; then:
+//	r.Release(now, sentAt, cost, adaptive.Throttled, retryAfter) // or Success
+//	// Dropped and Ignored (a network error, a 5xx that is not a throttle)
+//	// change nothing.
 //
 // The names, and the seeds' names they stand for:
 //
 //	RateConfig                MinUnitsPerMinute, MaxUnitsPerMinute, InitialUnitsPerMinute,
-//	                          Burst, QueueLimit, MaxWait, DecreaseCooldown, MaxPause,
-//	                          Enabled (here Disabled), the controller and the instance count
+//	                          Burst (here BurstTime), MaxWait, DecreaseCooldown, MaxPause,
+//	                          Enabled (here Disabled), the controller and the instance count;
+//	                          QueueLimit is the shell's (limit.Options.QueueLimit)
 //	RateController            IRateController: OnThrottled(RateState) float64,
 //	                          OnSuccess(RateState) (float64, bool) (null is false)
 //	RateState                 RateControllerState, plus SendRateAtLastDecrease and
@@ -66,8 +79,8 @@
 //   - The bucket fills at the rate and holds Burst of it, at least 1 unit.
 //     A request larger than the bucket goes when the bucket is full and
 //     drives it below zero. A rate change keeps the tokens up to the new
-//     size and keeps the queue. At most QueueLimit requests wait; a wait
-//     longer than MaxWait is refused.
+//     size and keeps the queue. A wait longer than MaxWait is refused, and
+//     a waiter that has waited MaxWait leaves without its units.
 //   - On a throttle: restart the increase clock and forget that requests
 //     waited; cut on the first throttle, or after DecreaseCooldown for a
 //     request sent after the last cut (never up, never below the minimum);

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit/adaptive"
 )
 
@@ -11,10 +12,10 @@ import (
 // units a second, a waiter served when its unit is there, and a throttle
 // with a Retry-After that cuts the rate (AIMD: × 0.7) and pauses.
 func ExampleNewRate() {
-	cfg := adaptive.DefaultRateConfig()
-	cfg.InitialUnitsPerMinute = 600 // 10 units a second
-	cfg.Burst = time.Second         // the bucket holds 10 units
-	r, err := adaptive.NewRate(cfg, 0)
+	r, err := adaptive.NewRate(adaptive.RateConfig{
+		InitialUnitsPerMinute: 600,                            // 10 units a second
+		BurstTime:             headroom.Duration(time.Second), // the bucket holds 10 units
+	}, 0)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -22,16 +23,16 @@ func ExampleNewRate() {
 	fmt.Println(r.TryAcquire(0, 10))
 	fmt.Println(r.TryAcquire(0, 1))
 
-	_, wait, why := r.Enqueue(0, 1, adaptive.NoDeadline)
+	_, wait, queued := r.Enqueue(0, 1)
 	at, _ := r.Next(0)
 	w, _ := r.Dequeue(at)
-	fmt.Println(wait.Round(time.Millisecond), why == adaptive.NotRefused, w.Granted)
+	fmt.Println(wait.Round(time.Millisecond), queued, w.Granted)
 
 	// The request's answer, then a throttle: the first ends the slow start,
 	// and since the dependency was accepting far less than the rate, the
 	// rate halves (no more in one cut); the Retry-After pauses the limiter.
-	r.OnSuccess(600*time.Millisecond, at, 1)
-	ch := r.OnThrottled(700*time.Millisecond, at, 1, 2*time.Second)
+	r.Release(600*time.Millisecond, at, 1, adaptive.Success, 0)
+	ch := r.Release(700*time.Millisecond, at, 1, adaptive.Throttled, 2*time.Second)
 	fmt.Printf("%.0f units/min, cut %v, paused %v\n", r.Rate(), ch&adaptive.ChangeCut != 0, time.Second < r.PausedUntil())
 	// Output:
 	// true 0s
@@ -51,18 +52,18 @@ func ExampleNewConcurrency() {
 	}
 	now := time.Duration(0)
 	for range 100 {
-		c.TryAcquire(1)
+		c.TryAcquire(now, 1)
 		now += 10 * time.Millisecond
-		c.Release(now, 10*time.Millisecond, 1)
+		c.Release(now, 10*time.Millisecond, 1, adaptive.Success)
 	}
 	fmt.Println(c.CurrentLimit())
 
 	for range 4 {
-		c.TryAcquire(1)
+		c.TryAcquire(now, 1)
 	}
 	for range 4 {
 		now += 50 * time.Millisecond
-		c.Release(now, 50*time.Millisecond, 1)
+		c.Release(now, 50*time.Millisecond, 1, adaptive.Success)
 	}
 	fmt.Println(c.CurrentLimit())
 	// Output:

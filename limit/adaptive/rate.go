@@ -1,13 +1,9 @@
 package adaptive
 
 import (
-	"fmt"
 	"math"
 	"time"
 )
-
-// NoDeadline is the deadline of a request that has none (Rate.Enqueue).
-const NoDeadline = time.Duration(math.MaxInt64)
 
 // halfSecond is the width of the periods of the measured send rate
 // (aws-sdk-go-v2 aws/retry/adaptive_ratelimit.go: floor(t×2)/2).
@@ -15,27 +11,6 @@ const halfSecond = 500 * time.Millisecond
 
 // epsilon absorbs float rounding when tokens are compared with a cost.
 const epsilon = 1e-9
-
-// Refusal says why Enqueue did not queue a request.
-type Refusal uint8
-
-// The refusals; their String values match limit's Reason constants.
-const (
-	NotRefused     Refusal = iota
-	refusedNoUnits         // no units free and QueueLimit is 0
-	refusedQueueFull
-	refusedMaxWait
-	refusedDeadline
-)
-
-var refusalNames = [...]string{"", "no_permit", "queue_full", "max_wait", "deadline"}
-
-func (r Refusal) String() string {
-	if int(r) < len(refusalNames) {
-		return refusalNames[r]
-	}
-	return fmt.Sprintf("refusal(%d)", uint8(r))
-}
 
 // Change says what a call changed, so that a shell can report it.
 type Change uint8
@@ -52,7 +27,7 @@ type Waiter struct {
 	ID   uint64
 	Cost int
 	// Granted is true when the waiter got its units; false when it waited
-	// MaxWait without getting them (refuse it with refusedMaxWait).
+	// MaxWait without getting them.
 	Granted bool
 }
 
@@ -63,8 +38,8 @@ type RateCounts struct {
 	Throttles int64
 	Cuts      int64
 	Pauses    int64
-	Increases int64 // rates returned by OnSuccess
-	Refused   [refusedDeadline + 1]int64
+	Increases int64 // rises of the rate on a success
+	TimedOut  int64 // waiters that left the queue at MaxWait without their units
 }
 
 type waiter struct {
@@ -87,12 +62,12 @@ type waiter struct {
 // Rates are this process's share in units per minute unless a name says
 // "whole".
 type Rate struct {
-	cfg      RateConfig
+	cfg      settings
 	ctl      RateController
 	n        int
 	disabled bool
 	// builtin is true for AIMD and Cubic, which never change the rate on a
-	// success unless requests waited: OnSuccess skips them otherwise.
+	// success unless requests waited: Release skips them otherwise.
 	builtin bool
 
 	// this process's share, units per minute
@@ -104,7 +79,7 @@ type Rate struct {
 	pubFrac   float64       // PublishedLimitFraction, default applied
 
 	// slowStart is true until the first cut: a built-in controller's rate
-	// doubles every half second while requests wait (see OnSuccess).
+	// doubles every half second while requests wait (see onSuccess).
 	slowStart bool
 
 	perNs    float64 // rate in units per nanosecond
@@ -141,10 +116,11 @@ type Rate struct {
 
 // NewRate returns a Rate configured by c, created at now with a full
 // bucket, or the problems Problems lists, joined.
-func NewRate(c RateConfig, now time.Duration) (*Rate, error) {
-	if err := joinProblems(c.Problems()); err != nil {
+func NewRate(rc RateConfig, now time.Duration) (*Rate, error) {
+	if err := joinProblems(rc.Problems()); err != nil {
 		return nil, err
 	}
+	c := rc.settings()
 	r := &Rate{cfg: c, ctl: c.Controller, n: max(c.Instances, 1), disabled: c.Disabled, pubFrac: c.PublishedLimitFraction}
 	if r.pubFrac == 0 {
 		r.pubFrac = defaultPublishedLimitFraction
@@ -259,11 +235,12 @@ func (r *Rate) setRate(now time.Duration, rate float64) {
 // cost 0 (which never waits and changes nothing), Disabled mode, or nobody
 // queued, no pause, and the bucket holding the cost (a full bucket for a
 // request larger than the bucket). It takes the cost from the bucket, which
-// a large request drives below zero. On refusal nothing changed, and
-// retryAfter is the wait Enqueue would expect at the current rate: until
-// the bucket has gathered the units of the requests queued and this one's
-// (after a pause). Queue the request with Enqueue. cost must not be
-// negative.
+// a large request drives below zero. On refusal it takes nothing, marks that
+// requests waited (a refused request is demand the rate did not meet: the
+// built-in controllers rise on it), and retryAfter is the wait Enqueue would
+// expect at the current rate: until the bucket has gathered the units of
+// the requests queued and this one's (after a pause). Queue the request
+// with Enqueue, or refuse it. cost must not be negative.
 func (r *Rate) TryAcquire(now time.Duration, cost int) (ok bool, retryAfter time.Duration) {
 	if cost <= 0 {
 		return true, 0
@@ -273,10 +250,12 @@ func (r *Rate) TryAcquire(now time.Duration, cost int) (ok bool, retryAfter time
 		return true, 0
 	}
 	if r.qHead < len(r.q) {
+		r.waited = true
 		return false, r.waitFor(now, r.qUnits, cost)
 	}
 	r.refill(now)
 	if r.tokens+epsilon < r.need(cost) {
+		r.waited = true
 		return false, r.waitFor(now, 0, cost)
 	}
 	r.tokens -= float64(cost)

@@ -8,7 +8,7 @@ import (
 
 func benchRate(b *testing.B, ctl RateController) *Rate {
 	c := DefaultRateConfig()
-	c.MaxUnitsPerMinute, c.InitialUnitsPerMinute, c.Controller = 1e15, 1e15, ctl
+	c.MaxUnitsPerMinute, c.InitialUnitsPerMinute, c.RateController = 1e15, 1e15, ctl
 	r, err := NewRate(c, 0)
 	if err != nil {
 		b.Fatal(err)
@@ -40,7 +40,7 @@ func BenchmarkRateOnSuccess(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				now += 100
-				r.OnSuccess(now, now-50, 1)
+				r.onSuccess(now, now-50, 1)
 			}
 		})
 	}
@@ -49,25 +49,25 @@ func BenchmarkRateOnSuccess(b *testing.B) {
 // Recording a throttle inside the cooldown (a burst of 429s).
 func BenchmarkRateOnThrottled(b *testing.B) {
 	r := benchRate(b, AIMD{})
-	r.OnThrottled(0, 0, 1, 0)
+	r.onThrottled(0, 0, 1, 0)
 	now := time.Duration(0)
 	b.ReportAllocs()
 	for b.Loop() {
 		now += 100
-		r.OnThrottled(now, now-50, 1, 0)
+		r.onThrottled(now, now-50, 1, 0)
 	}
 }
 
 // Recording a throttle that cuts every time (cooldown 0, sent after the cut).
 func BenchmarkRateOnThrottledCut(b *testing.B) {
 	c := DefaultRateConfig()
-	c.DecreaseCooldown, c.MinUnitsPerMinute = 0, 1e-300
+	c.DecreaseCooldown, c.MinUnitsPerMinute = -1, 1e-300 // no cooldown
 	r, _ := NewRate(c, 0)
 	now := time.Duration(0)
 	b.ReportAllocs()
 	for b.Loop() {
 		now += 100
-		r.OnThrottled(now, now-1, 1, 0)
+		r.onThrottled(now, now-1, 1, 0)
 		if r.rate < 1 {
 			r.rate = 1e6
 		}

@@ -1,8 +1,10 @@
 package adaptive
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/headroom-go/headroom"
@@ -17,7 +19,7 @@ import (
 //
 //   - the initial rate is 1,125 a minute (SharePoint Online's smallest
 //     published tier of 1,250, less 10%: safe for a tenant of any size), and
-//     the slow start (Rate.OnSuccess) doubles it every half second while
+//     the slow start (Rate.Release) doubles it every half second while
 //     requests wait, so that a server of 1,000 a second is reached in 3 s;
 //   - the maximum is 10,000 a second: a ceiling for runaway, not a guess at
 //     the limit, which the limiter learns (or a quota guard reads from the
@@ -34,7 +36,6 @@ const (
 	defaultMaxUnitsPerMinute     = 600000.0
 	defaultInitialUnitsPerMinute = 1125.0
 	defaultBurst                 = time.Second       // the bucket holds 1 s of the rate
-	defaultQueueLimit            = 500               // waiting requests
 	defaultMaxWait               = 100 * time.Second // longest wait in the queue
 	defaultDecreaseCooldown      = time.Second       // least time between two cuts
 	defaultMaxPause              = 30 * time.Second  // longest Retry-After pause
@@ -46,84 +47,187 @@ const (
 	defaultPublishedLimitFraction = 0.98
 )
 
-// RateConfig configures a Rate. Unlike limit.AdaptiveRateOptions, no zero
-// field means a default here (but PublishedLimitFraction): start from
-// DefaultRateConfig, whose values each field gives, with the bound NewRate
-// holds it to. Rates are for the whole budget, in units per minute; the
-// limiter takes 1/Instances of them. The defaults are chosen for a server
-// the limiter knows nothing about (see the constants above for why).
+// RateConfig configures a Rate, and through package limit the adaptive
+// rate limiter (limit.AdaptiveRate, limit.Options.AdaptiveRate). Every zero
+// field means its default, so the zero RateConfig is a complete
+// configuration and "adaptiveRate": {} a complete JSON one; each field
+// gives its default, chosen for a server the limiter knows nothing about
+// (see the constants above for why), and the bound Validate holds it to.
+// Rates are for the whole budget, in units per minute; the limiter takes
+// 1/Instances of them.
 type RateConfig struct {
+	// Controller names the controller that sets the rate: "aimd" (the
+	// default) or "cubic", in any case.
+	Controller string `json:"controller,omitempty"`
+	// AIMD tunes the "aimd" controller; nil means its defaults.
+	AIMD *AIMD `json:"aimd,omitempty"`
+	// Cubic tunes the "cubic" controller; nil means its defaults.
+	Cubic *Cubic `json:"cubic,omitempty"`
+	// RateController replaces the named controllers with one of your own;
+	// Controller, AIMD and Cubic are then left unset.
+	RateController RateController `json:"-"`
+
 	// MinUnitsPerMinute is the floor of the rate, so a limiter never
-	// stalls: above 0 and at most MaxUnitsPerMinute. Default 60 (one unit
-	// a second).
-	MinUnitsPerMinute float64
+	// stalls: above 0 and at most the maximum. 0 means 60 (one unit a
+	// second), or the maximum when that is lower.
+	MinUnitsPerMinute float64 `json:"minUnitsPerMinute,omitempty"`
 	// MaxUnitsPerMinute is the ceiling, against runaway, not a guess at
-	// the limit: finite and above 0. Default 600,000 (10,000 a second).
-	MaxUnitsPerMinute float64
+	// the limit: finite and above 0. 0 means 600,000 (10,000 a second), or
+	// the minimum or initial rate when higher.
+	MaxUnitsPerMinute float64 `json:"maxUnitsPerMinute,omitempty"`
 	// InitialUnitsPerMinute is the rate at the start, which the slow start
 	// doubles every half second while requests wait: between the minimum
-	// and the maximum. Default 1,125.
-	InitialUnitsPerMinute float64
-	// Burst is how much of the rate the bucket holds (at least 1 unit):
-	// above 0. Default 1 s.
-	Burst time.Duration
-	// QueueLimit is how many requests may wait; 0 refuses at once
-	// (refusedNoUnits) instead of queueing. 0 or more. Default 500.
-	QueueLimit int
-	// MaxWait is the longest a request may wait in the queue; above 0 when
-	// QueueLimit is. Default 100 s.
-	MaxWait time.Duration
-	// DecreaseCooldown is the least time between two cuts: 0 or more.
-	// Default 1 s.
-	DecreaseCooldown time.Duration
-	// MaxPause caps the pause after a throttle with a Retry-After; 0 never
-	// pauses. 0 or more. Default 30 s.
-	MaxPause time.Duration
-	// Controller sets the rate; nil means AIMD{}, the default.
-	Controller RateController
-	// Instances is how many processes share the budget; 0 means 1, the
-	// default.
-	Instances int
+	// and the maximum. 0 means 1,125, kept between them.
+	InitialUnitsPerMinute float64 `json:"initialUnitsPerMinute,omitempty"`
+	// BurstTime is how much time of the rate the bucket holds, at least 1
+	// unit: above 0. 0 means 1 s. A request larger than the bucket goes when
+	// it is full and drives it below zero.
+	BurstTime headroom.Duration `json:"burstTime,omitempty"`
+	// MaxWait is the longest a request may wait in the queue: above 0. 0
+	// means 100 s.
+	MaxWait headroom.Duration `json:"maxWait,omitempty"`
+	// DecreaseCooldown is the least time between two cuts. 0 means 1 s;
+	// below 0, none.
+	DecreaseCooldown headroom.Duration `json:"decreaseCooldown,omitempty"`
+	// MaxPause caps the pause after a throttle with a Retry-After. 0 means
+	// 30 s; below 0, never pause.
+	MaxPause headroom.Duration `json:"maxPause,omitempty"`
+	// Instances is how many processes share the budget: 0 or more; 0
+	// means 1.
+	Instances int `json:"instances,omitempty"`
+	// InstanceCounter, when set, tells the limiter of package limit the
+	// instance count: it polls it at most once a second, and the count wins
+	// over Instances after the first poll. The engine itself takes
+	// Rate.SetInstances.
+	InstanceCounter InstanceCounter `json:"-"`
 	// Disabled measures only: every request is admitted at once, the rate
 	// never changes, units and throttles are still counted.
-	Disabled bool
+	Disabled bool `json:"disabled,omitempty"`
 	// PublishedLimitFraction is the share of a published quota the whole
 	// budget may use once Rate.SetPublishedLimit is given one: the maximum
 	// becomes min(MaxUnitsPerMinute, PublishedLimitFraction × published).
-	// In (0, 1]; 0 means the default, 0.98, the one field whose zero is a
-	// default, so that configurations written before it existed keep
-	// working.
-	PublishedLimitFraction float64
+	// In (0, 1]; 0 means 0.98, 1 − the quota guard's default reserve of 2%.
+	PublishedLimitFraction float64 `json:"publishedLimitFraction,omitempty"`
 }
 
-// DefaultRateConfig returns the defaults, with AIMD.
+// settings is what a Rate runs on: a RateConfig with its defaults applied,
+// its durations as time.Duration and its controller chosen.
+type settings struct {
+	MinUnitsPerMinute, MaxUnitsPerMinute, InitialUnitsPerMinute float64
+	Burst, MaxWait, DecreaseCooldown, MaxPause                  time.Duration
+	Controller                                                  RateController
+	Instances                                                   int
+	Disabled                                                    bool
+	PublishedLimitFraction                                      float64
+}
+
+// DefaultRateConfig returns the defaults, every field filled in but the
+// controller's (nil, which means AIMD with its defaults).
 func DefaultRateConfig() RateConfig {
 	return RateConfig{
-		MinUnitsPerMinute:     defaultMinUnitsPerMinute,
-		MaxUnitsPerMinute:     defaultMaxUnitsPerMinute,
-		InitialUnitsPerMinute: defaultInitialUnitsPerMinute,
-		Burst:                 defaultBurst,
-		QueueLimit:            defaultQueueLimit,
-		MaxWait:               defaultMaxWait,
-		DecreaseCooldown:      defaultDecreaseCooldown,
-		MaxPause:              defaultMaxPause,
-		Controller:            AIMD{},
-		Instances:             1,
-
+		MinUnitsPerMinute:      defaultMinUnitsPerMinute,
+		MaxUnitsPerMinute:      defaultMaxUnitsPerMinute,
+		InitialUnitsPerMinute:  defaultInitialUnitsPerMinute,
+		BurstTime:              headroom.Duration(defaultBurst),
+		MaxWait:                headroom.Duration(defaultMaxWait),
+		DecreaseCooldown:       headroom.Duration(defaultDecreaseCooldown),
+		MaxPause:               headroom.Duration(defaultMaxPause),
+		Instances:              1,
 		PublishedLimitFraction: defaultPublishedLimitFraction,
 	}
 }
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 
+// rates returns c's minimum, maximum and initial rates with their defaults
+// applied. A default follows the bounds set beside it only when they are
+// valid: a bad maximum is one problem, not three.
+func (c *RateConfig) rates() (lo, hi, initial float64) {
+	hi = c.MaxUnitsPerMinute
+	if hi == 0 {
+		hi = max(defaultMaxUnitsPerMinute, c.MinUnitsPerMinute, c.InitialUnitsPerMinute)
+	}
+	lo = c.MinUnitsPerMinute
+	if lo == 0 {
+		lo = defaultMinUnitsPerMinute
+		if hi > 0 {
+			lo = min(lo, hi)
+		}
+	}
+	initial = c.InitialUnitsPerMinute
+	if initial == 0 {
+		initial = defaultInitialUnitsPerMinute
+		if lo > 0 && lo <= hi {
+			initial = min(max(initial, lo), hi)
+		}
+	}
+	return lo, hi, initial
+}
+
+// orDefault is d, or def when d is 0; below 0, 0.
+func orDefault(d headroom.Duration, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return max(time.Duration(d), 0)
+}
+
+// settings is c with its defaults applied. c is valid (Problems).
+func (c *RateConfig) settings() settings {
+	s := settings{
+		Burst:                  orDefault(c.BurstTime, defaultBurst),
+		MaxWait:                orDefault(c.MaxWait, defaultMaxWait),
+		DecreaseCooldown:       orDefault(c.DecreaseCooldown, defaultDecreaseCooldown),
+		MaxPause:               orDefault(c.MaxPause, defaultMaxPause),
+		Instances:              max(c.Instances, 1),
+		Disabled:               c.Disabled,
+		PublishedLimitFraction: cmp.Or(c.PublishedLimitFraction, defaultPublishedLimitFraction),
+	}
+	s.MinUnitsPerMinute, s.MaxUnitsPerMinute, s.InitialUnitsPerMinute = c.rates()
+	switch {
+	case c.RateController != nil:
+		s.Controller = c.RateController
+	case strings.EqualFold(c.Controller, "cubic"):
+		s.Controller = deref(c.Cubic)
+	default:
+		s.Controller = deref(c.AIMD)
+	}
+	return s
+}
+
+// deref is *p, or the zero T for nil.
+func deref[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
+	}
+	return *p
+}
+
 // Problems lists every problem with c; nil when NewRate would succeed.
 func (c *RateConfig) Problems() []*headroom.ConfigError {
 	var ps problems
 	add := ps.add
+	cubic := strings.EqualFold(c.Controller, "cubic")
+	switch {
+	case c.Controller == "" || cubic || strings.EqualFold(c.Controller, "aimd"):
+	default:
+		add("Controller", c.Controller, `"aimd" (the default) or "cubic"`)
+	}
+	if c.RateController != nil && c.Controller != "" {
+		add("Controller", c.Controller, `"" when RateController is set: one controller, never a silent pick`)
+	}
+	if c.Cubic != nil && (!cubic || c.RateController != nil) {
+		add("Cubic", "set", `options only with Controller "cubic"`)
+	}
+	if c.AIMD != nil && (cubic || c.RateController != nil) {
+		add("AIMD", "set", `options only with Controller "aimd" (or none)`)
+	}
+	lo, hi, initial := c.rates()
 	rates := []struct {
 		name string
 		v    float64
-	}{{"MinUnitsPerMinute", c.MinUnitsPerMinute}, {"MaxUnitsPerMinute", c.MaxUnitsPerMinute}, {"InitialUnitsPerMinute", c.InitialUnitsPerMinute}}
+	}{{"MinUnitsPerMinute", lo}, {"MaxUnitsPerMinute", hi}, {"InitialUnitsPerMinute", initial}}
 	ok := true
 	for _, r := range rates {
 		if !(r.v > 0) || !finite(r.v) {
@@ -132,26 +236,17 @@ func (c *RateConfig) Problems() []*headroom.ConfigError {
 		}
 	}
 	if ok {
-		if c.MinUnitsPerMinute > c.MaxUnitsPerMinute {
-			add("MinUnitsPerMinute", c.MinUnitsPerMinute, fmt.Sprintf("at most MaxUnitsPerMinute (%v)", c.MaxUnitsPerMinute))
-		} else if c.InitialUnitsPerMinute < c.MinUnitsPerMinute || c.InitialUnitsPerMinute > c.MaxUnitsPerMinute {
-			add("InitialUnitsPerMinute", c.InitialUnitsPerMinute, fmt.Sprintf("between MinUnitsPerMinute (%v) and MaxUnitsPerMinute (%v)", c.MinUnitsPerMinute, c.MaxUnitsPerMinute))
+		if lo > hi {
+			add("MinUnitsPerMinute", lo, fmt.Sprintf("at most MaxUnitsPerMinute (%v)", hi))
+		} else if initial < lo || initial > hi {
+			add("InitialUnitsPerMinute", initial, fmt.Sprintf("between MinUnitsPerMinute (%v) and MaxUnitsPerMinute (%v)", lo, hi))
 		}
 	}
-	if c.Burst <= 0 {
-		add("Burst", c.Burst, "a duration above 0, such as \"10s\"")
+	if c.BurstTime < 0 {
+		add("BurstTime", c.BurstTime, `0 (1s) or a duration above 0, such as "10s"`)
 	}
-	if c.QueueLimit < 0 {
-		add("QueueLimit", c.QueueLimit, "0 (refuse at once) or more")
-	}
-	if c.MaxWait < 0 || (c.QueueLimit > 0 && c.MaxWait == 0) {
-		add("MaxWait", c.MaxWait, "a duration above 0 when requests may queue")
-	}
-	if c.DecreaseCooldown < 0 {
-		add("DecreaseCooldown", c.DecreaseCooldown, "0 or more")
-	}
-	if c.MaxPause < 0 {
-		add("MaxPause", c.MaxPause, "0 (never pause) or more")
+	if c.MaxWait < 0 {
+		add("MaxWait", c.MaxWait, `0 (100s) or a duration above 0, such as "30s"`)
 	}
 	if c.Instances < 0 {
 		add("Instances", c.Instances, "1 or more (0 means 1)")
@@ -159,7 +254,13 @@ func (c *RateConfig) Problems() []*headroom.ConfigError {
 	if f := c.PublishedLimitFraction; !(f >= 0 && f <= 1) {
 		add("PublishedLimitFraction", f, "a fraction in (0, 1], such as 0.98 (0 means 0.98)")
 	}
-	switch ctl := c.Controller.(type) {
+	if c.AIMD != nil {
+		ps = append(ps, c.AIMD.problems()...)
+	}
+	if c.Cubic != nil {
+		ps = append(ps, c.Cubic.problems()...)
+	}
+	switch ctl := c.RateController.(type) {
 	case AIMD:
 		ps = append(ps, ctl.problems()...)
 	case Cubic:
@@ -177,7 +278,7 @@ func (a AIMD) problems() problems {
 		ps.add("AIMD.IncreaseStep", s, "a step above 0 units per minute")
 	}
 	if a.IncreaseInterval < 0 {
-		ps.add("AIMD.IncreaseInterval", a.IncreaseInterval, "a duration above 0, such as \"10s\"")
+		ps.add("AIMD.IncreaseInterval", a.IncreaseInterval, "0 (10s) or a duration above 0, such as \"10s\"")
 	}
 	return ps
 }

@@ -31,12 +31,10 @@ func (r *Rate) measure(now time.Duration, cost int, success bool) {
 // little below it the limiter stops meeting throttles.
 const acceptedShare = 0.95
 
-// OnSuccess reports at now a response that was not a throttle and had a
-// status below 500, for a request of cost units sent at sentAt (the rules
-// do not read sentAt today). It counts the units into the measured send
-// rate, and, unless Disabled or paused, asks the controller for a new rate.
-// Report nothing for an ignored outcome (a network error, a 5xx that is not
-// a throttle): it changes nothing.
+// onSuccess is Release of a Success at now, for a request of cost units
+// sent at sentAt (the rules do not read sentAt today). It counts the units
+// into the measured send rate, and, unless Disabled or paused, asks the
+// controller for a new rate.
 //
 // While a published quota sets the rate (SetPublishedLimit), nothing
 // raises it. Before the first cut a built-in controller is in slow start:
@@ -44,7 +42,7 @@ const acceptedShare = 0.95
 // measured send rate, while requests wait, so that a limiter that starts
 // far below its dependency's limit reaches it in seconds, not minutes; the
 // first throttle ends it.
-func (r *Rate) OnSuccess(now, sentAt time.Duration, cost int) Change {
+func (r *Rate) onSuccess(now, sentAt time.Duration, cost int) Change {
 	r.measure(now, cost, true)
 	r.acceptedSinceCut = true
 	if r.disabled || r.published > 0 || now < r.pauseUntil || (r.builtin && !r.waited && r.qHead == len(r.q)) {
@@ -94,8 +92,8 @@ func (r *Rate) QuietSuccess() bool {
 	return r.disabled || r.published > 0 || (r.builtin && !r.waited && r.qHead == len(r.q))
 }
 
-// OnThrottled reports at now a throttle of a request of cost units sent at
-// sentAt, with the server's Retry-After (0 if none), in this order:
+// onThrottled is Release of a throttle at now, for a request of cost units
+// sent at sentAt, with the server's Retry-After (0 if none), in this order:
 //
 //  1. it restarts the increase clock and forgets that requests waited;
 //  2. it cuts the rate on the first throttle, or when DecreaseCooldown has
@@ -130,7 +128,7 @@ func (r *Rate) QuietSuccess() bool {
 // be twice the limit, it goes there even below the proposal, but not below
 // half the rate. CUBIC's curve then aims at the accepted rate
 // (SendRateAtLastDecrease), not at the rate that was throttled.
-func (r *Rate) OnThrottled(now, sentAt time.Duration, cost int, retryAfter time.Duration) Change {
+func (r *Rate) onThrottled(now, sentAt time.Duration, cost int, retryAfter time.Duration) Change {
 	r.measure(now, cost, false)
 	r.counts.Throttles++
 	if r.disabled {
@@ -175,7 +173,7 @@ func (r *Rate) OnThrottled(now, sentAt time.Duration, cost int, retryAfter time.
 }
 
 // pause starts or lengthens the pause of a throttle with a Retry-After at
-// now (OnThrottled's step 3).
+// now (onThrottled's step 3).
 func (r *Rate) pause(now, retryAfter time.Duration) Change {
 	if retryAfter <= 0 || r.cfg.MaxPause <= 0 {
 		return 0

@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/headroom-go/headroom"
 )
 
 // greedy is a controller that always asks for far more than any maximum.
@@ -37,7 +39,7 @@ func TestRatePublishedLimitSetsTheRate(t *testing.T) {
 	// A higher quota raises the rate at once: published figures win over
 	// what a cut taught.
 	r.SetPublishedLimit(sec(3), 0, 0)
-	r.OnThrottled(sec(4), sec(3.5), 1, 0)
+	r.onThrottled(sec(4), sec(3.5), 1, 0)
 	r.SetPublishedLimit(sec(5), 3000, 10*time.Second)
 	wantRate(t, r, 1470)
 	if b := r.size; !near(b, 1470.0/6) {
@@ -53,15 +55,15 @@ func TestRatePublishedLimitHoldsEveryController(t *testing.T) {
 		ctl  RateController
 	}{{"AIMD", AIMD{IncreaseStep: 6000}}, {"Cubic", Cubic{}}, {"custom", greedy{}}} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := newTestRate(t, func(c *RateConfig) { c.Controller = tc.ctl; c.Instances = 2 })
+			r := newTestRate(t, func(c *RateConfig) { c.RateController = tc.ctl; c.Instances = 2 })
 			r.SetPublishedLimit(0, 1000, time.Minute) // 490 each
-			if ch := r.OnThrottled(sec(1), sec(0.5), 1, 2*time.Second); ch != ChangePause || r.Counts().Cuts != 0 {
+			if ch := r.onThrottled(sec(1), sec(0.5), 1, 2*time.Second); ch != ChangePause || r.Counts().Cuts != 0 {
 				t.Fatalf("a throttle while following: change %v, cuts %d; want a pause and no cut", ch, r.Counts().Cuts)
 			}
 			for i := range 200 {
 				now := sec(4 + float64(i))
-				r.Enqueue(now, 1e6, NoDeadline)
-				r.OnSuccess(now, now, 10)
+				r.Enqueue(now, 1e6)
+				r.onSuccess(now, now, 10)
 				r.Cancel(now, r.nextID)
 			}
 			wantRate(t, r, 490)
@@ -145,12 +147,12 @@ func TestRatePublishedLimitFraction(t *testing.T) {
 // A waiter's expected time follows a lower quota: the queue drains at the
 // new rate, still in FIFO order.
 func TestRatePublishedLimitSlowsTheQueue(t *testing.T) {
-	r := newTestRate(t, func(c *RateConfig) { c.InitialUnitsPerMinute = 600; c.Burst = time.Second }) // 10 a second, bucket 10
-	r.SetPublishedLimit(0, 600/0.98, 0)                                                               // the first quota fills the bucket; later ones do not
+	r := newTestRate(t, func(c *RateConfig) { c.InitialUnitsPerMinute = 600; c.BurstTime = headroom.Duration(time.Second) }) // 10 a second, bucket 10
+	r.SetPublishedLimit(0, 600/0.98, 0)                                                                                      // the first quota fills the bucket; later ones do not
 	if !take(r, 0, 10) {
 		t.Fatal("first request not admitted")
 	}
-	r.Enqueue(0, 10, NoDeadline)
+	r.Enqueue(0, 10)
 	if at, _ := r.Next(0); at < sec(1) || at > sec(1)+time.Microsecond {
 		t.Fatalf("next %v, want 1s", at)
 	}

@@ -5,43 +5,24 @@ import (
 	"time"
 )
 
-// Enqueue queues a request of cost (≥ 1) units that Acquire did not admit,
-// and marks that requests waited. It returns the waiter's ID and the wait
-// expected at the current rate; or, with a Refusal, no ID and the suggested
-// retry-after:
-//
-//   - refusedNoUnits when QueueLimit is 0: wait is when the units would be
-//     there;
-//   - refusedQueueFull when QueueLimit requests wait already: wait is when
-//     the head is expected to leave;
-//   - refusedMaxWait when the expected wait is above MaxWait: wait is how
-//     much above;
-//   - refusedDeadline when now plus the expected wait is after deadline
-//     (NoDeadline for none): wait is the expected wait.
-func (r *Rate) Enqueue(now time.Duration, cost int, deadline time.Duration) (id uint64, wait time.Duration, why Refusal) {
+// Enqueue queues a request of cost (≥ 1) units that TryAcquire refused,
+// behind every request queued before it, and marks that requests waited.
+// It returns the waiter's ID and the wait expected at the current rate,
+// which is what TryAcquire's retryAfter said. A wait longer than MaxWait is
+// refused: ok is false, nothing is queued, and wait is how much longer it
+// is. Bounding the queue, and refusing a wait that would outlast a
+// deadline, are the caller's, with TryAcquire's retryAfter in hand.
+func (r *Rate) Enqueue(now time.Duration, cost int) (id uint64, wait time.Duration, ok bool) {
 	r.waited = true
 	r.refill(now)
 	wait = r.waitFor(now, r.qUnits, cost)
-	switch {
-	case r.cfg.QueueLimit == 0:
-		why = refusedNoUnits
-	case r.Len() >= r.cfg.QueueLimit:
-		why = refusedQueueFull
-		wait, _ = r.Next(now)
-		wait = since(wait, now)
-	case wait > r.cfg.MaxWait:
-		why = refusedMaxWait
-		wait -= r.cfg.MaxWait
-	case deadline < NoDeadline && wait > deadline-now:
-		why = refusedDeadline
-	default:
-		r.nextID++
-		r.q = append(r.q, waiter{id: r.nextID, cost: cost, enqueued: now})
-		r.qUnits += int64(cost)
-		return r.nextID, wait, NotRefused
+	if wait > r.cfg.MaxWait {
+		return 0, wait - r.cfg.MaxWait, false
 	}
-	r.counts.Refused[why]++
-	return 0, wait, why
+	r.nextID++
+	r.q = append(r.q, waiter{id: r.nextID, cost: cost, enqueued: now})
+	r.qUnits += int64(cost)
+	return r.nextID, wait, true
 }
 
 // waitFor is how long, from now, until a request of cost can go behind
@@ -79,9 +60,7 @@ func (r *Rate) Next(now time.Duration) (at time.Duration, ok bool) {
 	}
 	h := r.q[r.qHead]
 	at = sat(now, r.waitFor(now, 0, h.cost))
-	if r.cfg.MaxWait > 0 {
-		at = min(at, sat(h.enqueued, r.cfg.MaxWait))
-	}
+	at = min(at, sat(h.enqueued, r.cfg.MaxWait))
 	return max(at, now), true
 }
 
@@ -99,8 +78,8 @@ func (r *Rate) Dequeue(now time.Duration) (w Waiter, ok bool) {
 		r.tokens -= float64(h.cost)
 		r.counts.Units += int64(h.cost)
 		w.Granted = true
-	case r.cfg.MaxWait > 0 && now-h.enqueued >= r.cfg.MaxWait:
-		r.counts.Refused[refusedMaxWait]++
+	case now-h.enqueued >= r.cfg.MaxWait:
+		r.counts.TimedOut++
 	default:
 		return Waiter{}, false
 	}

@@ -2,6 +2,7 @@ package concurrency
 
 import (
 	"sync/atomic"
+	"time"
 
 	"github.com/headroom-go/headroom"
 )
@@ -32,11 +33,13 @@ func New(limit int) (*Bulkhead, error) {
 
 // TryAcquire takes cost permits when in-flight+cost stays within the limit,
 // and reports whether it did. A cost of 0 always succeeds and takes nothing;
-// a negative cost never does.
-func (b *Bulkhead) TryAcquire(cost int) bool {
+// a negative cost never does. It takes now as every engine does, and needs
+// it not: permits come back on Release, not with time, so a refusal's
+// retryAfter is 0 (when a holder releases is not the bulkhead's to know).
+func (b *Bulkhead) TryAcquire(now time.Duration, cost int) (ok bool, retryAfter time.Duration) {
 	c := int64(cost)
 	if c < 0 {
-		return false
+		return false, 0
 	}
 	for {
 		// c > limit-n rather than n+c > limit, which wraps for a huge c.
@@ -44,10 +47,10 @@ func (b *Bulkhead) TryAcquire(cost int) bool {
 		// over-Release leaves for a moment; it then refuses.)
 		n := b.inFlight.Load()
 		if c > b.limit.Load()-n {
-			return false
+			return false, 0
 		}
 		if b.inFlight.CompareAndSwap(n, n+c) {
-			return true
+			return true, 0
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/headroom-go/headroom"
 )
 
@@ -20,39 +21,45 @@ func newBulkhead(t testing.TB, limit int) *Bulkhead {
 	return b
 }
 
+// take is TryAcquire's ok: a bulkhead reads no time and names no wait.
+func take(b *Bulkhead, cost int) bool {
+	ok, _ := b.TryAcquire(0, cost)
+	return ok
+}
+
 func TestBulkheadNewRejectsNegative(t *testing.T) {
 	_, err := New(-1)
 	want := &headroom.ConfigError{Package: "concurrency", Field: "limit", Value: -1, Want: "0 or more permits"}
 	if diff := cmp.Diff(want, err); diff != "" || !errors.Is(err, headroom.ErrConfig) {
 		t.Fatalf("New(-1) error (-want +got):\n%s", diff)
 	}
-	if b, err := New(0); err != nil || b.TryAcquire(1) {
+	if b, err := New(0); err != nil || take(b, 1) {
 		t.Fatalf("New(0) = %v, %v; want a bulkhead that refuses", b, err)
 	}
 }
 
 func TestBulkheadAcquireRelease(t *testing.T) {
 	b := newBulkhead(t, 3)
-	if !b.TryAcquire(2) || !b.TryAcquire(1) {
+	if !take(b, 2) || !take(b, 1) {
 		t.Fatal("refused within the limit")
 	}
-	if b.TryAcquire(1) {
+	if take(b, 1) {
 		t.Fatal("granted beyond the limit")
 	}
-	if !b.TryAcquire(0) {
+	if !take(b, 0) {
 		t.Fatal("cost 0 refused when full")
 	}
-	if b.TryAcquire(-1) {
+	if take(b, -1) {
 		t.Fatal("negative cost granted")
 	}
 	if got := b.InFlight(); got != 3 {
 		t.Fatalf("InFlight = %d; want 3", got)
 	}
 	b.Release(2)
-	if b.TryAcquire(3) {
+	if take(b, 3) {
 		t.Fatal("granted 3 with 1 held and limit 3")
 	}
-	if !b.TryAcquire(2) {
+	if !take(b, 2) {
 		t.Fatal("refused 2 with 1 held and limit 3")
 	}
 	if got := b.Available(); got != 0 {
@@ -65,24 +72,24 @@ func TestBulkheadAcquireRelease(t *testing.T) {
 // full.
 func TestBulkheadHugeCostNeverWraps(t *testing.T) {
 	b := newBulkhead(t, 10)
-	if !b.TryAcquire(1) {
+	if !take(b, 1) {
 		t.Fatal("refused within the limit")
 	}
-	if b.TryAcquire(math.MaxInt) {
+	if take(b, math.MaxInt) {
 		t.Fatalf("granted a cost of MaxInt with a limit of 10; in flight %d", b.InFlight())
 	}
 	huge := newBulkhead(t, math.MaxInt)
-	if !huge.TryAcquire(math.MaxInt) {
+	if !take(huge, math.MaxInt) {
 		t.Fatal("refused a cost of MaxInt under a limit of MaxInt")
 	}
-	if huge.TryAcquire(1) || huge.Available() != 0 {
+	if take(huge, 1) || huge.Available() != 0 {
 		t.Fatalf("granted a unit beyond a full limit of MaxInt; in flight %d", huge.InFlight())
 	}
 }
 
 func TestBulkheadSetLimitRevokesNothing(t *testing.T) {
 	b := newBulkhead(t, 4)
-	if !b.TryAcquire(4) {
+	if !take(b, 4) {
 		t.Fatal("refused within the limit")
 	}
 	b.SetLimit(2)
@@ -90,11 +97,11 @@ func TestBulkheadSetLimitRevokesNothing(t *testing.T) {
 		t.Fatalf("after SetLimit(2): limit %d, in flight %d, available %d; want 2, 4, 0", b.Limit(), b.InFlight(), b.Available())
 	}
 	b.Release(1)
-	if b.TryAcquire(1) {
+	if take(b, 1) {
 		t.Fatal("granted with 3 held over a limit of 2")
 	}
 	b.Release(2)
-	if !b.TryAcquire(1) || b.TryAcquire(1) {
+	if !take(b, 1) || take(b, 1) {
 		t.Fatal("want exactly one more permit with 1 held and limit 2")
 	}
 	b.SetLimit(-5)
@@ -105,12 +112,12 @@ func TestBulkheadSetLimitRevokesNothing(t *testing.T) {
 
 func TestBulkheadOverReleaseStopsAtZero(t *testing.T) {
 	b := newBulkhead(t, 2)
-	b.TryAcquire(1)
+	take(b, 1)
 	b.Release(5)
 	if got := b.InFlight(); got != 0 {
 		t.Fatalf("InFlight after over-release = %d; want 0", got)
 	}
-	if !b.TryAcquire(2) || b.TryAcquire(1) {
+	if !take(b, 2) || take(b, 1) {
 		t.Fatal("over-release let the bulkhead admit more than its limit")
 	}
 }
@@ -127,7 +134,7 @@ func TestBulkheadNeverAboveLimit(t *testing.T) {
 		wg.Go(func() {
 			for i := range 20000 {
 				cost := 1 + (g+i)%3
-				if !b.TryAcquire(cost) {
+				if !take(b, cost) {
 					continue
 				}
 				n := held.Add(int64(cost))
@@ -151,7 +158,7 @@ func BenchmarkBulkheadAcquireRelease(b *testing.B) {
 	bh := newBulkhead(b, 1<<30)
 	b.ReportAllocs()
 	for b.Loop() {
-		bh.TryAcquire(1)
+		bh.TryAcquire(0, 1)
 		bh.Release(1)
 	}
 }

@@ -13,9 +13,10 @@ func ExampleNew() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(b.TryAcquire(1), b.TryAcquire(1), b.TryAcquire(1))
+	take := func() bool { ok, _ := b.TryAcquire(0, 1); return ok }
+	fmt.Println(take(), take(), take())
 	b.Release(1)
-	fmt.Println(b.TryAcquire(1), b.InFlight())
+	fmt.Println(take(), b.InFlight())
 	// Output:
 	// true true false
 	// true 2

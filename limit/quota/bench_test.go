@@ -85,18 +85,18 @@ func BenchmarkTryAcquireAt(b *testing.B) {
 	b.Run("Admitted", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if ok, _ := g.TryAcquireAt("api.example.com", 1, t0); !ok {
+			if ok, _ := g.TryAcquireAt("api.example.com", t0, 1); !ok {
 				b.Fatal("refused")
 			}
 		}
 	})
 	b.Run("SilentKey", func(b *testing.B) {
 		// A key whose first answer published nothing: admitted freely.
-		g.TryAcquireAt("silent.example.com", 1, t0)
+		g.TryAcquireAt("silent.example.com", t0, 1)
 		g.Observe("silent.example.com", Response{Status: http.StatusOK}, t0)
 		b.ReportAllocs()
 		for b.Loop() {
-			if ok, _ := g.TryAcquireAt("silent.example.com", 1, t0); !ok {
+			if ok, _ := g.TryAcquireAt("silent.example.com", t0, 1); !ok {
 				b.Fatal("refused")
 			}
 		}
@@ -104,7 +104,7 @@ func BenchmarkTryAcquireAt(b *testing.B) {
 	b.Run("Refused", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if ok, _ := g.TryAcquireAt("exhausted.example.com", 1, t0); ok {
+			if ok, _ := g.TryAcquireAt("exhausted.example.com", t0, 1); ok {
 				b.Fatal("admitted")
 			}
 		}
@@ -113,7 +113,7 @@ func BenchmarkTryAcquireAt(b *testing.B) {
 		b.ReportAllocs()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
-				g.TryAcquireAt("api.example.com", 1, t0)
+				g.TryAcquireAt("api.example.com", t0, 1)
 			}
 		})
 	})
@@ -142,10 +142,10 @@ func TestAllocs(t *testing.T) {
 	g, _ := New(Options{})
 	g.Observe("h", Response{Status: 200, Header: xh(1<<30, 1<<31, time.Hour)}, t0)
 	g.Observe("x", Response{Status: 200, Header: xh(0, 100, time.Hour)}, t0)
-	if a := testing.AllocsPerRun(100, func() { g.TryAcquireAt("h", 1, t0) }); a != 0 {
+	if a := testing.AllocsPerRun(100, func() { g.TryAcquireAt("h", t0, 1) }); a != 0 {
 		t.Errorf("TryAcquireAt granting: %v allocs", a)
 	}
-	if a := testing.AllocsPerRun(100, func() { g.TryAcquireAt("x", 1, t0) }); a != 0 {
+	if a := testing.AllocsPerRun(100, func() { g.TryAcquireAt("x", t0, 1) }); a != 0 {
 		t.Errorf("TryAcquireAt refusing: %v allocs", a)
 	}
 	if a := testing.AllocsPerRun(100, func() { g.Observe("h", Response{Status: 200, Header: benchDialects[0].h}, t0) }); a != 0 {

@@ -77,7 +77,7 @@ func ExampleNew() {
 	h.Set("x-ratelimit-resource", "core")
 	g.Observe("api.github.com", quota.Response{Status: http.StatusOK, Header: h}, now)
 
-	fmt.Println(g.TryAcquireAt("api.github.com", 1, now))
+	fmt.Println(g.TryAcquireAt("api.github.com", now, 1))
 	// Output: false 5m0s
 }
 

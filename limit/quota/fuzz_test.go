@@ -187,7 +187,7 @@ func FuzzObserve(f *testing.F) {
 		for i := range 3 {
 			g.Observe("k", Response{Status: int(status), Header: fuzzHeader(k1, v1, k2, v2, k3, v3)}, now)
 			checkWait(t, admit(g, "k", now), 30*time.Second)
-			checkWait(t, admitN(g, "k", now, step%11), 30*time.Second) // units, any cost
+			checkWait(t, admitN(g, "k", now, int(step%11)), 30*time.Second) // units, any cost
 			now = now.Add(time.Duration(step%int64(time.Hour)) * time.Duration(i+1))
 			checkWait(t, admit(g, "k", now), 30*time.Second)
 		}

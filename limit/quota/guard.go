@@ -79,7 +79,8 @@ func (g *Guard) own(key string) *entry {
 }
 
 // TryAcquireAt decides an attempt of cost units for key at now, and returns
-// at once. The attempt goes (ok) when the remaining allowance less cost
+// at once: the time-explicit core, which takes the time and the cost as
+// every engine's TryAcquire does. The attempt goes (ok) when the remaining allowance less cost
 // stays at or above the reserve; it then takes cost units off the key's
 // remaining. Otherwise retryAfter is how long until it may, within
 // (0, MaxRetryAfter]: until the reset, the end of a Retry-After or backoff,
@@ -91,8 +92,8 @@ func (g *Guard) own(key string) *entry {
 // reset only one probe goes, whatever its cost (state.go). The in-flight
 // cap (Options.MaxInFlight) is Acquire's: TryAcquireAt decides against the
 // quota alone. It does not allocate.
-func (g *Guard) TryAcquireAt(key string, cost int64, now time.Time) (ok bool, retryAfter time.Duration) {
-	d, _ := g.admit(key, now, cost, false)
+func (g *Guard) TryAcquireAt(key string, now time.Time, cost int) (ok bool, retryAfter time.Duration) {
+	d, _ := g.admit(key, now, int64(cost), false)
 	return d == 0, d
 }
 
@@ -407,19 +408,19 @@ func (g *Guard) sweep(n int64) {
 //	if err == nil {
 //		g.Observe(key, quota.Response{Status: resp.StatusCode, Header: resp.Header, Sent: slot.Sent()}, time.Now())
 //	}
-func (g *Guard) Acquire(ctx context.Context, key string, cost int64) (Slot, error) {
+func (g *Guard) Acquire(ctx context.Context, key string, cost int) (Slot, error) {
 	var s Slot
 	var err error
 	slotted := false
 	if g.c.queue {
 		if s, err = g.waitSlot(ctx, key); err == nil {
 			slotted = true
-			s.sent, err = g.waitN(ctx, key, cost)
+			s.sent, err = g.waitN(ctx, key, int64(cost))
 		}
 	} else if s, err = g.takeSlot(key); err == nil {
 		slotted = true
 		s.sent = time.Now()
-		if ok, d := g.TryAcquireAt(key, cost, s.sent); !ok {
+		if ok, d := g.TryAcquireAt(key, s.sent, cost); !ok {
 			err = g.refuse(d, limit.ReasonNoPermit)
 		}
 	}

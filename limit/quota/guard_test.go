@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit"
 )
@@ -31,8 +32,8 @@ func admit(g *Guard, key string, now time.Time) time.Duration { return admitN(g,
 
 // admitN is TryAcquireAt as the wait it names: 0 when the attempt goes, and
 // -1, a wait no test expects, when the verdict and the wait disagree.
-func admitN(g *Guard, key string, now time.Time, cost int64) time.Duration {
-	ok, d := g.TryAcquireAt(key, cost, now)
+func admitN(g *Guard, key string, now time.Time, cost int) time.Duration {
+	ok, d := g.TryAcquireAt(key, now, cost)
 	if ok != (d == 0) {
 		return -1
 	}
@@ -62,11 +63,11 @@ func TestReserveRule(t *testing.T) {
 	g.Observe("h", Response{Status: 200, Header: xh(5, 100, time.Minute)}, t0)
 	// Reserve: max(1, 0.02 × 100) = 2. Three attempts go (5 → 2), the fourth waits.
 	for i := range 3 {
-		if ok, d := g.TryAcquireAt("h", 1, t0); !ok || d != 0 {
+		if ok, d := g.TryAcquireAt("h", t0, 1); !ok || d != 0 {
 			t.Fatalf("attempt %d: %v, %v", i, ok, d)
 		}
 	}
-	if ok, d := g.TryAcquireAt("h", 1, t0.Add(10*time.Second)); ok || d != 50*time.Second {
+	if ok, d := g.TryAcquireAt("h", t0.Add(10*time.Second), 1); ok || d != 50*time.Second {
 		t.Fatalf("the fourth attempt: %v, %v; want false, until the reset (50s)", ok, d)
 	}
 	// At the reset the window is over: one probe, then its answer's figures.
@@ -351,7 +352,7 @@ func TestOptimisticDecrement(t *testing.T) {
 	for range 8 {
 		wg.Go(func() {
 			for range 100 {
-				if ok, _ := g.TryAcquireAt("h", 1, t0); ok {
+				if ok, _ := g.TryAcquireAt("h", t0, 1); ok {
 					admitted.Add(1)
 				}
 			}
@@ -428,7 +429,7 @@ func TestShareByHint(t *testing.T) {
 // nothing: the first attempt goes, its answer lets every attempt through.
 func contacted(t *testing.T, g *Guard, key string) {
 	t.Helper()
-	if ok, d := g.TryAcquireAt(key, 1, time.Now()); !ok {
+	if ok, d := g.TryAcquireAt(key, time.Now(), 1); !ok {
 		t.Fatalf("the first attempt to %s was held %v", key, d)
 	}
 	g.Observe(key, Response{Status: 200}, time.Now())

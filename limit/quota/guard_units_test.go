@@ -39,10 +39,10 @@ func TestTryAcquireAtCountsUnits(t *testing.T) {
 	if d := admitN(g, "h", t0, 5); d != time.Minute {
 		t.Fatalf("5 of 5: wait %v, want the reset (1m)", d)
 	}
-	if ok, d := g.TryAcquireAt("h", 4, t0.Add(10*time.Second)); ok || d != 50*time.Second {
+	if ok, d := g.TryAcquireAt("h", t0.Add(10*time.Second), 4); ok || d != 50*time.Second {
 		t.Fatalf("4 of 5: %v, %v; want false, until the reset (50s)", ok, d)
 	}
-	if ok, d := g.TryAcquireAt("h", 3, t0); !ok || d != 0 { // 5 − 3 = 2: at the reserve, allowed
+	if ok, d := g.TryAcquireAt("h", t0, 3); !ok || d != 0 { // 5 − 3 = 2: at the reserve, allowed
 		t.Fatalf("3 of 5: %v, %v", ok, d)
 	}
 	if s, _ := g.State("h", t0); s.Remaining != 2 {

@@ -38,7 +38,7 @@ func ExampleNewSlidingWindow() {
 		now  time.Duration
 		cost int
 	}{{0, 2}, {20 * time.Second, 1}, {30 * time.Second, 1}, {time.Minute, 2}} {
-		ok, _, retryAfter := w.TryAcquire(take.now, take.cost)
+		ok, retryAfter := w.TryAcquire(take.now, take.cost)
 		fmt.Println(take.now, take.cost, ok, retryAfter)
 	}
 	// Output:

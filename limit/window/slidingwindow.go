@@ -108,15 +108,23 @@ func NewSlidingWindow(permits int, window time.Duration, segments int) (*Sliding
 	}, nil
 }
 
-// TryAcquire takes cost permits at now when the window has room for them.
+// TryAcquire takes cost permits at now when the window has room for them,
+// and reports whether it did. The permits are counted at now, or at the
+// latest time seen when now is earlier (see Time).
 //
-// On success it reports ok and the time the permits are counted at (now, or
-// the latest time seen when now is earlier). On failure it takes nothing and
-// reports retryAfter, the exact time from now until enough counted permits
-// expire for cost to fit, were nothing else taken meanwhile. A cost of 0 is
-// always granted and changes nothing. A cost below 0 or above Permits never
-// fits: TryAcquire reports false with retryAfter Never.
-func (w *SlidingWindow) TryAcquire(now time.Duration, cost int) (ok bool, at, retryAfter time.Duration) {
+// On refusal it takes nothing and reports retryAfter, the exact time from
+// now until enough counted permits expire for cost to fit, were nothing
+// else taken meanwhile. A cost of 0 is always granted and changes nothing.
+// A cost below 0 or above Permits never fits: it is refused with
+// retryAfter Never.
+func (w *SlidingWindow) TryAcquire(now time.Duration, cost int) (ok bool, retryAfter time.Duration) {
+	ok, _, retryAfter = w.take(now, cost)
+	return ok, retryAfter
+}
+
+// take is TryAcquire that also says at which time the permits are
+// counted.
+func (w *SlidingWindow) take(now time.Duration, cost int) (ok bool, at, retryAfter time.Duration) {
 	if cost < 0 || int64(cost) > w.permits {
 		return false, now, Never
 	}

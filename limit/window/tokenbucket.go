@@ -145,20 +145,20 @@ func (b *TokenBucket) Available(now time.Duration) int {
 }
 
 // TryAcquire takes cost permits at now if they are all free, and reports whether
-// it did. A cost of 0 (or less) always succeeds and changes nothing.
+// it did. A cost of 0 always succeeds and changes nothing.
 //
 // On refusal it changes nothing, and retryAfter is exact: the same TryAcquire at
 // now+retryAfter succeeds if nothing else is taken in between, and at any
-// earlier time it would not. A cost above Burst is refused with retryAfter
-// Never.
+// earlier time it would not. A cost below 0 or above Burst never fits: it is
+// refused with retryAfter Never.
 //
 // TryAcquire never succeeds while a reservation made by Reserve is pending (see
 // Reserve), so it cannot jump ahead of queued callers.
 func (b *TokenBucket) TryAcquire(now time.Duration, cost int) (ok bool, retryAfter time.Duration) {
-	if cost > b.burst {
+	if uint(cost) > uint(b.burst) { // below 0 too
 		return false, Never
 	}
-	if cost <= 0 || b.interval == 0 {
+	if cost == 0 || b.interval == 0 {
 		return true, 0
 	}
 	need, t := int64(cost)*b.interval, int64(now)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/headroom-go/headroom"
 )
 
@@ -92,6 +93,9 @@ func TestTokenBucketCostZeroAlwaysSucceedsAndTakesNothing(t *testing.T) {
 
 func TestTokenBucketCostAboveBurstNeverFits(t *testing.T) {
 	b := newBucket(t, 10, 3)
+	if ok, retry := b.TryAcquire(0, -1); ok || retry != Never {
+		t.Fatalf("TryAcquire(cost -1) = %v, %v; want false, Never", ok, retry)
+	}
 	if ok, retry := b.TryAcquire(0, 4); ok || retry != Never {
 		t.Fatalf("TryAcquire(4) with burst 3 = %v, %v; want false, Never", ok, retry)
 	}
