@@ -10,7 +10,6 @@ import (
 	"github.com/failsafe-go/failsafe-go/retrypolicy"
 	"github.com/failsafe-go/failsafe-go/timeout"
 
-	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/resilience"
 )
 
@@ -39,7 +38,8 @@ func BenchmarkRetrySuccess(b *testing.B) {
 			sink += v
 		}
 	})
-	p, err := resilience.New(resilience.Options{Retries: 3, MaximumDelay: headroom.Duration(time.Minute)})
+	// Default's 3 retries and 1 min cap, without its breaker and budget.
+	p, err := resilience.Default(resilience.WithBreaker(nil), resilience.WithBudget(nil))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -21,21 +21,10 @@ func adaptiveRateLayer(o adaptive.RateConfig, c *limiterConfig, b *builder) (*ho
 		return nil, err
 	}
 	return newHostSet(c, func(host string) *hostEntry {
-		name := c.name
 		opts := []limit.Option{limit.WithMeterProvider(b.mp)}
 		if host != "" {
-			if name == "" {
-				name = host
-			}
-			opts = append(opts, limit.WithAttributes(attribute.String(telemetry.AttrHost, host),
+			opts = append(opts, limit.WithName(host), limit.WithAttributes(attribute.String(telemetry.AttrHost, host),
 				attribute.String(telemetry.AttrLayer, metrics.LayerAdaptiveRate)))
-		}
-		if name != "" {
-			opts = append(opts, limit.WithName(name))
-		}
-		if !c.refuse {
-			// A request waits its turn, as it does at every limiter layer.
-			opts = append(opts, limit.WithQueueLimit(defaultQueueLimit))
 		}
 		lim, err := limit.AdaptiveRate(o, opts...)
 		return limiterEntry(host, lim, err, false, true)

@@ -2,7 +2,6 @@ package httpx
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/internal/metrics"
+	"github.com/headroom-go/headroom/internal/problems"
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/limit/adaptive"
 	"github.com/headroom-go/headroom/limit/quota"
@@ -110,10 +110,9 @@ func WithResilience(p *resilience.Policy) Option {
 		b.layers = append(b.layers, layer{kind: resilienceKind, name: "WithResilience",
 			build: func(b *builder, next http.RoundTripper) (http.RoundTripper, error) {
 				if p == nil {
-					return nil, &headroom.ConfigError{Package: "httpx", Field: "WithResilience", Value: nil, Want: "a policy, such as resilience.HTTP()"}
-				}
-				if err := p.Err(); err != nil {
-					return nil, err
+					l := problems.New("httpx")
+					l.Add("WithResilience", nil, "a policy, such as resilience.HTTP()'s")
+					return nil, l.Err()
 				}
 				c := b.classify
 				if c == nil {
@@ -129,10 +128,12 @@ func WithResilience(p *resilience.Policy) Option {
 // WithRateLimit adds a rate-limit layer of the shape o describes (exactly
 // one shape; see limit.Options): one limiter per host by default, made on
 // the host's first request, or one for every host with Shared. Each attempt
-// takes a permit of Cost units (default 1), waiting its turn in FIFO order
-// up to its deadline when none is free: in the layer, options that leave
-// QueueLimit at 0 get a queue of 1,000 units (WithRefuseAtOnce makes them refuse at
-// once instead). A concurrency permit (shapes
+// takes a permit of Cost units (default 1). When none is free the shape's
+// queue setting decides, as anywhere else (limit.Options.QueueLimit; the
+// table in docs/queueing.md): the rate and concurrency shapes refuse at
+// once, and the resilience layer retries after the refusal's RetryAfter;
+// give QueueLimit to have requests wait their turn in FIFO order up to
+// their deadline instead. A concurrency permit (shapes
 // Concurrency and Adaptive) is held until the response body is closed or
 // read to its end, others until the response arrives. What the response
 // says goes back on the lease (see WithAdaptiveRate). List it after
@@ -153,8 +154,9 @@ func WithRateLimit(o limit.Options, opts ...LimiterOption) Option {
 // 429, or a 503 with Retry-After) and reports on the lease: a throttle with
 // the server's Retry-After cuts the rate and may pause the bucket; a 5xx that
 // is not a throttle and a network error change nothing; anything else is a
-// success, which may raise the rate while requests wait. One limiter per
-// host by default, or one shared (WithSharedLimiter); WithLimiterName names them. List it
+// success, which may raise the rate while requests wait. Requests wait
+// their turn in its queue of 500 units, its default. One limiter per host by
+// default, named after the host, or one shared (WithSharedLimiter). List it
 // after WithResilience.
 func WithAdaptiveRate(o adaptive.RateConfig, opts ...LimiterOption) Option {
 	return limiterOption("WithAdaptiveRate", opts, func(c *limiterConfig, b *builder) (*hostSet, error) {
@@ -169,7 +171,9 @@ func WithAdaptiveRate(o adaptive.RateConfig, opts ...LimiterOption) Option {
 func WithLimiter(l limit.Limiter, opts ...LimiterOption) Option {
 	return limiterOption("WithLimiter", opts, func(c *limiterConfig, b *builder) (*hostSet, error) {
 		if l == nil {
-			return nil, &headroom.ConfigError{Package: "httpx", Field: "WithLimiter", Value: nil, Want: "a limiter"}
+			l := problems.New("httpx")
+			l.Add("WithLimiter", nil, "a limiter")
+			return nil, l.Err()
 		}
 		c.shared = true
 		s := newHostSet(c, func(string) *hostEntry { return &hostEntry{lim: l} })
@@ -311,22 +315,21 @@ func NewTransport(opts ...Option) (*Transport, error) {
 		layers = append(layers[:len(layers):len(layers)], guardLayerSpec("the default quota guard", quota.Options{}))
 	}
 
-	var errs []error
+	l := problems.New("httpx")
 	res := -1
-	for i, l := range layers {
-		if l.kind == resilienceKind {
+	for i, layer := range layers {
+		if layer.kind == resilienceKind {
 			if res >= 0 {
-				errs = append(errs, &headroom.ConfigError{Package: "httpx", Field: "WithResilience", Value: "listed twice",
-					Want: "one resilience layer: nested runs multiply the attempts"})
+				l.Add("WithResilience", "listed twice", "one resilience layer: nested runs multiply the attempts")
 				continue
 			}
 			res = i
 		}
 	}
 	if res >= 0 {
-		for _, l := range layers[:res] {
-			if l.kind != resilienceKind {
-				errs = append(errs, &OrderError{Layer: l.name, Resilience: "WithResilience"})
+		for _, layer := range layers[:res] {
+			if layer.kind != resilienceKind {
+				l.Error(&OrderError{Layer: layer.name, Resilience: "WithResilience"})
 			}
 		}
 	}
@@ -338,14 +341,14 @@ func NewTransport(opts ...Option) (*Transport, error) {
 	for i := len(layers) - 1; i >= 0; i-- {
 		next, err := layers[i].build(b, rt)
 		if err != nil {
-			errs = append(errs, err)
+			l.Error(err)
 			continue
 		}
 		rt = next
 	}
-	if len(errs) > 0 {
+	if err := l.Err(); err != nil {
 		t.Close()
-		return nil, errors.Join(errs...)
+		return nil, err
 	}
 	for _, g := range b.guards {
 		g.limiters = t.hosts

@@ -1,11 +1,10 @@
 package httpx
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"net/netip"
+	"net/url"
 	"reflect"
 	"sort"
 	"strconv"
@@ -15,9 +14,9 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
-	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/internal/jsonconfig"
 	"github.com/headroom-go/headroom/internal/metrics"
+	"github.com/headroom-go/headroom/internal/problems"
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/limit/quota"
 	"github.com/headroom-go/headroom/resilience"
@@ -45,10 +44,11 @@ import (
 // Durations are strings ("1m", "250ms"); a bare number is an error. Unknown
 // fields are errors, and ParseConfig lists every problem at once.
 type Config struct {
-	// Resilience, when present, adds the resilience layer: resilience.HTTP's
-	// options with the fields given here replaced. "resilience": {} is
-	// resilience.HTTP() itself.
-	Resilience *ResilienceConfig `json:"resilience,omitempty"`
+	// Resilience, when present, adds the resilience layer:
+	// resilience.HTTP(resilience.WithOptions(*Resilience)), the preset with
+	// the settings given here replaced (a zero one keeps the preset's value;
+	// see resilience.Options). "resilience": {} is resilience.HTTP() itself.
+	Resilience *resilience.Options `json:"resilience,omitempty"`
 	// Limiters are named limiter shapes (limit.Options, one shape each).
 	Limiters map[string]LimiterConfig `json:"limiters,omitempty"`
 	// RateLimit names the limiter of every host without an override; ""
@@ -92,23 +92,6 @@ type GuardConfig struct {
 	Disabled bool `json:"disabled,omitempty"`
 }
 
-// ResilienceConfig is the resilience layer: resilience.HTTP with the
-// resilience.Options given here, whose fields sit at the same level. A
-// setting that is not zero replaces the preset's, and the values that
-// depend on it follow it as they do for resilience's Option functions:
-// {"timeout": "2s"} alone shortens the preset's attempt timeout to a third
-// of it. A zero setting keeps the preset's value, so ParseConfig refuses a
-// 0 the JSON gives, as Polly's options do ("retries": 0 would otherwise
-// read as the preset's 3). A backoff curve given in part keeps the
-// preset's other fields.
-type ResilienceConfig struct {
-	resilience.Options
-	// NoBreaker and NoBudget leave out the preset's circuit breaker and
-	// retry budget.
-	NoBreaker bool `json:"noBreaker,omitempty"`
-	NoBudget  bool `json:"noBudget,omitempty"`
-}
-
 // ParseConfig reads a Config from JSON and validates it. Every problem is
 // listed at once (errors.Join), each naming its place by the JSON path
 // (`resilience.timeout`, `limiters["github"].perWindow.window`): a value of
@@ -118,60 +101,69 @@ type ResilienceConfig struct {
 // configuration, is reported alone, with its line and column.
 func ParseConfig(data []byte) (*Config, error) {
 	var c Config
-	problems, read := jsonconfig.Decode(data, &c)
-	var errs []error
-	for _, p := range problems {
-		errs = append(errs, &headroom.ConfigError{Package: "httpx", Field: p.Path, Value: p.Value, Want: p.Want})
-	}
+	undecoded, read := jsonconfig.Decode(data, &c)
+	l := problems.JSON("httpx", reflect.TypeFor[Config](), undecoded)
 	if read {
-		// A part that did not decode is reported once: Validate would find
-		// it missing or zero besides.
-		for _, e := range append(zeroSettings(data, c.Resilience), flatten(c.Validate())...) {
-			if !jsonconfig.Within(problemField(e), problems) {
-				errs = append(errs, e)
-			}
-		}
+		c.check(l)
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	if err := l.Err(); err != nil {
+		return nil, err
 	}
 	return &c, nil
 }
 
-// Validate returns every problem with c at once, joined with errors.Join:
-// the limit package's *headroom.ConfigError for a limiter or the quota guard,
-// the resilience package's *headroom.ConfigError for the resilience
-// settings, each with its Field (and the names in its Want) as the JSON
-// spells them, prefixed by where it sits (`limiters["github"].perWindow.window`,
-// `resilience.timeout`, `quotaGuard.reserveFraction`); and a *headroom.ConfigError
-// for a name that names no limiter, a Hosts key that is not a host, two
-// Hosts keys for one host, and a setting beside a disabled quota guard.
+// Validate returns every problem with c at once, joined with errors.Join,
+// each a *headroom.ConfigError of package "httpx" whose Field (and the names
+// in its Want) is spelled as the JSON does, at the place the setting sits
+// (`limiters["github"].perWindow.window`, `resilience.timeout`,
+// `quotaGuard.reserveFraction`): the problems resilience.Options.Validate,
+// limit.Options.Validate and quota.Options.Validate find in their sections,
+// a name that names no limiter, a Hosts key that is not a host, two Hosts
+// keys for one host, and a setting beside a disabled quota guard.
 func (c *Config) Validate() error {
-	var errs []error
+	l := problems.JSON("httpx", reflect.TypeFor[Config](), nil)
+	c.check(l)
+	return l.Err()
+}
+
+// check records c's problems on l.
+func (c *Config) check(l *problems.List) {
 	if c.Resilience != nil {
-		_, err := resilience.HTTP(c.Resilience.options()...)
-		errs = append(errs, renamed("resilience", reflect.TypeFor[ResilienceConfig](), err)...)
+		problems.Check(l.At("Resilience"), c.Resilience)
 	}
+	limiters := l.At("Limiters")
 	for _, name := range sortedKeys(c.Limiters) {
 		if name == noLimiter || name == "" {
-			errs = append(errs, &headroom.ConfigError{Package: "httpx", Field: "limiters", Value: strconv.Quote(name), Want: `a name other than "" and "none"`})
+			l.Add("Limiters", strconv.Quote(name), `a name other than "" and "none"`)
 			continue
 		}
 		lc := c.Limiters[name]
-		errs = append(errs, renamed(fmt.Sprintf("limiters[%q]", name), reflect.TypeFor[LimiterConfig](), lc.Options.Validate())...)
+		problems.Check(limiters.Key(name), &lc.Options)
 	}
 	if c.RateLimit != "" && c.RateLimit != noLimiter {
 		if _, ok := c.Limiters[c.RateLimit]; !ok {
-			errs = append(errs, &headroom.ConfigError{Package: "httpx", Field: "rateLimit", Value: strconv.Quote(c.RateLimit), Want: "the name of a limiter in limiters"})
+			l.Add("RateLimit", strconv.Quote(c.RateLimit), "the name of a limiter in limiters")
 		}
 	}
+	c.checkHosts(l.At("Hosts"))
+	if g := c.QuotaGuard; g != nil {
+		if g.Disabled {
+			besideDisabled(g, l.At("QuotaGuard"))
+		} else {
+			problems.Check(l.At("QuotaGuard"), &g.Options)
+		}
+	}
+}
+
+// checkHosts records on l, the List of Hosts, the keys that are not hosts,
+// two keys for one host, and the names that name no limiter.
+func (c *Config) checkHosts(l *problems.List) {
 	seen := map[string]string{}
 	for _, h := range sortedKeys(c.Hosts) {
-		field := fmt.Sprintf("hosts[%q]", h)
-		if err := checkHost(field, h); err != nil {
-			errs = append(errs, err)
+		hl := l.Key(h)
+		if !checkHost(hl, h) {
 		} else if k := normalHost(h, ""); seen[k] != "" {
-			errs = append(errs, &headroom.ConfigError{Package: "httpx", Field: field, Value: fmt.Sprintf("the same host as %q", seen[k]), Want: "one entry per host"})
+			hl.Add("", fmt.Sprintf("the same host as %q", seen[k]), "one entry per host")
 		} else {
 			seen[k] = h
 		}
@@ -180,26 +172,18 @@ func (c *Config) Validate() error {
 			continue
 		}
 		if _, ok := c.Limiters[n]; !ok {
-			errs = append(errs, &headroom.ConfigError{Package: "httpx", Field: field + ".rateLimit", Value: strconv.Quote(n),
-				Want: `the name of a limiter in limiters, or "none"`})
+			hl.Add("RateLimit", strconv.Quote(n), `the name of a limiter in limiters, or "none"`)
 		}
 	}
-	if g := c.QuotaGuard; g != nil {
-		if g.Disabled {
-			errs = append(errs, besideDisabled(g)...)
-		} else {
-			errs = append(errs, renamed("quotaGuard", reflect.TypeFor[GuardConfig](), g.Options.Validate())...)
-		}
-	}
-	return errors.Join(errs...)
 }
 
-// checkHost refuses a Hosts key that no request's host key (hostKey) can
-// equal, saying which key to write instead: a URL, a key with a path or
-// with userinfo ("user@"; the suggestion leaves it out, password and all),
-// and an IPv6 address without the brackets a URL puts around it ("::1",
-// which could not be told from a port, for "[::1]").
-func checkHost(field, h string) error {
+// checkHost records on l, and reports false, a Hosts key that no
+// request's host key (hostKey) can equal, saying which key to write
+// instead: a URL, a key with a path or with userinfo ("user@"; the
+// suggestion leaves it out, password and all), an IPv6 address without the
+// brackets a URL puts around it ("::1", which could not be told from a
+// port, for "[::1]"), and a key that is no host at all ("[::1", "a b").
+func checkHost(l *problems.List, h string) bool {
 	what, want := "", "the host alone, as in %q"
 	host, scheme := h, ""
 	if i := strings.Index(host, "://"); i >= 0 {
@@ -225,15 +209,19 @@ func checkHost(field, h string) error {
 		host = "[" + host + "]"
 	}
 	if what == "" {
-		return nil
+		if u, err := url.Parse("http://" + h); err == nil && u.Host == h && h != "" {
+			return true
+		}
+		l.Add("", "not a host", `a host name or address, with its port when it is not the scheme's default, as in "api.example.com", "localhost:8080" or "[::1]:8080"`)
+		return false
 	}
-	return &headroom.ConfigError{Package: "httpx", Field: field, Value: what, Want: fmt.Sprintf(want, normalHost(host, scheme))}
+	l.Add("", what, fmt.Sprintf(want, normalHost(host, scheme)))
+	return false
 }
 
-// besideDisabled lists the settings given beside "disabled": true, which
-// would otherwise be silently ignored.
-func besideDisabled(g *GuardConfig) []error {
-	var errs []error
+// besideDisabled records on l, the List of the quota guard, the settings
+// given beside "disabled": true, which would otherwise be silently ignored.
+func besideDisabled(g *GuardConfig, l *problems.List) {
 	v := reflect.ValueOf(&g.Options).Elem()
 	for _, f := range jsonconfig.Fields(v.Type()) {
 		fv := v.FieldByIndex(f.Index)
@@ -243,10 +231,8 @@ func besideDisabled(g *GuardConfig) []error {
 		if fv.Kind() == reflect.Pointer {
 			fv = fv.Elem()
 		}
-		errs = append(errs, &headroom.ConfigError{Package: "httpx", Field: "quotaGuard." + f.Name, Value: fv.Interface(),
-			Want: `nothing beside "disabled": true; remove one or the other`})
+		l.Add(v.Type().FieldByIndex(f.Index).Name, fv.Interface(), `nothing beside "disabled": true; remove one or the other`)
 	}
-	return errs
 }
 
 // Options returns the options that build the client c describes, in order:
@@ -259,7 +245,7 @@ func (c *Config) Options() ([]Option, error) {
 	}
 	var opts []Option
 	if c.Resilience != nil {
-		p, err := resilience.HTTP(c.Resilience.options()...)
+		p, err := resilience.HTTP(resilience.WithOptions(*c.Resilience))
 		if err != nil {
 			return nil, err
 		}
@@ -288,63 +274,6 @@ func (c *Config) usesLimiters() bool {
 		}
 	}
 	return false
-}
-
-// options are the preset's options that r gives.
-func (r *ResilienceConfig) options() []resilience.Option {
-	o := &r.Options
-	opts := []resilience.Option{resilience.WithBackoff(o.Backoff), resilience.WithThrottledBackoff(o.ThrottledBackoff)}
-	for _, f := range [...]struct {
-		given bool
-		opt   resilience.Option
-	}{
-		{o.Name != "", resilience.WithName(o.Name)},
-		{o.Retries != 0, resilience.WithRetries(o.Retries)},
-		{o.Timeout != 0, resilience.WithTimeout(time.Duration(o.Timeout))},
-		{o.AttemptTimeout != 0, resilience.WithAttemptTimeout(time.Duration(o.AttemptTimeout))},
-		{o.MaximumDelay != 0, resilience.WithMaximumDelay(time.Duration(o.MaximumDelay))},
-		{o.Classify != nil, resilience.WithClassifier(o.Classify)},
-		{o.Breaker != nil && !r.NoBreaker, resilience.WithBreaker(o.Breaker)},
-		{r.NoBreaker, resilience.WithBreaker(nil)},
-		{o.Budget != nil && !r.NoBudget, resilience.WithBudget(o.Budget)},
-		{r.NoBudget, resilience.WithBudget(nil)},
-		{o.MeterProvider != nil, resilience.WithMeterProvider(o.MeterProvider)},
-	} {
-		if f.given {
-			opts = append(opts, f.opt)
-		}
-	}
-	return opts
-}
-
-// zeroSettings lists the settings of the resilience layer that data gives
-// as 0, which would keep the preset's value (see ResilienceConfig).
-func zeroSettings(data []byte, r *ResilienceConfig) []error {
-	if r == nil {
-		return nil
-	}
-	var doc struct {
-		Resilience map[string]json.RawMessage `json:"resilience"`
-	}
-	_ = json.Unmarshal(data, &doc) // what does not read, Decode reported
-	var errs []error
-	for _, s := range [...]struct {
-		key  string
-		zero bool
-		want string
-	}{
-		{"retries", r.Retries == 0, "1 or more; left out, it keeps the preset's 3"},
-		{"timeout", r.Timeout == 0, "a duration above 0; left out, it keeps the preset's 30s"},
-		{"attemptTimeout", r.AttemptTimeout == 0, "a duration above 0; left out, it follows timeout (10s of 30s)"},
-		{"maximumDelay", r.MaximumDelay == 0, "a duration above 0; left out, it keeps the preset's 1m"},
-	} {
-		for k, v := range doc.Resilience {
-			if s.zero && strings.EqualFold(k, s.key) {
-				errs = append(errs, &headroom.ConfigError{Package: "httpx", Field: "resilience." + s.key, Value: string(v), Want: s.want})
-			}
-		}
-	}
-	return errs
 }
 
 // rateLimitOption is the rate-limit layer of a config: for each host, the
@@ -388,7 +317,7 @@ func (c *Config) rateLimitOption() Option {
 				return &hostEntry{}
 			}
 			l := c.Limiters[name]
-			o := queued(l.Options, false)
+			o := l.Options
 			hold := o.Concurrency > 0 || o.Adaptive != nil
 			learns := o.Adaptive != nil || o.AdaptiveRate != nil
 			if o.Name == "" {
@@ -415,17 +344,6 @@ func (c *Config) rateLimitOption() Option {
 			return limiterEntry(host, lim, err, hold, learns)
 		}), nil
 	})
-}
-
-// flatten lists the problems in err: those of an errors.Join, or err alone.
-func flatten(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
-	}
-	if err == nil {
-		return nil
-	}
-	return []error{err}
 }
 
 func sortedKeys[V any](m map[string]V) []string {

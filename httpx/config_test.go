@@ -4,7 +4,9 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -151,7 +153,7 @@ func TestConfigUnknownField(t *testing.T) {
 
 func TestConfigEveryProblemListed(t *testing.T) {
 	_, err := ParseConfig([]byte(`{
-	  "resilience": {"retries": -1, "timeout": "1s", "attemptTimeout": "5s"},
+	  "resilience": {"backoff": {"jitter": 2}, "timeout": "1s", "attemptTimeout": "5s"},
 	  "limiters": {
 	    "two":   {"permitsPerSecond": 5, "concurrency": 3},
 	    "none":  {"concurrency": 1},
@@ -181,7 +183,7 @@ func TestConfigEveryProblemListed(t *testing.T) {
 		}
 	}
 	got := strings.Join(fields, "\n")
-	for _, want := range []string{"resilience.retries", "resilience.attemptTimeout", `limiters["two"]`,
+	for _, want := range []string{"resilience.backoff.jitter", "resilience.attemptTimeout", `limiters["two"]`,
 		"limiters", `limiters["win"].perWindow.permits`, "rateLimit", `hosts["a.test"].rateLimit`, "quotaGuard.reserveFraction"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("no problem reported for %s; got:\n%s", want, got)
@@ -252,12 +254,12 @@ func TestConfigErrorsNameJSONPath(t *testing.T) {
 			`httpx: rateLimit = "zz": want the name of a limiter in limiters`,
 		}},
 		{`{"limiters": {"a": {"permitsPerSecond": "5", "perWindow": {"permits": 1.5, "window": "soon"}}},
-		  "hosts": {"a.test": {"rateLimit": 7}}, "quotaGuard": {"refuseAtOnce": "yes", "ttl": "1h"}}`, []string{
+		  "hosts": {"a.test": {"rateLimit": 7}}, "quotaGuard": {"queueLimit": "yes", "ttl": "1h"}}`, []string{
 			`httpx: hosts["a.test"].rateLimit = 7: want a string`,
 			`httpx: limiters["a"].perWindow.permits = 1.5: want a whole number`,
 			`httpx: limiters["a"].perWindow.window = "soon": want a duration string such as "30s"`,
 			`httpx: limiters["a"].permitsPerSecond = "5": want a number`,
-			`httpx: quotaGuard.refuseAtOnce = "yes": want true or false`,
+			`httpx: quotaGuard.queueLimit = "yes": want a whole number`,
 		}},
 		{`{"resilience": [], "limiters": {"a": 1}, "hosts": "x"}`, []string{
 			`httpx: hosts = "x": want an object`,
@@ -265,17 +267,18 @@ func TestConfigErrorsNameJSONPath(t *testing.T) {
 			`httpx: resilience = []: want an object`,
 		}},
 		// Validate's problems name the fields as the JSON does.
-		{`{"resilience": {"retries": -1, "timeout": "1s", "attemptTimeout": "5s"},
+		{`{"resilience": {"throttledBackoff": {"initial": "2s", "max": "1s"}, "timeout": "1s", "attemptTimeout": "5s"},
 		  "limiters": {"two": {"permitsPerSecond": 5, "burst": -1, "concurrency": 3}}}`, []string{
-			`httpx: resilience.retries = -1: want 0 or more`,
 			`httpx: resilience.attemptTimeout = 5s: want at most timeout (1s)`,
+			`httpx: resilience.throttledBackoff.max = 1s: want at least initial (2s)`,
 			`httpx: limiters["two"] = [permitsPerSecond concurrency]: want exactly one shape; the others would silently lose`,
 			`httpx: limiters["two"].burst = -1: want 0 (1) up to 1e9`,
 		}},
-		// A 0 would keep the preset's value: it is refused, not misread.
-		{`{"resilience": {"retries": 0, "timeout": "0s"}}`, []string{
-			`httpx: resilience.retries = 0: want 1 or more; left out, it keeps the preset's 3`,
-			`httpx: resilience.timeout = "0s": want a duration above 0; left out, it keeps the preset's 30s`,
+		// A host key that is no host at all is refused, not left to match
+		// nothing.
+		{`{"hosts": {"[::1": {}, "a b": {}, "[::1]:8080": {}}}`, []string{
+			`httpx: hosts["[::1"] = not a host: want a host name or address, with its port when it is not the scheme's default, as in "api.example.com", "localhost:8080" or "[::1]:8080"`,
+			`httpx: hosts["a b"] = not a host: want a host name or address, with its port when it is not the scheme's default, as in "api.example.com", "localhost:8080" or "[::1]:8080"`,
 		}},
 		{`{"resilience": {`, []string{`httpx: line 1, column 17 = unexpected end of JSON input: want a JSON object`}},
 		{"{\n  \"rateLimit\": \"a\",,\n}", []string{
@@ -448,4 +451,53 @@ func newClientFrom(c *Config, more ...Option) (*http.Client, error) {
 		return nil, err
 	}
 	return NewClient(append(opts, more...)...)
+}
+
+// flatten lists the problems in err: those of an errors.Join, or err alone.
+func flatten(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	if err == nil {
+		return nil
+	}
+	return []error{err}
+}
+
+// A zero resilience setting keeps the preset's value, as every zero field
+// of resilience.Options does; below zero it turns the setting off.
+func TestConfigResilienceZeroKeepsThePreset(t *testing.T) {
+	for _, c := range []struct {
+		json string
+		want int // attempts made against a server that always fails
+	}{
+		{`{"resilience": {"retries": 0, "backoff": {"initial": "1ms"}, "noBreaker": true, "noBudget": true}, "quotaGuard": {"disabled": true}}`, 4},
+		{`{"resilience": {"retries": -1, "noBreaker": true, "noBudget": true}, "quotaGuard": {"disabled": true}}`, 1},
+	} {
+		cfg, err := ParseConfig([]byte(c.json))
+		if err != nil {
+			t.Fatalf("%s: %v", c.json, err)
+		}
+		opts, err := cfg.Options()
+		if err != nil {
+			t.Fatalf("%s: %v", c.json, err)
+		}
+		synctest.Test(t, func(t *testing.T) {
+			var calls atomic.Int64
+			base := rtFunc(func(*http.Request) (*http.Response, error) {
+				calls.Add(1)
+				return nil, errors.New("connection reset")
+			})
+			client, err := NewClient(append(opts, WithTransport(base))...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := client.Get("http://api.test/"); err == nil {
+				t.Fatal("no error from a server that always fails")
+			}
+			if got := calls.Load(); got != int64(c.want) {
+				t.Errorf("%s: %d attempts; want %d", c.json, got, c.want)
+			}
+		})
+	}
 }

@@ -31,11 +31,11 @@
 //     until that body is closed or read to its end.
 //   - WithRateLimit(limit.Options): a limiter of that shape per host, made on
 //     first use (a bounded map that drops idle hosts: WithMaxHosts,
-//     WithIdleTimeout), or one for all (WithSharedLimiter). A request waits its turn for
-//     a permit, in FIFO order, up to its deadline: a limiter whose options
-//     set no queue gets a queue of 1,000 units here (WithRefuseAtOnce refuses
-//     instead). Concurrency permits are held until the response body is
-//     done.
+//     WithIdleTimeout), or one for all (WithSharedLimiter). Whether a
+//     request finds no permit refused or waits its turn is the options'
+//     QueueLimit, with each shape's own default (docs/queueing.md): the
+//     resilience layer retries a refusal after its RetryAfter. Concurrency
+//     permits are held until the response body is done.
 //   - WithAdaptiveRate(adaptive.RateConfig): the throttle-driven
 //     adaptive rate limiter on the AWS SDKs' adaptive-mode request path: Cost, wait, send,
 //     WithThrottleClassifier, and the outcome back on the lease. A throttle

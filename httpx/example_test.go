@@ -57,15 +57,17 @@ func ExampleNewClient() {
 	)
 	fmt.Println(err)
 
-	// So is a policy whose options conflict, even if its own error was
-	// ignored.
-	conflicting, _ := resilience.HTTP(resilience.WithTimeout(2*time.Second), resilience.WithAttemptTimeout(5*time.Second))
+	// A policy whose options conflict is refused when it is built; one
+	// whose error was ignored is nil, and refused when the client is.
+	conflicting, err := resilience.HTTP(resilience.WithTimeout(2*time.Second), resilience.WithAttemptTimeout(5*time.Second))
+	fmt.Println(err)
 	_, err = httpx.NewClient(httpx.WithResilience(conflicting))
 	fmt.Println(err)
 	// Output:
 	// 200 hello
 	// httpx: WithRateLimit is listed before WithResilience, which puts the limiter outside the retries (one permit for an operation that may make several attempts); put WithRateLimit after WithResilience
 	// resilience: AttemptTimeout = 5s: want at most Timeout (2s)
+	// httpx: WithResilience = <nil>: want a policy, such as resilience.HTTP()'s
 }
 
 func ExampleParseConfig() {

@@ -23,21 +23,7 @@ const (
 	// defaultIdleTimeout is how long a host's limiter may sit unused before
 	// it may be dropped (a sliding window keeps it at least one window).
 	defaultIdleTimeout = 10 * time.Minute
-	// defaultQueueLimit is how many permits' worth of requests may wait for
-	// a limiter of the layers when its options leave QueueLimit at 0: in an
-	// HTTP client a request waits its turn, in FIFO order, up to its
-	// deadline, rather than fail at once.
-	defaultQueueLimit = 1000
 )
-
-// queued is o with defaultQueueLimit when o sets no queue, unless refuse
-// says the layer's limiters refuse at once.
-func queued(o limit.Options, refuse bool) limit.Options {
-	if o.QueueLimit == 0 && !refuse {
-		o.QueueLimit = defaultQueueLimit
-	}
-	return o
-}
 
 // A LimiterOption adjusts a limiter layer: WithRateLimit, WithAdaptiveRate,
 // WithLimiter.
@@ -50,8 +36,6 @@ type limiterConfig struct {
 	cost     func(*http.Request) int
 	throttle func(*http.Response) (bool, time.Duration)
 	key      func(*http.Request) string
-	name     string
-	refuse   bool // RefuseAtOnce
 }
 
 // WithSharedLimiter makes the layer use one limiter for every host instead of one per
@@ -94,18 +78,6 @@ func WithThrottleClassifier(f func(*http.Response) (throttled bool, retryAfter t
 func WithHostKey(f func(*http.Request) string) LimiterOption {
 	return func(c *limiterConfig) { c.key = f }
 }
-
-// WithRefuseAtOnce makes the layer's limiters refuse a request at once, with a
-// *limit.RateLimitedError and its RetryAfter, when no permit is free and
-// their options set no queue. Without it a limiter whose limit.Options leave
-// QueueLimit at 0 gets a queue of 1,000 units in the layer: in an HTTP client a
-// request waits its turn, in FIFO order, up to its deadline.
-func WithRefuseAtOnce() LimiterOption { return func(c *limiterConfig) { c.refuse = true } }
-
-// WithLimiterName names the limiters of WithAdaptiveRate in errors and telemetry;
-// WithRateLimit takes the name from limit.Options.Name. Per-host limiters
-// without a name are named after their host.
-func WithLimiterName(name string) LimiterOption { return func(c *limiterConfig) { c.name = name } }
 
 // hostEntry is one host's limiter.
 type hostEntry struct {

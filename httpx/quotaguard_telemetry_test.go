@@ -31,7 +31,7 @@ func TestGuardRefusalsAndStateAreExported(t *testing.T) {
 	r := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r))
 	defer mp.Shutdown(context.Background())
-	c, err := NewClient(WithMeterProvider(mp), WithQuotaGuard(quota.Options{RefuseAtOnce: true}))
+	c, err := NewClient(WithMeterProvider(mp), WithQuotaGuard(quota.Options{QueueLimit: new(0)}))
 	if err != nil {
 		t.Fatal(err)
 	}

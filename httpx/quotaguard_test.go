@@ -72,7 +72,7 @@ func TestQuotaGuardWaitsForReset(t *testing.T) {
 				var calls atomic.Int32
 				tr, err := NewTransport(WithTransport(exhausted(4*time.Second, &calls)),
 					WithResilience(policyOnly(resilience.HTTP(resilience.WithBreaker(nil), resilience.WithBudget(nil)))),
-					WithQuotaGuard(quota.Options{RefuseAtOnce: !queue}))
+					WithQuotaGuard(guardQueue(queue)))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -208,7 +208,7 @@ func TestGuardRefusalKeepsLastResponse(t *testing.T) {
 			calls.Add(1)
 			return respond(r, http.StatusServiceUnavailable, "down", &closed), nil
 		})
-		tr := mustTransport(t, WithTransport(base), WithResilience(fastPolicy()), WithQuotaGuard(quota.Options{RefuseAtOnce: true}))
+		tr := mustTransport(t, WithTransport(base), WithResilience(fastPolicy()), WithQuotaGuard(quota.Options{QueueLimit: new(0)}))
 		resp, err := get(t, tr, "http://a.test/")
 		if err != nil {
 			t.Fatalf("RoundTrip = %v, want the server's last 503 (%d calls reached it)", err, calls.Load())
@@ -228,4 +228,13 @@ func TestGuardRefusalKeepsLastResponse(t *testing.T) {
 			t.Errorf("%d of %d response bodies closed", got, want)
 		}
 	})
+}
+
+// guardQueue is a guard that holds attempts, its default, or refuses them
+// at once.
+func guardQueue(hold bool) quota.Options {
+	if hold {
+		return quota.Options{}
+	}
+	return quota.Options{QueueLimit: new(0)}
 }

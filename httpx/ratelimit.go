@@ -140,7 +140,7 @@ func rateLimitLayer(o limit.Options, c *limiterConfig, b *builder) (*hostSet, er
 		c.idle = max(defaultIdleTimeout, time.Duration(o.PerWindow.Window))
 	}
 	return newHostSet(c, func(host string) *hostEntry {
-		oo := queued(o, c.refuse)
+		oo := o
 		if host != "" {
 			if oo.Name == "" {
 				oo.Name = host

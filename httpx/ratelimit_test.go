@@ -35,7 +35,7 @@ func TestRateLimitPerHost(t *testing.T) {
 	defer mp.Shutdown(context.Background())
 
 	tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(), WithMeterProvider(mp),
-		WithRateLimit(limit.Options{PermitsPerSecond: 1, Name: "api"}, WithRefuseAtOnce()))
+		WithRateLimit(limit.Options{PermitsPerSecond: 1, Name: "api"}))
 	for _, host := range []string{"a.test", "b.test"} {
 		resp, err := get(t, tr, "http://"+host+"/")
 		if err != nil {
@@ -83,7 +83,7 @@ func TestRateLimitPerHost(t *testing.T) {
 
 func TestRateLimitShared(t *testing.T) {
 	tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
-		WithRateLimit(limit.Options{PermitsPerSecond: 1}, WithRefuseAtOnce(), WithSharedLimiter()))
+		WithRateLimit(limit.Options{PermitsPerSecond: 1}, WithSharedLimiter()))
 	resp, err := get(t, tr, "http://a.test/")
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +96,7 @@ func TestRateLimitShared(t *testing.T) {
 
 func TestConcurrencyPermitHeldUntilBodyDone(t *testing.T) {
 	tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
-		WithRateLimit(limit.Options{Concurrency: 1}, WithRefuseAtOnce()))
+		WithRateLimit(limit.Options{Concurrency: 1}))
 	first, err := get(t, tr, "http://a.test/")
 	if err != nil {
 		t.Fatal(err)
@@ -224,8 +224,8 @@ func TestAdaptiveRateLearnsFromThrottles(t *testing.T) {
 
 func TestAdaptiveRateCostEstimator(t *testing.T) {
 	tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
-		WithAdaptiveRate(adaptive.RateConfig{InitialUnitsPerMinute: 60, MinUnitsPerMinute: 60, MaxUnitsPerMinute: 60,
-			BurstTime: headroom.Duration(5 * time.Second)}, WithRefuseAtOnce(),
+		WithRateLimit(limit.Options{AdaptiveRate: &adaptive.RateConfig{InitialUnitsPerMinute: 60, MinUnitsPerMinute: 60, MaxUnitsPerMinute: 60,
+			BurstTime: headroom.Duration(5 * time.Second)}, QueueLimit: new(0)},
 			WithCost(func(r *http.Request) int {
 				if r.Method == http.MethodGet {
 					return 0 // free: never waits
@@ -284,7 +284,7 @@ func TestQueueWaitTimeoutIsSelfImposed(t *testing.T) {
 		tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
 			WithResilience(fastPolicy(resilience.WithRetries(1), resilience.WithBreaker(br),
 				resilience.WithAttemptTimeout(100*time.Millisecond), resilience.WithTimeout(10*time.Second))),
-			WithRateLimit(limit.Options{Concurrency: 1, QueueLimit: 10, Name: "local"}))
+			WithRateLimit(limit.Options{Concurrency: 1, QueueLimit: new(10), Name: "local"}))
 
 		first, err := get(t, tr, "http://a.test/") // holds the only permit until its body is done
 		if err != nil {
@@ -313,7 +313,7 @@ func TestQueueWaitTimeoutIsSelfImposed(t *testing.T) {
 func TestQueueWaitCancelledIsCallersError(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
-			WithRateLimit(limit.Options{Concurrency: 1, QueueLimit: 10}))
+			WithRateLimit(limit.Options{Concurrency: 1, QueueLimit: new(10)}))
 		first, err := get(t, tr, "http://a.test/")
 		if err != nil {
 			t.Fatal(err)
@@ -342,7 +342,7 @@ func TestPanicBelowLimiterReleasesPermit(t *testing.T) {
 		})
 		var classified atomic.Int32
 		tr := mustTransport(t, WithTransport(base), WithoutQuotaGuard(), WithResilience(fastPolicy()),
-			WithRateLimit(limit.Options{Concurrency: 1}, WithRefuseAtOnce(), WithThrottleClassifier(func(*http.Response) (bool, time.Duration) {
+			WithRateLimit(limit.Options{Concurrency: 1}, WithThrottleClassifier(func(*http.Response) (bool, time.Duration) {
 				if classified.Add(1) == 1 && where != "transport" {
 					panic("boom")
 				}
@@ -369,7 +369,7 @@ func TestPanicBelowLimiterReleasesPermit(t *testing.T) {
 func TestHostMapEvictsLeastRecentlyUsed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
-			WithRateLimit(limit.Options{PermitsPerSecond: 1}, WithRefuseAtOnce(), WithMaxHosts(2)))
+			WithRateLimit(limit.Options{PermitsPerSecond: 1}, WithMaxHosts(2)))
 		send := func(host string) error {
 			resp, err := get(t, tr, "http://"+host+"/")
 			if err == nil {
@@ -400,7 +400,7 @@ func TestHostMapEvictsLeastRecentlyUsed(t *testing.T) {
 func TestWaitingHostNotEvicted(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
-			WithRateLimit(limit.Options{PermitsPerSecond: 1, QueueLimit: 1}, WithMaxHosts(1)))
+			WithRateLimit(limit.Options{PermitsPerSecond: 1, QueueLimit: new(1)}, WithMaxHosts(1)))
 		resp, err := get(t, tr, "http://a.test/")
 		if err != nil {
 			t.Fatal(err)
@@ -439,7 +439,7 @@ func TestHostInCostNotEvicted(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		inCost, proceed := make(chan struct{}), make(chan struct{})
 		tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
-			WithRateLimit(limit.Options{Concurrency: 1}, WithRefuseAtOnce(), WithMaxHosts(1), WithCost(func(r *http.Request) int {
+			WithRateLimit(limit.Options{Concurrency: 1}, WithMaxHosts(1), WithCost(func(r *http.Request) int {
 				if r.Header.Get("Block") != "" {
 					inCost <- struct{}{}
 					<-proceed
@@ -500,12 +500,12 @@ func TestHostNotBusyAfterRequestWithoutLease(t *testing.T) {
 		opt  Option
 		send func(tr *Transport)
 	}{
-		{"Cost panics", WithRateLimit(limit.Options{Concurrency: 1}, WithRefuseAtOnce(), WithCost(func(*http.Request) int { panic("boom") })),
+		{"Cost panics", WithRateLimit(limit.Options{Concurrency: 1}, WithCost(func(*http.Request) int { panic("boom") })),
 			func(tr *Transport) {
 				defer func() { recover() }()
 				get(t, tr, "http://a.test/")
 			}},
-		{"refused", WithRateLimit(limit.Options{Concurrency: 1}, WithRefuseAtOnce()), func(tr *Transport) {
+		{"refused", WithRateLimit(limit.Options{Concurrency: 1}), func(tr *Transport) {
 			held, err := get(t, tr, "http://a.test/")
 			if err != nil {
 				t.Fatal(err)
@@ -515,7 +515,7 @@ func TestHostNotBusyAfterRequestWithoutLease(t *testing.T) {
 			}
 			held.Body.Close()
 		}},
-		{"the host's limiter failed", WithRateLimit(limit.Options{PerWindow: win}, WithRefuseAtOnce()), func(tr *Transport) {
+		{"the host's limiter failed", WithRateLimit(limit.Options{PerWindow: win}), func(tr *Transport) {
 			win.Permits = 0 // the host's limiter cannot be built
 			get(t, tr, "http://a.test/")
 		}},
@@ -539,7 +539,7 @@ func TestHostNotBusyAfterRequestWithoutLease(t *testing.T) {
 // without a port: http://A.TEST:80/ is http://a.test/, with one limiter.
 func TestHostKeyIgnoresCaseAndDefaultPort(t *testing.T) {
 	tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
-		WithRateLimit(limit.Options{PermitsPerSecond: 1}, WithRefuseAtOnce()))
+		WithRateLimit(limit.Options{PermitsPerSecond: 1}))
 	for _, u := range []string{"http://a.test/", "https://b.test/", "http://c.test:8080/", "http://[::1]/"} {
 		resp, err := get(t, tr, u)
 		if err != nil {
@@ -597,7 +597,7 @@ func TestFullHostMapKeepsLimitersInUse(t *testing.T) {
 		var calls atomic.Int32
 		base := rtFunc(func(r *http.Request) (*http.Response, error) { calls.Add(1); return ok200(r) })
 		tr := mustTransport(t, WithTransport(base), WithoutQuotaGuard(),
-			WithRateLimit(limit.Options{PerWindow: &limit.WindowOptions{Permits: 1, Window: headroom.Duration(time.Minute)}}, WithRefuseAtOnce(), WithMaxHosts(4)))
+			WithRateLimit(limit.Options{PerWindow: &limit.WindowOptions{Permits: 1, Window: headroom.Duration(time.Minute)}}, WithMaxHosts(4)))
 		for round := range 3 {
 			for h := range 6 {
 				resp, err := get(t, tr, fmt.Sprintf("http://h%d.test/", h))
@@ -629,10 +629,13 @@ func TestFullHostMapKeepsLimitersInUse(t *testing.T) {
 	})
 }
 
-// In an HTTP client a request waits its turn for its host's permits, in
-// FIFO order, up to its deadline, rather than fail: with the configuration of
-// the package's own example, and with a window and a bulkhead in its place,
-// 64 callers × 3 requests are all served, none refused.
+// In an HTTP client a request gets its turn at its host's permits rather
+// than fail: with the configuration of the package's own example, and with
+// a window and a bulkhead in its place, 64 callers × 3 requests are all
+// served, none refused. The rate shapes refuse at once by default, and the
+// resilience layer retries each refusal after its RetryAfter, which names
+// the caller's turn; a bulkhead cannot tell when a permit frees, so its
+// callers wait in its queue.
 func TestRequestsWaitTheirTurn(t *testing.T) {
 	for _, c := range []struct {
 		limiter string
@@ -641,7 +644,7 @@ func TestRequestsWaitTheirTurn(t *testing.T) {
 		{`{"permitsPerSecond": 50, "burst": 50}`, 2840 * time.Millisecond},          // 50 at once, then 50 a second
 		{`{"permitsPerSecond": 50}`, 3820 * time.Millisecond},                       // 50 a second from the first
 		{`{"perWindow": {"permits": 50, "window": "1s"}}`, 3020 * time.Millisecond}, // 50 a window
-		{`{"concurrency": 4}`, 480 * time.Millisecond},                              // 4 at a time, 10 ms each
+		{`{"concurrency": 4, "queueLimit": 1000}`, 480 * time.Millisecond},          // 4 at a time, 10 ms each
 	} {
 		t.Run(c.limiter, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {

@@ -527,19 +527,20 @@ func TestPacedThrottleRetriesAtOnce(t *testing.T) {
 	}
 }
 
-// A policy whose options conflict is refused when the client is built,
-// with the policy's own problems, never at the first call.
+// A policy whose options conflict is nil, and a client built with it,
+// its error ignored, is refused when built, never at the first call.
 func TestConflictingPolicyRefusedWhenBuilt(t *testing.T) {
 	p, perr := resilience.HTTP(resilience.WithTimeout(2*time.Second), resilience.WithAttemptTimeout(5*time.Second))
-	if perr == nil {
-		t.Fatal("HTTP with a 5s attempt in a 2s timeout: no error")
+	if perr == nil || p != nil {
+		t.Fatalf("HTTP with a 5s attempt in a 2s timeout = %v, %v; want nil and an error", p, perr)
 	}
-	if _, err := NewClient(WithResilience(p)); !errors.Is(err, headroom.ErrConfig) || err.Error() != perr.Error() {
-		t.Errorf("NewClient: %v; want the policy's error, %v", err, perr)
+	const want = "httpx: WithResilience = <nil>: want a policy, such as resilience.HTTP()'s"
+	if _, err := NewClient(WithResilience(p)); !errors.Is(err, headroom.ErrConfig) || err.Error() != want {
+		t.Errorf("NewClient: %v; want %s", err, want)
 	}
 	tr, err := NewTransport(WithResilience(p))
-	if !errors.Is(err, headroom.ErrConfig) || err.Error() != perr.Error() {
-		t.Errorf("NewTransport: %v; want the policy's error, %v", err, perr)
+	if !errors.Is(err, headroom.ErrConfig) || err.Error() != want {
+		t.Errorf("NewTransport: %v; want %s", err, want)
 	}
 	if tr != nil {
 		t.Error("NewTransport returned a transport with the error")

@@ -2,26 +2,12 @@ package limit
 
 import (
 	"context"
-	"math"
-	"strconv"
 	"sync"
 	"time"
 
-	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit/adaptive"
 )
-
-// adaptiveProblems lists every problem with c, each an
-// *headroom.ConfigError whose Field starts with "Adaptive.": the engine's
-// (ConcurrencyConfig.Problems) and the lease's bound on a cost.
-func adaptiveProblems(c *adaptive.ConcurrencyConfig) []error {
-	var errs []error
-	if c.Maximum > math.MaxInt32 {
-		errs = append(errs, &headroom.ConfigError{Package: "limit", Field: "Adaptive.Maximum", Value: c.Maximum, Want: "at most " + strconv.Itoa(math.MaxInt32)})
-	}
-	return append(errs, engineProblems("Adaptive.", c.Problems())...)
-}
 
 // Adaptive returns a concurrency limit that finds its own number between
 // c.Minimum and c.Maximum, read from latency: a round of calls whose
@@ -42,7 +28,7 @@ func Adaptive(c adaptive.ConcurrencyConfig, opts ...Option) (*AdaptiveLimiter, e
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	return newAdaptiveLimiter(o), nil
+	return newAdaptiveLimiter(o)
 }
 
 // AdaptiveLimiter is the latency-adaptive concurrency limit. It implements
@@ -68,17 +54,17 @@ type AdaptiveLimiter struct {
 	queue  waitQueue
 }
 
-func newAdaptive(o Options) Limiter { return newAdaptiveLimiter(o) }
-
-func newAdaptiveLimiter(o Options) *AdaptiveLimiter {
-	l := &AdaptiveLimiter{epoch: time.Now(), queue: waitQueue{limit: o.QueueLimit}}
+// newAdaptiveLimiter builds the limiter of a validated o.
+func newAdaptiveLimiter(o Options) (*AdaptiveLimiter, error) {
+	engine, err := adaptive.NewConcurrency(*o.Adaptive)
+	if err != nil {
+		return nil, err
+	}
+	l := &AdaptiveLimiter{epoch: time.Now(), engine: engine, capacity: engine.Config().Maximum, queue: waitQueue{limit: o.queueLimit()}}
 	l.dress(o, metrics.KindAdaptive, l)
-	// Validate has listed every problem NewConcurrency finds.
-	l.engine, _ = adaptive.NewConcurrency(*o.Adaptive)
-	l.capacity = l.engine.Config().Maximum
 	l.metrics.SetLimit(float64(l.engine.Limit()))
 	sample(l.metrics, l, (*AdaptiveLimiter).figures)
-	return l
+	return l, nil
 }
 
 // CurrentLimit is the limit the loop has settled on, and false until it has

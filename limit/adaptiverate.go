@@ -61,23 +61,13 @@ func AdaptiveRate(c adaptive.RateConfig, opts ...Option) (*AdaptiveRateLimiter, 
 	return newAdaptiveRateLimiter(oo)
 }
 
-func newAdaptiveRate(o Options) (Limiter, error) {
-	l, err := newAdaptiveRateLimiter(o)
-	if err != nil {
-		return nil, err // not a nil *AdaptiveRateLimiter in a non-nil Limiter
-	}
-	return l, nil
-}
-
-// newAdaptiveRateLimiter builds the limiter of a validated o. Validate runs
-// the engine's own checks, so NewRate's error is only passed on in case the
-// two ever disagree.
+// newAdaptiveRateLimiter builds the limiter of a validated o.
 func newAdaptiveRateLimiter(o Options) (*AdaptiveRateLimiter, error) {
 	core, err := adaptive.NewRate(*o.AdaptiveRate, 0)
 	if err != nil {
 		return nil, err
 	}
-	l := &AdaptiveRateLimiter{core: core, queueLimit: int64(o.QueueLimit), epoch: time.Now()}
+	l := &AdaptiveRateLimiter{core: core, queueLimit: int64(o.queueLimit()), epoch: time.Now()}
 	l.dress(o, metrics.KindAdaptiveRate, l)
 	if c := o.AdaptiveRate.InstanceCounter; c != nil {
 		if _, static := c.(adaptive.StaticInstances); static {

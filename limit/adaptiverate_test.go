@@ -317,7 +317,7 @@ func TestAdaptiveRateConfigValidate(t *testing.T) {
 	}
 	// A bad maximum is one problem: the defaults beside it do not inherit it.
 	err = (&Options{AdaptiveRate: &adaptive.RateConfig{MaxUnitsPerMinute: -1}}).Validate()
-	if got := unjoinErrors(err); len(got) != 1 || !strings.Contains(err.Error(), "MaxUnitsPerMinute = -1") {
+	if got := unjoin(err); len(got) != 1 || !strings.Contains(err.Error(), "MaxUnitsPerMinute = -1") {
 		t.Fatalf("maximum -1: %d problems:\n%v", len(got), err)
 	}
 	lim, err := New(Options{AdaptiveRate: &adaptive.RateConfig{Controller: "cubic"}, Name: "x"})
@@ -340,8 +340,8 @@ func TestAdaptiveRateConfigJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := adaptive.RateConfig{Controller: "cubic", MaxUnitsPerMinute: 2700, MaxPause: headroom.Duration(20 * time.Second), PublishedLimitFraction: 0.95}
-	if diff := cmp.Diff(want, *o.AdaptiveRate, cmpopts.IgnoreInterfaces(struct{ adaptive.RateController }{})); diff != "" || o.QueueLimit != 10 {
-		t.Fatalf("(-want +got):\n%s queue %d", diff, o.QueueLimit)
+	if diff := cmp.Diff(want, *o.AdaptiveRate, cmpopts.IgnoreInterfaces(struct{ adaptive.RateController }{})); diff != "" || o.QueueLimit == nil || *o.QueueLimit != 10 {
+		t.Fatalf("(-want +got):\n%s queue %v", diff, o.QueueLimit)
 	}
 	for _, bad := range []struct{ json, want string }{
 		{`{"adaptiveRate": {"maxUnitsPerMinut": 1}}`, `adaptiveRate.maxUnitsPerMinut = an unknown field`},
@@ -378,11 +378,11 @@ func TestAdaptiveRateQueueCountsUnits(t *testing.T) {
 	})
 }
 
-// Without a queue the adaptive rate limiter refuses at once, like every
+// With a queue of 0 the adaptive rate limiter refuses at once, like every
 // shape, with when the units would be due.
 func TestAdaptiveRateWithoutQueueRefusesAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l, err := AdaptiveRate(slow, WithName("test"))
+		l, err := AdaptiveRate(slow, WithName("test"), WithQueueLimit(0))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -396,4 +396,40 @@ func TestAdaptiveRateWithoutQueueRefusesAtOnce(t *testing.T) {
 			t.Fatalf("retry after %v, want 1s", rl.RetryAfter)
 		}
 	})
+}
+
+// By default the adaptive rate limiter queues, as its specification gives:
+// 500 units wait their turn, and the next is refused with queue_full; the
+// other shapes refuse at once.
+func TestAdaptiveRateQueuesByDefault(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		patient := slow
+		patient.MaxWait = headroom.Duration(time.Hour) // 500 units at one a second
+		l, err := AdaptiveRate(patient, WithName("test"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		if _, err := l.Acquire(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for range 5 {
+			go l.AcquireN(ctx, 100) // 500 units queued, each 100 of them
+		}
+		synctest.Wait()
+		if n := l.QueueLen(); n != 5 {
+			t.Fatalf("%d waiting; want 5", n)
+		}
+		_, err = l.Acquire(ctx)
+		wantRefusal(t, err, ReasonQueueFull)
+		cancel()
+		synctest.Wait()
+	})
+	for _, o := range []Options{{PermitsPerSecond: 1}, {Concurrency: 1}, {PerWindow: &WindowOptions{Permits: 1, Window: headroom.Duration(time.Second)}}, {Adaptive: &adaptive.ConcurrencyConfig{}}} {
+		if got := o.queueLimit(); got != 0 {
+			t.Errorf("%+v queues %d by default; want 0", o, got)
+		}
+	}
 }

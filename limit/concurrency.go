@@ -7,8 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/internal/metrics"
+	"github.com/headroom-go/headroom/internal/problems"
 	"github.com/headroom-go/headroom/limit/concurrency"
 )
 
@@ -17,7 +17,9 @@ import (
 func Concurrency(permits int, opts ...Option) (Limiter, error) {
 	if permits == 0 {
 		// 0 would read as "no shape"; say what is wrong with it instead.
-		return nil, &headroom.ConfigError{Package: "limit", Field: "Concurrency", Value: 0, Want: "1 or more"}
+		l := problems.New("limit")
+		l.Add("Concurrency", 0, "1 or more")
+		return nil, l.Err()
 	}
 	return build(Options{Concurrency: permits}, opts)
 }
@@ -45,20 +47,23 @@ type bulkhead struct {
 	queue   waitQueue
 }
 
-func newConcurrency(o Options) Limiter {
-	// Validate has checked Concurrency ≥ 1.
-	engine, _ := concurrency.New(o.Concurrency)
+// newConcurrency builds the Concurrency shape of a validated o.
+func newConcurrency(o Options) (*bulkhead, error) {
+	engine, err := concurrency.New(o.Concurrency)
+	if err != nil {
+		return nil, err
+	}
 	l := &bulkhead{
 		engine:   engine,
 		capacity: min(o.Concurrency, math.MaxInt32), // a Lease holds an int32 cost
-		queueing: o.QueueLimit > 0,
+		queueing: o.queueLimit() > 0,
 		epoch:    time.Now(),
-		queue:    waitQueue{limit: o.QueueLimit},
+		queue:    waitQueue{limit: o.queueLimit()},
 	}
 	l.dress(o, metrics.KindConcurrency, l)
 	l.metrics.SetLimit(float64(o.Concurrency))
 	sample(l.metrics, l, (*bulkhead).figures)
-	return l
+	return l, nil
 }
 
 // Acquire asks for one permit; see AcquireN.

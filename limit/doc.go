@@ -37,18 +37,21 @@
 //		return fetch(ctx)
 //	})
 //
-// QueueLimit is 0 by default, for every shape: a call that cannot get a
-// permit is refused at once. With
-// QueueLimit above 0, up to that many permits' worth of callers wait in FIFO
-// order; a caller whose context ends leaves the queue and takes no permit
-// with it: a cancellation returns ctx.Err(), a deadline a *RateLimitedError
-// (ReasonDeadline) that also matches context.DeadlineExceeded — a refusal of
-// ours, which a retry runner treats as a self-imposed throttle, not as the
-// dependency's timeout. The rate shapes know when a permit will be free,
-// so a PerSecond or PerWindow caller whose deadline falls before then is
-// refused at once (ReasonDeadline) rather than left to wait in vain; so is
-// a caller whose context had already expired. The adaptive rate limiter
-// also refuses a wait longer than its MaxWait (100 s by default).
+// Whether a caller the limiter has no room for is refused or waits is
+// Options.QueueLimit (WithQueueLimit), the one queue setting of the
+// toolkit: 0 refuses at once, n lets n permits' worth of callers wait in
+// FIFO order, and nil takes the shape's default, which docs/queueing.md
+// lists with its reason: PerSecond, PerWindow, Concurrency and Adaptive
+// refuse at once, AdaptiveRate lets 500 units wait. A caller whose context
+// ends leaves the queue and takes no permit with it: a cancellation returns
+// ctx.Err(), a deadline a *RateLimitedError (ReasonDeadline) that also
+// matches context.DeadlineExceeded — a refusal of ours, which a retry
+// runner treats as a self-imposed throttle, not as the dependency's
+// timeout. The rate shapes know when a permit will be free, so a caller
+// whose deadline falls before then is refused at once (ReasonDeadline)
+// rather than left to wait in vain; so is a caller whose context had
+// already expired. The adaptive rate limiter also refuses a wait longer
+// than its MaxWait (100 s by default).
 // A cost that no wait could satisfy is refused with a *CostError.
 //
 // # The lease is the measurement

@@ -18,7 +18,7 @@ func ExampleNew() {
 	lim, err := limit.New(o)
 	fmt.Println(lim.Name(), err)
 
-	_, err = limit.New(limit.Options{PermitsPerSecond: 5, Concurrency: 10, QueueLimit: -1})
+	_, err = limit.New(limit.Options{PermitsPerSecond: 5, Concurrency: 10, QueueLimit: new(-1)})
 	fmt.Println(err)
 	// Output:
 	// search <nil>

@@ -12,8 +12,8 @@ type Option func(*Options)
 func WithName(name string) Option { return func(o *Options) { o.Name = name } }
 
 // WithQueueLimit lets up to permits permits' worth of callers wait in FIFO
-// order instead of being refused at once; see Options.QueueLimit.
-func WithQueueLimit(permits int) Option { return func(o *Options) { o.QueueLimit = permits } }
+// order; 0 refuses at once. See Options.QueueLimit.
+func WithQueueLimit(permits int) Option { return func(o *Options) { o.QueueLimit = &permits } }
 
 // WithMeterProvider sends the limiter's metrics to mp instead of the global
 // meter provider.

@@ -1,14 +1,18 @@
 package limit
 
 import (
-	"errors"
+	"cmp"
+	"fmt"
+	"math"
 	"strconv"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/headroom-go/headroom"
+	"github.com/headroom-go/headroom/internal/problems"
 	"github.com/headroom-go/headroom/limit/adaptive"
+	"github.com/headroom-go/headroom/limit/window"
 )
 
 // Options describes one limiter. Set exactly one shape — PermitsPerSecond,
@@ -41,15 +45,17 @@ type Options struct {
 	// presence turns it on: "adaptiveRate": {} is a complete configuration.
 	AdaptiveRate *adaptive.RateConfig `json:"adaptiveRate,omitempty"`
 
-	// QueueLimit is how many permits' (units') worth of callers may wait, in
-	// FIFO order, for every shape. 0, the default, refuses at once with a
-	// RetryAfter instead, for callers that would rather do something else.
-	// PerSecond spreads the RetryAfter of callers refused together so that
-	// they come back one after another; the other shapes cannot tell when
-	// each permit frees, and callers they refuse together come back
-	// together, where most are refused again. Give a limiter that many
-	// goroutines share a queue.
-	QueueLimit int `json:"queueLimit,omitempty"`
+	// QueueLimit is how many permits' (units') worth of callers may wait,
+	// in FIFO order, for every shape: 0 refuses at once with a RetryAfter
+	// instead, for callers that would rather do something else. nil means
+	// the shape's default, the one the table in docs/queueing.md lists: 0
+	// for PerSecond, PerWindow, Concurrency and Adaptive, 500 for
+	// AdaptiveRate. PerSecond spreads the RetryAfter of callers refused
+	// together so that they come back one after another; the other shapes
+	// cannot tell when each permit frees, and callers they refuse together
+	// come back together, where most are refused again. Give a limiter that
+	// many goroutines share a queue.
+	QueueLimit *int `json:"queueLimit,omitempty"`
 
 	// Name names the limiter in errors and telemetry.
 	Name string `json:"name,omitempty"`
@@ -69,6 +75,22 @@ type WindowOptions struct {
 	Window  headroom.Duration `json:"window"`
 	// Segments is how finely the window slides; 0 means 8.
 	Segments int `json:"segments,omitempty"`
+}
+
+// defaultRateQueueLimit is the adaptive rate limiter's queue when
+// Options.QueueLimit is nil: 500 units, as the specification of its
+// admission gives it; every other shape refuses at once by default.
+const defaultRateQueueLimit = 500
+
+// queueLimit is QueueLimit, or the shape's default when it is nil.
+func (o *Options) queueLimit() int {
+	switch {
+	case o.QueueLimit != nil:
+		return *o.QueueLimit
+	case o.AdaptiveRate != nil:
+		return defaultRateQueueLimit
+	}
+	return 0
 }
 
 // Bounds that keep every engine's arithmetic exact in int64 nanoseconds.
@@ -101,62 +123,103 @@ func (o *Options) shapes() []string {
 // Validate returns every problem with o at once, joined with errors.Join;
 // each is an *headroom.ConfigError. It returns nil when New would succeed.
 func (o *Options) Validate() error {
-	var errs []error
-	add := func(field string, value any, want string) {
-		errs = append(errs, &headroom.ConfigError{Package: "limit", Field: field, Value: value, Want: want})
-	}
+	l := problems.New("limit")
+	o.check(l)
+	return l.Err()
+}
+
+// check records o's problems on l.
+func (o *Options) check(l *problems.List) {
 	shapes := o.shapes()
 	switch len(shapes) {
 	case 0:
-		add("Options", "no shape", "exactly one of PermitsPerSecond, PerWindow, Concurrency, Adaptive or AdaptiveRate")
+		l.Add("Options", "no shape", "exactly one of PermitsPerSecond, PerWindow, Concurrency, Adaptive or AdaptiveRate")
 	case 1:
 	default:
-		add("Options", shapes, "exactly one shape; the others would silently lose")
+		l.Add("Options", shapes, "exactly one shape; the others would silently lose")
 	}
-	if o.PermitsPerSecond < 0 || o.PermitsPerSecond != o.PermitsPerSecond {
-		add("PermitsPerSecond", o.PermitsPerSecond, "a rate above 0")
-	}
-	if o.PermitsPerSecond > maxPermitsPerSecond {
-		add("PermitsPerSecond", o.PermitsPerSecond, "at most 1e9 (one permit a nanosecond)")
-	}
-	if o.Burst < 0 || o.Burst > maxBurst {
-		add("Burst", o.Burst, "0 (1) up to 1e9")
-	}
-	if o.Burst != 0 && o.PermitsPerSecond == 0 {
-		add("Burst", o.Burst, "0: Burst belongs to the PermitsPerSecond shape")
-	}
-	errs = append(errs, o.tokenBucketProblems()...)
-	if w := o.PerWindow; w != nil {
-		if w.Permits <= 0 {
-			add("PerWindow.Permits", w.Permits, "1 or more")
-		}
-		if w.Window <= 0 {
-			add("PerWindow.Window", w.Window, "a duration above 0, such as \"1m\"")
-		}
-		if w.Segments < 0 {
-			add("PerWindow.Segments", w.Segments, "0 (8 segments) or more")
-		}
-		if w.Segments > maxSegments {
-			add("PerWindow.Segments", w.Segments, "at most "+strconv.Itoa(maxSegments))
-		}
-		if w.Window > 0 && w.Segments > 0 && w.Window < headroom.Duration(w.Segments) {
-			add("PerWindow.Segments", w.Segments, "at most one segment a nanosecond of Window")
-		}
+	o.checkBucket(l)
+	if o.PerWindow != nil {
+		o.PerWindow.check(l.At("PerWindow"))
 	}
 	if o.Concurrency < 0 {
-		add("Concurrency", o.Concurrency, "1 or more")
+		l.Add("Concurrency", o.Concurrency, "1 or more")
 	}
-	if o.Adaptive != nil {
-		errs = append(errs, adaptiveProblems(o.Adaptive)...)
+	if c := o.Adaptive; c != nil {
+		if c.Maximum > math.MaxInt32 {
+			l.Add("Adaptive.Maximum", c.Maximum, "at most "+strconv.Itoa(math.MaxInt32)+": a lease holds its cost in an int32")
+		}
+		problems.Check(l.At("Adaptive"), c)
 	}
 	if o.AdaptiveRate != nil {
-		errs = append(errs, engineProblems("AdaptiveRate.", o.AdaptiveRate.Problems())...)
+		problems.Check(l.At("AdaptiveRate"), o.AdaptiveRate)
 	}
-	if o.QueueLimit < 0 {
-		add("QueueLimit", o.QueueLimit, "0 (refuse at once) or more")
+	if q := o.QueueLimit; q != nil && *q < 0 {
+		l.Add("QueueLimit", *q, "0 (refuse at once) or more")
 	}
-	return errors.Join(errs...)
 }
+
+// checkBucket records the problems of the token bucket's settings on l.
+func (o *Options) checkBucket(l *problems.List) {
+	rate, burst := o.PermitsPerSecond, o.Burst
+	bad := l.Len()
+	if rate < 0 || rate != rate {
+		l.Add("PermitsPerSecond", rate, "a rate above 0")
+	}
+	if rate > maxPermitsPerSecond {
+		l.Add("PermitsPerSecond", rate, "at most 1e9 (one permit a nanosecond)")
+	}
+	if burst < 0 || burst > maxBurst {
+		l.Add("Burst", burst, "0 (1) up to 1e9")
+	}
+	if burst != 0 && rate == 0 {
+		l.Add("Burst", burst, "0: Burst belongs to the PermitsPerSecond shape")
+	}
+	if l.Len() > bad || rate == 0 {
+		return
+	}
+	// Within these bounds the bucket still refuses to span more than it
+	// can count: a full bucket must refill within 2^60 ns.
+	one, err := window.NewTokenBucket(rate, 1)
+	if err != nil {
+		l.Add("PermitsPerSecond", rate, "at least one permit in 2^60 ns (about 36 years)")
+		return
+	}
+	if _, err := window.NewTokenBucket(rate, max(burst, 1)); err != nil {
+		most := (1 << 60) / int64(one.Interval())
+		l.Add("Burst", burst, fmt.Sprintf("at most %d at this rate: a full bucket refills within 2^60 ns (about 36 years)", most))
+	}
+}
+
+// Validate returns every problem with w at once, joined with errors.Join;
+// each is an *headroom.ConfigError. It returns nil when PerWindow would
+// build the window w describes.
+func (w *WindowOptions) Validate() error {
+	l := problems.New("limit")
+	w.check(l)
+	return l.Err()
+}
+
+// check records w's problems on l.
+func (w *WindowOptions) check(l *problems.List) {
+	if w.Permits <= 0 {
+		l.Add("Permits", w.Permits, "1 or more")
+	}
+	if w.Window <= 0 {
+		l.Add("Window", w.Window, "a duration above 0, such as \"1m\"")
+	}
+	switch segments := cmp.Or(w.Segments, defaultSegments); {
+	case w.Segments < 0:
+		l.Add("Segments", w.Segments, "0 (8 segments) or more")
+	case w.Segments > maxSegments:
+		l.Add("Segments", w.Segments, "at most "+strconv.Itoa(maxSegments))
+	case w.Window > 0 && int64(segments) > int64(w.Window):
+		l.Add("Segments", w.Segments, fmt.Sprintf("at most one segment a nanosecond of Window: at most %d (0 means 8)", int64(w.Window)))
+	}
+}
+
+// The check of the options other packages' options hold.
+func init() { problems.Register((*Options).check) }
 
 // New builds the limiter o describes, or returns Validate's error.
 func New(o Options) (Limiter, error) {
@@ -165,24 +228,25 @@ func New(o Options) (Limiter, error) {
 	}
 	switch {
 	case o.PermitsPerSecond != 0:
-		return newPerSecond(o), nil
+		return built(newPerSecond(o))
 	case o.PerWindow != nil:
-		return newPerWindow(o), nil
+		return built(newPerWindow(o))
 	case o.Concurrency != 0:
-		return newConcurrency(o), nil
+		return built(newConcurrency(o))
 	case o.Adaptive != nil:
-		return newAdaptive(o), nil
+		return built(newAdaptiveLimiter(o))
 	default:
-		return newAdaptiveRate(o)
+		return built(newAdaptiveRateLimiter(o))
 	}
 }
 
-// engineProblems are an engine configuration's problems as limit reports
-// them, each Field under prefix.
-func engineProblems(prefix string, ps []*headroom.ConfigError) []error {
-	errs := make([]error, len(ps))
-	for i, p := range ps {
-		errs[i] = &headroom.ConfigError{Package: "limit", Field: prefix + p.Field, Value: p.Value, Want: p.Want}
+// built is what New returns for a limiter a constructor built, or its
+// error: never a nil *T in a non-nil Limiter. The engines' constructors
+// check what Validate has checked already, so their errors are only passed
+// on in case the two ever disagree.
+func built[T Limiter](l T, err error) (Limiter, error) {
+	if err != nil {
+		return nil, err
 	}
-	return errs
+	return l, nil
 }

@@ -13,8 +13,8 @@ import (
 	"github.com/headroom-go/headroom/limit/adaptive"
 )
 
-// problems returns the fields Validate complains about, in order.
-func problems(err error) []string {
+// problemFields returns the fields Validate complains about, in order.
+func problemFields(err error) []string {
 	var fields []string
 	for _, e := range unjoin(err) {
 		var oe *headroom.ConfigError
@@ -43,7 +43,7 @@ func TestValidateListsEveryProblem(t *testing.T) {
 		Burst:            -2,
 		Concurrency:      20,
 		PerWindow:        &WindowOptions{Permits: 0, Window: -1, Segments: -3},
-		QueueLimit:       -1,
+		QueueLimit:       new(-1),
 	}
 	want := []string{
 		"Options", // three shapes
@@ -54,7 +54,7 @@ func TestValidateListsEveryProblem(t *testing.T) {
 		"PerWindow.Segments",
 		"QueueLimit",
 	}
-	if diff := cmp.Diff(want, problems(o.Validate())); diff != "" {
+	if diff := cmp.Diff(want, problemFields(o.Validate())); diff != "" {
 		t.Fatalf("Validate problems (-want +got):\n%s", diff)
 	}
 }
@@ -75,14 +75,14 @@ func TestValidateTwoShapesIsAnError(t *testing.T) {
 
 func TestValidateNoShape(t *testing.T) {
 	var o Options
-	if diff := cmp.Diff([]string{"Options"}, problems(o.Validate())); diff != "" {
+	if diff := cmp.Diff([]string{"Options"}, problemFields(o.Validate())); diff != "" {
 		t.Fatalf("(-want +got):\n%s", diff)
 	}
 }
 
 func TestBurstBelongsToPerSecond(t *testing.T) {
 	o := Options{Concurrency: 3, Burst: 5}
-	if diff := cmp.Diff([]string{"Burst"}, problems(o.Validate())); diff != "" {
+	if diff := cmp.Diff([]string{"Burst"}, problemFields(o.Validate())); diff != "" {
 		t.Fatalf("(-want +got):\n%s", diff)
 	}
 }
@@ -106,7 +106,7 @@ func TestOptionsApplyToEveryShape(t *testing.T) {
 	}
 	// A window written out beside another shape is two shapes.
 	o := Options{Concurrency: 5, PerWindow: &WindowOptions{Permits: 10, Window: headroom.Duration(time.Second), Segments: 3}}
-	if diff := cmp.Diff([]string{"Options"}, problems(o.Validate())); diff != "" {
+	if diff := cmp.Diff([]string{"Options"}, problemFields(o.Validate())); diff != "" {
 		t.Errorf("two full shapes: problems (-want +got):\n%s", diff)
 	}
 }
@@ -133,7 +133,7 @@ func TestOptionsJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(doc), &o); err != nil {
 		t.Fatal(err)
 	}
-	want := Options{PerWindow: &WindowOptions{Permits: 1000, Window: headroom.Duration(time.Minute), Segments: 6}, QueueLimit: 10, Name: "api"}
+	want := Options{PerWindow: &WindowOptions{Permits: 1000, Window: headroom.Duration(time.Minute), Segments: 6}, QueueLimit: new(10), Name: "api"}
 	if diff := cmp.Diff(want, o); diff != "" {
 		t.Fatalf("(-want +got):\n%s", diff)
 	}
@@ -170,7 +170,7 @@ func TestParseOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Options{PerWindow: &WindowOptions{Permits: 1000, Window: headroom.Duration(time.Minute), Segments: 6}, QueueLimit: 10, Name: "api"}
+	want := Options{PerWindow: &WindowOptions{Permits: 1000, Window: headroom.Duration(time.Minute), Segments: 6}, QueueLimit: new(10), Name: "api"}
 	if diff := cmp.Diff(want, o); diff != "" {
 		t.Fatalf("(-want +got):\n%s", diff)
 	}
@@ -194,7 +194,7 @@ func TestParseOptions(t *testing.T) {
 		{`{"concurrency": 5, "concurrency": 6}`, []string{"concurrency"}},
 	} {
 		o, err := ParseOptions([]byte(c.json))
-		if diff := cmp.Diff(c.want, problems(err)); diff != "" {
+		if diff := cmp.Diff(c.want, problemFields(err)); diff != "" {
 			t.Errorf("%s: problems (-want +got):\n%s\n%v", c.json, diff, err)
 		}
 		if o.PerWindow != nil || o.AdaptiveRate != nil || o.Concurrency != 0 {

@@ -1,11 +1,10 @@
 package limit
 
 import (
-	"errors"
 	"reflect"
 
-	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/internal/jsonconfig"
+	"github.com/headroom-go/headroom/internal/problems"
 )
 
 // ParseOptions reads Options from JSON and validates them.
@@ -22,49 +21,13 @@ import (
 // line and column.
 func ParseOptions(data []byte) (Options, error) {
 	var o Options
-	err := parseJSON(data, &o, func() error {
-		errs := unjoinErrors(o.Validate())
-		for _, err := range errs {
-			if oe, ok := err.(*headroom.ConfigError); ok {
-				oe.Field, oe.Value, oe.Want = jsonconfig.Rename("", reflect.TypeFor[Options](), oe.Field, oe.Value, oe.Want)
-			}
-		}
-		return errors.Join(errs...)
-	})
-	if err != nil {
+	undecoded, read := jsonconfig.Decode(data, &o)
+	l := problems.JSON("limit", reflect.TypeFor[Options](), undecoded)
+	if read {
+		o.check(l)
+	}
+	if err := l.Err(); err != nil {
 		return Options{}, err
 	}
 	return o, nil
-}
-
-// parseJSON decodes data into v and, when the document could be read,
-// validates what decoded: every problem at once, each an *headroom.ConfigError at
-// its JSON path. validate's problems must name their fields by JSON path
-// too.
-func parseJSON(data []byte, v any, validate func() error) error {
-	problems, read := jsonconfig.Decode(data, v)
-	var errs []error
-	for _, p := range problems {
-		errs = append(errs, &headroom.ConfigError{Package: "limit", Field: p.Path, Value: p.Value, Want: p.Want})
-	}
-	if read {
-		for _, err := range unjoinErrors(validate()) {
-			// A place that did not decode is reported once: Validate would
-			// find it missing or zero besides.
-			if oe, ok := err.(*headroom.ConfigError); !ok || !jsonconfig.Within(oe.Field, problems) {
-				errs = append(errs, err)
-			}
-		}
-	}
-	return errors.Join(errs...)
-}
-
-func unjoinErrors(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
-	}
-	if err != nil {
-		return []error{err}
-	}
-	return nil
 }

@@ -5,8 +5,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/internal/metrics"
+	"github.com/headroom-go/headroom/internal/problems"
 	"github.com/headroom-go/headroom/limit/window"
 )
 
@@ -18,7 +18,10 @@ import (
 // 199 in the first second. A burst of 0 means 1.
 func PerSecond(permits float64, burst int, opts ...Option) (Limiter, error) {
 	if permits == 0 {
-		return nil, &headroom.ConfigError{Package: "limit", Field: "PermitsPerSecond", Value: 0.0, Want: "a rate above 0"}
+		// 0 would read as "no shape"; say what is wrong with it instead.
+		l := problems.New("limit")
+		l.Add("PermitsPerSecond", 0.0, "a rate above 0")
+		return nil, l.Err()
 	}
 	return build(Options{PermitsPerSecond: permits, Burst: burst}, opts)
 }
@@ -49,40 +52,20 @@ type perSecond struct {
 }
 
 // newPerSecond builds the PerSecond shape of a validated o.
-func newPerSecond(o Options) Limiter {
-	// Validate has listed every problem NewTokenBucket finds
-	// (tokenBucketProblems).
-	bucket, _ := window.NewTokenBucket(o.PermitsPerSecond, o.perSecondBurst())
-	l := &perSecond{epoch: time.Now(), queue: waitQueue{limit: o.QueueLimit}, bucket: bucket}
+func newPerSecond(o Options) (*perSecond, error) {
+	bucket, err := window.NewTokenBucket(o.PermitsPerSecond, o.perSecondBurst())
+	if err != nil {
+		return nil, err
+	}
+	l := &perSecond{epoch: time.Now(), queue: waitQueue{limit: o.queueLimit()}, bucket: bucket}
 	l.dress(o, metrics.KindPerSecond, l)
 	l.metrics.SetLimit(o.PermitsPerSecond * 60) // permits per minute
 	sample(l.metrics, l, (*perSecond).figures)
-	return l
+	return l, nil
 }
 
 // perSecondBurst is the bucket's burst: Burst, or 1 for 0.
 func (o *Options) perSecondBurst() int { return max(o.Burst, 1) }
-
-// tokenBucketProblems lists what the token bucket refuses of a rate and
-// burst within Validate's own bounds: a bucket that would take more than
-// about 36 years to refill, which it cannot count (window.NewTokenBucket).
-func (o *Options) tokenBucketProblems() []error {
-	if !(o.PermitsPerSecond > 0 && o.PermitsPerSecond <= maxPermitsPerSecond) || o.Burst < 0 || o.Burst > maxBurst {
-		return nil // another shape, or a problem Validate reports itself
-	}
-	_, err := window.NewTokenBucket(o.PermitsPerSecond, o.perSecondBurst())
-	var errs []error
-	for _, e := range unjoinErrors(err) {
-		if ce, ok := e.(*headroom.ConfigError); ok {
-			field := "PermitsPerSecond"
-			if ce.Field == "burst" {
-				field = "Burst"
-			}
-			errs = append(errs, &headroom.ConfigError{Package: "limit", Field: field, Value: ce.Value, Want: ce.Want})
-		}
-	}
-	return errs
-}
 
 // figures reports the bucket: permits spent within the burst, and left.
 func (l *perSecond) figures(f metrics.Figures) {

@@ -1,6 +1,7 @@
 package limit
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"sync"
@@ -50,27 +51,26 @@ type perWindow struct {
 	queue   waitQueue
 }
 
-func newPerWindow(o Options) Limiter {
+// newPerWindow builds the PerWindow shape of a validated o.
+func newPerWindow(o Options) (*perWindow, error) {
 	w := o.PerWindow
-	segments := w.Segments
-	if segments == 0 {
-		segments = defaultSegments
+	engine, err := window.NewSlidingWindow(w.Permits, time.Duration(w.Window), cmp.Or(w.Segments, defaultSegments))
+	if err != nil {
+		return nil, err
 	}
-	// Validate has checked every setting NewSlidingWindow checks.
-	engine, _ := window.NewSlidingWindow(w.Permits, time.Duration(w.Window), segments)
 	l := &perWindow{
 		epoch:    time.Now(),
 		engine:   engine,
 		capacity: min(w.Permits, math.MaxInt32), // a Lease holds an int32 cost
-		queueing: o.QueueLimit > 0,
-		queue:    waitQueue{limit: o.QueueLimit},
+		queueing: o.queueLimit() > 0,
+		queue:    waitQueue{limit: o.queueLimit()},
 	}
 	l.dress(o, metrics.KindPerWindow, l)
 	// The rate in permits per minute, which for a window of an hour is a
 	// fraction.
 	l.metrics.SetLimit(float64(w.Permits) * float64(time.Minute) / float64(w.Window))
 	sample(l.metrics, l, (*perWindow).figures)
-	return l
+	return l, nil
 }
 
 // Acquire asks for one permit; see AcquireN.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -147,7 +148,7 @@ func collect(out <-chan result, n int) []result {
 func TestPerWindowQueueIsFIFO(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
-		l, err := New(Options{PerWindow: &WindowOptions{Permits: 2, Window: headroom.Duration(time.Second), Segments: 2}, QueueLimit: 10})
+		l, err := New(Options{PerWindow: &WindowOptions{Permits: 2, Window: headroom.Duration(time.Second), Segments: 2}, QueueLimit: new(10)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -301,4 +302,27 @@ func TestPerWindowQueuedCallersShareTheWindowExactly(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A window shorter than its segments, the default 8 included, is refused
+// when built, naming Segments, not accepted to fail on the first Acquire.
+func TestPerWindowShorterThanItsSegmentsIsRefused(t *testing.T) {
+	lim, err := PerWindow(10, 7*time.Nanosecond)
+	var ce *headroom.ConfigError
+	if lim != nil || !errors.As(err, &ce) || ce.Field != "PerWindow.Segments" {
+		t.Fatalf("PerWindow(10, 7ns) = %v, %v; want nil and a ConfigError on PerWindow.Segments", lim, err)
+	}
+	_, err = ParseOptions([]byte(`{"perWindow": {"permits": 10, "window": "7ns"}}`))
+	if !errors.As(err, &ce) || ce.Field != "perWindow.segments" || !strings.Contains(ce.Want, "at most 7") {
+		t.Fatalf("ParseOptions of a 7ns window: %v; want a ConfigError on perWindow.segments asking for at most 7", err)
+	}
+	lim, err = PerWindow(10, 8*time.Nanosecond)
+	if err != nil {
+		t.Fatalf("PerWindow(10, 8ns): %v", err)
+	}
+	lease, err := lim.Acquire(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lease.Release()
 }

@@ -29,7 +29,7 @@ func (s *shell) Name() string { return s.name }
 func (s *shell) dress(o Options, kind string, owner any) {
 	s.name = cmp.Or(o.Name, kind)
 	s.metrics = metrics.NewLimiter(o.MeterProvider, s.name, kind, o.Attributes...)
-	s.metrics.SetQueueLimit(o.QueueLimit)
+	s.metrics.SetQueueLimit(o.queueLimit())
 	if lo, ok := owner.(leaseOwner); ok {
 		s.self.leaseOwner = lo
 	}

@@ -63,10 +63,10 @@ func TestDeadlineIsOneShape(t *testing.T) {
 		"per_window":  func() (Limiter, error) { return PerWindow(1, time.Minute, WithQueueLimit(10)) },
 		"concurrency": func() (Limiter, error) { return Concurrency(1, WithQueueLimit(10)) },
 		"adaptive": func() (Limiter, error) {
-			return New(Options{Adaptive: &adaptive.ConcurrencyConfig{Minimum: 1, Initial: 1, Maximum: 4}, QueueLimit: 10})
+			return New(Options{Adaptive: &adaptive.ConcurrencyConfig{Minimum: 1, Initial: 1, Maximum: 4}, QueueLimit: new(10)})
 		},
 		"adaptive_rate": func() (Limiter, error) {
-			return New(Options{AdaptiveRate: &adaptive.RateConfig{MaxUnitsPerMinute: 60, InitialUnitsPerMinute: 60, MinUnitsPerMinute: 60}, QueueLimit: 10})
+			return New(Options{AdaptiveRate: &adaptive.RateConfig{MaxUnitsPerMinute: 60, InitialUnitsPerMinute: 60, MinUnitsPerMinute: 60}, QueueLimit: new(10)})
 		},
 	}
 	check := func(t *testing.T, how string, err error) {

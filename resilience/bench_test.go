@@ -40,7 +40,7 @@ func benchRun(b *testing.B, p *Policy, err error, ctx context.Context) {
 // bounds the attempt, so no attempt context is needed.
 func BenchmarkRun(b *testing.B) {
 	b.Run("retry", func(b *testing.B) {
-		p, err := New(Options{Retries: 3})
+		p, err := bare(Options{Retries: 3})
 		benchRun(b, p, err, context.Background())
 	})
 	b.Run("default", func(b *testing.B) {

@@ -109,7 +109,7 @@ type Breaker struct {
 // NewBreaker returns a closed breaker with options o, or the validation
 // error.
 func NewBreaker(o BreakerOptions) (*Breaker, error) {
-	if err := o.validate(); err != nil {
+	if err := o.Validate(); err != nil {
 		return nil, err
 	}
 	o = o.withDefaults()

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"time"
 
+	"github.com/headroom-go/headroom/internal/problems"
 	"go.opentelemetry.io/otel/metric"
 )
 
@@ -81,25 +82,47 @@ func (o BreakerOptions) withDefaults() BreakerOptions {
 	return o
 }
 
-// validate lists every problem with o, as given, at once (errors.Join of
-// *headroom.ConfigError), or returns nil.
-func (o *BreakerOptions) validate() error {
-	p := problems{prefix: "Breaker."}
-	p.add(o.ConsecutiveFailures < 0, "ConsecutiveFailures", o.ConsecutiveFailures, "0 (the ratio mode) or 1 or more")
-	if o.ConsecutiveFailures > 0 {
-		// The ratio mode's settings would be silently ignored.
-		const want = "0 in the consecutive mode (ConsecutiveFailures is set): choose one mode"
-		p.add(o.FailureRatio != 0, "FailureRatio", o.FailureRatio, want)
-		p.add(o.MinimumThroughput != 0, "MinimumThroughput", o.MinimumThroughput, want)
-		p.add(o.SamplingDuration != 0, "SamplingDuration", o.SamplingDuration, want)
-	} else {
-		p.add(o.FailureRatio != 0 && !(o.FailureRatio > 0 && o.FailureRatio <= 1), // refuses NaN
-			"FailureRatio", o.FailureRatio, "0 (the default, 0.1) or a fraction in (0, 1]")
-		p.add(o.MinimumThroughput != 0 && o.MinimumThroughput < 2,
-			"MinimumThroughput", o.MinimumThroughput, "0 (the default, 100) or 2 or more")
-		p.add(o.SamplingDuration < 0, "SamplingDuration", o.SamplingDuration, "0 (the default, 30s) or a duration above 0")
+// Validate returns every problem with o at once, joined with errors.Join;
+// each is a *headroom.ConfigError naming the field. It returns nil when
+// NewBreaker would succeed.
+func (o *BreakerOptions) Validate() error {
+	l := problems.New("resilience")
+	o.check(l)
+	return l.Err()
+}
+
+// check records o's problems on l.
+func (o *BreakerOptions) check(l *problems.List) {
+	if o.ConsecutiveFailures < 0 {
+		l.Add("ConsecutiveFailures", o.ConsecutiveFailures, "0 (the ratio mode) or 1 or more")
 	}
-	p.add(o.BreakDuration < 0, "BreakDuration", o.BreakDuration, "0 (the default, 5s) or a duration above 0")
-	p.add(o.SlowCallThreshold < 0, "SlowCallThreshold", o.SlowCallThreshold, "0 (off) or a duration above 0")
-	return p.err()
+	if o.ConsecutiveFailures > 0 {
+		const want = "0 in the consecutive mode (ConsecutiveFailures is set): choose one mode"
+		for _, f := range []struct {
+			name string
+			set  bool
+			v    any
+		}{{"FailureRatio", o.FailureRatio != 0, o.FailureRatio}, {"MinimumThroughput", o.MinimumThroughput != 0, o.MinimumThroughput},
+			{"SamplingDuration", o.SamplingDuration != 0, o.SamplingDuration}} {
+			if f.set {
+				l.Add(f.name, f.v, want)
+			}
+		}
+	} else {
+		if o.FailureRatio != 0 && !(o.FailureRatio > 0 && o.FailureRatio <= 1) { // refuses NaN
+			l.Add("FailureRatio", o.FailureRatio, "0 (the default, 0.1) or a fraction in (0, 1]")
+		}
+		if o.MinimumThroughput != 0 && o.MinimumThroughput < 2 {
+			l.Add("MinimumThroughput", o.MinimumThroughput, "0 (the default, 100) or 2 or more")
+		}
+		if o.SamplingDuration < 0 {
+			l.Add("SamplingDuration", o.SamplingDuration, "0 (the default, 30s) or a duration above 0")
+		}
+	}
+	if o.BreakDuration < 0 {
+		l.Add("BreakDuration", o.BreakDuration, "0 (the default, 5s) or a duration above 0")
+	}
+	if o.SlowCallThreshold < 0 {
+		l.Add("SlowCallThreshold", o.SlowCallThreshold, "0 (off) or a duration above 0")
+	}
 }

@@ -25,7 +25,7 @@ func TestBreakerOpensAndHalfOpens(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, _ := New(Options{Breaker: br})
+		p, _ := bare(Options{Breaker: br})
 		fail := func(ctx context.Context) (int, error) { return 0, errors.New("503") }
 		for range 3 {
 			_, _ = Run(t.Context(), p, fail)
@@ -137,7 +137,7 @@ func TestBreakerSlowCalls(t *testing.T) {
 
 func TestBreakerConcurrent(t *testing.T) {
 	br, _ := NewBreaker(BreakerOptions{FailureRatio: 0.5, MinimumThroughput: 10, SamplingDuration: time.Second, BreakDuration: time.Millisecond})
-	p, _ := New(Options{Breaker: br})
+	p, _ := bare(Options{Breaker: br})
 	var wg sync.WaitGroup
 	for g := range 8 {
 		wg.Go(func() {
@@ -157,13 +157,13 @@ func TestBreakerConcurrent(t *testing.T) {
 func TestBreakerOptionsValidate(t *testing.T) {
 	_, err := NewBreaker(BreakerOptions{FailureRatio: 2, MinimumThroughput: 1, SamplingDuration: -1,
 		BreakDuration: -1, SlowCallThreshold: -1})
-	want := []string{"Breaker.FailureRatio", "Breaker.MinimumThroughput", "Breaker.SamplingDuration",
-		"Breaker.BreakDuration", "Breaker.SlowCallThreshold"}
+	want := []string{"FailureRatio", "MinimumThroughput", "SamplingDuration",
+		"BreakDuration", "SlowCallThreshold"}
 	if d := cmp.Diff(want, fields(err)); d != "" {
 		t.Errorf("ratio mode: problems (-want +got):\n%s", d)
 	}
 	_, err = NewBreaker(BreakerOptions{ConsecutiveFailures: 1, FailureRatio: 0.5, SamplingDuration: time.Second})
-	want = []string{"Breaker.FailureRatio", "Breaker.SamplingDuration"}
+	want = []string{"FailureRatio", "SamplingDuration"}
 	if d := cmp.Diff(want, fields(err)); d != "" {
 		t.Errorf("ratio fields in the consecutive mode: problems (-want +got):\n%s", d)
 	}

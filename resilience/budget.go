@@ -59,7 +59,7 @@ type budgetSlice struct{ tokens, retries int64 }
 
 // NewBudget returns a budget with options o, or the validation error.
 func NewBudget(o BudgetOptions) (*Budget, error) {
-	if err := o.validate(); err != nil {
+	if err := o.Validate(); err != nil {
 		return nil, err
 	}
 	ttl, floor, ratio := o.resolve()

@@ -3,6 +3,8 @@ package resilience
 import (
 	"cmp"
 	"time"
+
+	"github.com/headroom-go/headroom/internal/problems"
 )
 
 // BudgetOptions configure a Budget. The zero value is a complete
@@ -46,16 +48,19 @@ func (o *BudgetOptions) resolve() (ttl time.Duration, floor int, ratio float64) 
 	return ttl, floor, ratio
 }
 
-// validate lists every problem with o at once (errors.Join of
-// *headroom.ConfigError), or returns nil.
-func (o *BudgetOptions) validate() error {
-	p := problems{prefix: "Budget."}
-	p.add(o.TTL != 0 && (o.TTL < time.Second || o.TTL > time.Minute), "TTL", o.TTL, "0 (the default, 10s) or a duration in [1s, 1m]")
-	if m := o.MinRetriesPerSecond; m != nil {
-		p.add(*m < 0, "MinRetriesPerSecond", *m, "0 or more")
+// Validate returns every problem with o at once, joined with errors.Join;
+// each is a *headroom.ConfigError naming the field. It returns nil when
+// NewBudget would succeed.
+func (o *BudgetOptions) Validate() error {
+	l := problems.New("resilience")
+	if o.TTL != 0 && (o.TTL < time.Second || o.TTL > time.Minute) {
+		l.Add("TTL", o.TTL, "0 (the default, 10s) or a duration in [1s, 1m]")
 	}
-	if r := o.Ratio; r != nil {
-		p.add(!(*r >= 0 && *r <= 1000), "Ratio", *r, "a fraction in [0, 1000]") // also refuses NaN
+	if m := o.MinRetriesPerSecond; m != nil && *m < 0 {
+		l.Add("MinRetriesPerSecond", *m, "0 or more")
 	}
-	return p.err()
+	if r := o.Ratio; r != nil && !(*r >= 0 && *r <= 1000) { // also refuses NaN
+		l.Add("Ratio", *r, "a fraction in [0, 1000]")
+	}
+	return l.Err()
 }

@@ -73,7 +73,7 @@ func TestBudgetDepositsExpire(t *testing.T) {
 
 func TestBudgetOptionsValidate(t *testing.T) {
 	_, err := NewBudget(BudgetOptions{TTL: 500 * time.Millisecond, MinRetriesPerSecond: new(-1), Ratio: new(math.NaN())})
-	if d := cmp.Diff([]string{"Budget.TTL", "Budget.MinRetriesPerSecond", "Budget.Ratio"}, fields(err)); d != "" {
+	if d := cmp.Diff([]string{"TTL", "MinRetriesPerSecond", "Ratio"}, fields(err)); d != "" {
 		t.Errorf("problems (-want +got):\n%s", d)
 	}
 	if _, err := NewBudget(BudgetOptions{TTL: 2 * time.Minute}); err == nil {

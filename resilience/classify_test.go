@@ -43,7 +43,7 @@ func TestDefaultClassify(t *testing.T) {
 
 func TestCustomClassifier(t *testing.T) {
 	notFound := errors.New("404")
-	p, _ := New(Options{Retries: 3, Classify: func(err error) Verdict {
+	p, _ := bare(Options{Retries: 3, Classify: func(err error) Verdict {
 		if errors.Is(err, notFound) {
 			return Verdict{Kind: Permanent}
 		}

@@ -21,12 +21,13 @@
 //
 //   - Run, Try: call fn under a Policy; Try returns a Result with every
 //     Attempt and the StopReason.
-//   - Policy, built by New(Options), or by the presets HTTP and Default
-//     adjusted by Option values (WithTimeout, WithRetries, WithBreaker, …).
-//     A preset with any one option is a working policy: the values that
-//     depend on others follow what the options set. Every builder lists
-//     every problem at once (errors.Join of *headroom.ConfigError) and
-//     returns a policy that refuses every run with them.
+//   - Policy, built by the presets HTTP and Default adjusted by Option
+//     values (WithTimeout, WithRetries, WithBreaker, …), or by Options, the
+//     same settings as data (WithOptions), where a zero field keeps the
+//     preset's value. A preset with any one option is a working policy: the
+//     values that depend on others follow what the options set. Every
+//     builder lists every problem at once (errors.Join of
+//     *headroom.ConfigError) and returns a nil policy with them.
 //   - Verdict{Kind, SelfImposed, RetryAfter}, Kind = Success, Transient,
 //     Throttled or Permanent; Options.Classify maps errors to verdicts, and
 //     DefaultClassify is the default. An error may carry its own verdict

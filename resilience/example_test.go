@@ -78,13 +78,15 @@ func ExampleHTTP() {
 	// resilience: AttemptTimeout = 5s: want at most Timeout (2s)
 }
 
-func ExampleNew() {
-	policy, err := resilience.New(resilience.Options{
+// Options as data, as a JSON configuration holds them: a zero field keeps
+// the preset's value.
+func ExampleWithOptions() {
+	policy, err := resilience.Default(resilience.WithOptions(resilience.Options{
 		Name:           "search",
 		Retries:        1,
 		AttemptTimeout: headroom.Duration(time.Second),
 		Backoff:        headroom.Backoff{Initial: headroom.Duration(10 * time.Millisecond), Jitter: new(0.0)},
-	})
+	}))
 	if err != nil {
 		panic(err)
 	}

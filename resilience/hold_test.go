@@ -13,7 +13,7 @@ import (
 // read after the runner returns.
 func TestHoldAttemptContext(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p, err := New(Options{AttemptTimeout: headroom.Duration(time.Minute)})
+		p, err := bare(Options{AttemptTimeout: headroom.Duration(time.Minute)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -38,7 +38,7 @@ func TestHoldAttemptContext(t *testing.T) {
 
 // Without a hold the attempt's context ends when fn returns.
 func TestAttemptContextEndsWithoutHold(t *testing.T) {
-	p, err := New(Options{AttemptTimeout: headroom.Duration(time.Minute)})
+	p, err := bare(Options{AttemptTimeout: headroom.Duration(time.Minute)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,23 +8,28 @@ import (
 
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/internal/backoffcurve"
+	"github.com/headroom-go/headroom/internal/problems"
 )
 
-// Options configure a Policy built by New; the presets HTTP and Default
-// take Option values instead. The zero Options is a complete
-// configuration: one attempt, no timeout, no breaker, no budget. It reads
-// from JSON with the names in its tags and durations as strings ("30s").
+// Options are a preset's settings as data, as the JSON configuration reads
+// them (httpx.Config's "resilience" section): WithOptions applies them to
+// HTTP or Default. Every zero field keeps the preset's value, so the zero
+// Options is the preset itself; below 0, Retries, Timeout, AttemptTimeout
+// and MaximumDelay mean none (no retry, no timeout, no cap), and NoBreaker
+// and NoBudget leave out the preset's own breaker and budget. Options read
+// from JSON with the names in their tags and durations as strings ("30s").
+// Each field's comment says what its value does once applied.
 type Options struct {
 	// Name names the policy in telemetry; name it after the dependency it
 	// guards.
 	Name string `json:"name,omitempty"`
 
 	// Retries is how many times a failed attempt may be retried: a call
-	// makes at most 1 + Retries attempts. 0 or more.
+	// makes at most 1 + Retries attempts. Below 0, none.
 	Retries int `json:"retries,omitempty"`
 
 	// Timeout bounds the whole call, attempts and delays together, measured
-	// from when Run starts. 0 means none: only the caller's context bounds
+	// from when Run starts. Below 0, none: only the caller's context bounds
 	// the call. The overall deadline is the sooner of this and the caller's
 	// context deadline; the runner never sleeps past it.
 	Timeout headroom.Duration `json:"timeout,omitempty"`
@@ -32,18 +37,18 @@ type Options struct {
 	// AttemptTimeout bounds each attempt. The attempt's context ends at
 	// min(AttemptTimeout, time left on the overall deadline) and is linked
 	// with the caller's. An attempt that runs out its own timeout is
-	// Transient (*TimeoutError). 0 means none. At most Timeout (Polly's
+	// Transient (*TimeoutError). Below 0, none. At most Timeout (Polly's
 	// HttpStandardResilienceOptions validator).
 	AttemptTimeout headroom.Duration `json:"attemptTimeout,omitempty"`
 
-	// Backoff is the curve for Transient failures. Its zero fields take
-	// github.com/cenkalti/backoff/v4's defaults: Initial 500 ms, Multiplier
-	// 1.5, Jitter 0.5, Max 60 s.
+	// Backoff is the curve for Transient failures; its zero fields keep the
+	// preset's (HTTP's says; Default's is github.com/cenkalti/backoff/v4's:
+	// Initial 500 ms, Multiplier 1.5, Jitter 0.5, Max 60 s).
 	Backoff headroom.Backoff `json:"backoff,omitzero"`
 
 	// ThrottledBackoff is the curve for Throttled failures: longer, because
 	// the dependency (or our own limiter) is defending itself; a Verdict's
-	// RetryAfter replaces it. Its zero fields mean Initial 4 s, Multiplier
+	// RetryAfter replaces it. The presets' is Initial 4 s, Multiplier
 	// 2, Jitter 0.2, Max 60 s: the exponential backoff rate-limited APIs
 	// (GitHub, Microsoft Graph) ask of throttled clients, starting at twice
 	// the HTTP preset's transient start, so that at every step a throttle
@@ -52,7 +57,7 @@ type Options struct {
 
 	// MaximumDelay caps every delay, a RetryAfter hint included (as is the
 	// time left on the deadline; Polly does not cap a Retry-After, we do).
-	// 0 means no cap.
+	// Below 0, no cap.
 	MaximumDelay headroom.Duration `json:"maximumDelay,omitempty"`
 
 	// Classify maps an attempt's error to a verdict. It is called only for
@@ -61,15 +66,21 @@ type Options struct {
 	// to.
 	Classify func(err error) Verdict `json:"-"`
 
-	// Breaker, if not nil, guards the dependency. Share one per dependency.
+	// Breaker, if not nil, guards the dependency instead of the preset's
+	// own. Share one per dependency.
 	// A ratio-mode breaker's SamplingDuration must be at least twice
 	// AttemptTimeout (Polly's validator again: a window shorter than two
 	// attempts cannot see a failure rate).
 	Breaker *Breaker `json:"-"`
 
 	// Budget, if not nil, bounds retries as a fraction of the dependency's
-	// traffic. Share one per dependency.
+	// traffic instead of the preset's own. Share one per dependency.
 	Budget *Budget `json:"-"`
+
+	// NoBreaker and NoBudget leave out the preset's own circuit breaker
+	// and retry budget; each excludes the field beside it.
+	NoBreaker bool `json:"noBreaker,omitempty"`
+	NoBudget  bool `json:"noBudget,omitempty"`
 
 	// MeterProvider receives the runner's metrics; nil means the global
 	// meter provider.
@@ -96,22 +107,55 @@ func throttledCurve() headroom.Backoff {
 	}
 }
 
-// validate lists every problem with o at once (errors.Join of
-// *headroom.ConfigError), or returns nil. The Breaker and the Budget
-// validated their own options when built.
-func (o *Options) validate() error {
-	var p problems
-	p.add(o.Retries < 0, "Retries", o.Retries, "0 or more")
-	p.add(o.Timeout < 0, "Timeout", o.Timeout, "0 (none) or a duration above 0")
-	p.add(o.AttemptTimeout < 0, "AttemptTimeout", o.AttemptTimeout, "0 (none) or a duration above 0")
-	p.add(o.Timeout > 0 && o.AttemptTimeout > o.Timeout, "AttemptTimeout", o.AttemptTimeout,
-		"at most Timeout ("+o.Timeout.String()+")")
-	p.add(o.MaximumDelay < 0, "MaximumDelay", o.MaximumDelay, "0 (no cap) or a duration above 0")
-	p.errs = append(p.errs, backoffcurve.Problems("resilience", "Backoff", o.Backoff)...)
-	p.errs = append(p.errs, backoffcurve.Problems("resilience", "ThrottledBackoff", o.ThrottledBackoff)...)
-	if b := o.Breaker; b != nil && b.opts.ratioMode() {
-		p.add(o.AttemptTimeout > 0 && b.opts.SamplingDuration < 2*time.Duration(o.AttemptTimeout),
-			"Breaker.SamplingDuration", b.opts.SamplingDuration, "at least twice AttemptTimeout ("+(2*o.AttemptTimeout).String()+")")
+// Validate returns every problem with o at once, joined with errors.Join;
+// each is a *headroom.ConfigError naming the field. It returns nil when
+// HTTP(WithOptions(o)) would succeed: the values that depend on the ones o
+// sets follow them, as HTTP says.
+func (o *Options) Validate() error {
+	l := problems.New("resilience")
+	o.check(l)
+	return l.Err()
+}
+
+// check records on l the problems of o applied to the HTTP preset.
+func (o *Options) check(l *problems.List) {
+	if o.NoBreaker && o.Breaker != nil {
+		l.Add("NoBreaker", true, "false when Breaker is set: one breaker or none, never a silent pick")
 	}
-	return p.err()
+	if o.NoBudget && o.Budget != nil {
+		l.Add("NoBudget", true, "false when Budget is set: one budget or none, never a silent pick")
+	}
+	p := preset{o: httpPreset}
+	WithOptions(*o)(&p)
+	d := p.derived()
+	d.checkValues(l)
+}
+
+// The check of the options other packages' options hold.
+func init() { problems.Register((*Options).check) }
+
+// checkValues records on l the problems of o as a policy's values, where 0
+// means none. The Breaker and the Budget validated their own options when
+// built.
+func (o *Options) checkValues(l *problems.List) {
+	if o.Retries < 0 {
+		l.Add("Retries", o.Retries, "0 or more")
+	}
+	if o.Timeout < 0 {
+		l.Add("Timeout", o.Timeout, "0 (none) or a duration above 0")
+	}
+	if o.AttemptTimeout < 0 {
+		l.Add("AttemptTimeout", o.AttemptTimeout, "0 (none) or a duration above 0")
+	}
+	if o.Timeout > 0 && o.AttemptTimeout > o.Timeout {
+		l.Add("AttemptTimeout", o.AttemptTimeout, "at most Timeout ("+o.Timeout.String()+")")
+	}
+	if o.MaximumDelay < 0 {
+		l.Add("MaximumDelay", o.MaximumDelay, "0 (no cap) or a duration above 0")
+	}
+	backoffcurve.Check(o.Backoff, l.At("Backoff"))
+	backoffcurve.Check(o.ThrottledBackoff, l.At("ThrottledBackoff"))
+	if b := o.Breaker; b != nil && b.opts.ratioMode() && o.AttemptTimeout > 0 && b.opts.SamplingDuration < 2*time.Duration(o.AttemptTimeout) {
+		l.Add("Breaker.SamplingDuration", b.opts.SamplingDuration, "at least twice AttemptTimeout ("+(2*o.AttemptTimeout).String()+")")
+	}
 }

@@ -34,7 +34,9 @@ func fields(err error) []string {
 	return out
 }
 
-func TestNewListsEveryProblem(t *testing.T) {
+// The values a policy is built with are checked all at once: each problem
+// named after its setting.
+func TestBuildListsEveryProblem(t *testing.T) {
 	br, _ := NewBreaker(BreakerOptions{})
 	o := Options{
 		Retries:          -1,
@@ -45,25 +47,56 @@ func TestNewListsEveryProblem(t *testing.T) {
 		ThrottledBackoff: headroom.Backoff{Multiplier: math.NaN(), Jitter: new(math.Inf(1))},
 		Breaker:          br, // 30 s window < 2 × 20 s
 	}
-	p, err := New(o)
+	p, err := bare(o)
 	want := []string{"Retries", "AttemptTimeout", "MaximumDelay",
 		"Backoff.Initial", "Backoff.Multiplier", "Backoff.Jitter", "Backoff.Max",
 		"ThrottledBackoff.Multiplier", "ThrottledBackoff.Jitter", "Breaker.SamplingDuration"}
 	if d := cmp.Diff(want, fields(err)); d != "" {
 		t.Errorf("problems (-want +got):\n%s", d)
 	}
-	if p == nil || p.Err() != err {
-		t.Errorf("New returned policy %v; want one that carries the error", p)
+	if p != nil {
+		t.Errorf("a policy %v with an error; want nil", p)
 	}
 	if !errors.Is(err, headroom.ErrConfig) {
 		t.Errorf("errors.Is(err, headroom.ErrConfig) = false for %v", err)
 	}
 }
 
-// The zero Options is a complete configuration: one attempt, no timeout,
-// no breaker, no budget.
+// Options as data keep the preset's value where they are zero, and turn a
+// setting off below zero; Validate lists what HTTP would refuse.
+func TestOptionsKeepThePreset(t *testing.T) {
+	var zero Options
+	if err := zero.Validate(); err != nil {
+		t.Fatalf("the zero Options: %v", err)
+	}
+	p := must(HTTP(WithOptions(zero)))
+	if p.retries != 3 || p.timeout != 30*time.Second || p.attemptTimeout != 10*time.Second || p.breaker == nil || p.budget == nil {
+		t.Errorf("HTTP(WithOptions(Options{})) = %+v; want the preset", p)
+	}
+	p = must(HTTP(WithOptions(Options{Retries: -1, Timeout: -1, AttemptTimeout: -1, MaximumDelay: -1, NoBreaker: true, NoBudget: true})))
+	if p.retries != 0 || p.timeout != 0 || p.attemptTimeout != 0 || p.maximumDelay != 0 || p.breaker != nil || p.budget != nil {
+		t.Errorf("every setting below zero = %+v; want each off", p)
+	}
+	// A first wait given alone keeps the preset's cap of a minute.
+	p = must(HTTP(WithBackoff(headroom.Backoff{Initial: headroom.Duration(5 * time.Second)})))
+	if p.transient.Max != headroom.Duration(time.Minute) {
+		t.Errorf("HTTP(WithBackoff(Initial 5s)) caps at %v; want the preset's 1m", p.transient.Max)
+	}
+	p = must(HTTP(WithOptions(Options{Timeout: headroom.Duration(3 * time.Second)})))
+	if p.attemptTimeout != time.Second {
+		t.Errorf("a timeout of 3s alone gives attempts of %v; want 1s, a third of it", p.attemptTimeout)
+	}
+	br, _ := NewBreaker(BreakerOptions{})
+	bad := Options{Timeout: headroom.Duration(2 * time.Second), AttemptTimeout: headroom.Duration(5 * time.Second), NoBreaker: true, Breaker: br}
+	if d := cmp.Diff([]string{"NoBreaker", "AttemptTimeout"}, fields(bad.Validate())); d != "" {
+		t.Errorf("Validate (-want +got):\n%s", d)
+	}
+}
+
+// The zero Options applied to Default, without its breaker and budget, is
+// what Default says: three retries and nothing else.
 func TestZeroOptions(t *testing.T) {
-	p, err := New(Options{})
+	p, err := bare(Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,4 +129,17 @@ func TestOptionsJSON(t *testing.T) {
 	if err != nil || string(b) != `{"timeout":"30s"}` {
 		t.Errorf("Marshal = %s, %v", b, err)
 	}
+}
+
+// bare is the policy of o's values as they are, 0 meaning none: Default
+// with each of them given, and no breaker or budget unless o has one.
+func bare(o Options) (*Policy, error) {
+	opts := []Option{WithName(o.Name), WithRetries(o.Retries), WithTimeout(time.Duration(o.Timeout)),
+		WithAttemptTimeout(time.Duration(o.AttemptTimeout)), WithMaximumDelay(time.Duration(o.MaximumDelay)),
+		WithBackoff(o.Backoff), WithThrottledBackoff(o.ThrottledBackoff), WithBreaker(o.Breaker), WithBudget(o.Budget),
+		WithMeterProvider(o.MeterProvider)}
+	if o.Classify != nil {
+		opts = append(opts, WithClassifier(o.Classify))
+	}
+	return Default(opts...)
 }

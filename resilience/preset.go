@@ -6,6 +6,8 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/headroom-go/headroom"
+	"github.com/headroom-go/headroom/internal/backoffcurve"
+	"github.com/headroom-go/headroom/internal/problems"
 )
 
 // HTTP returns a new policy for calls over HTTP, adjusted by opts, with a
@@ -36,23 +38,25 @@ import (
 //   - the preset's own breaker samples over at least two AttemptTimeouts.
 //
 // Options that conflict, such as WithTimeout(2*time.Second) with
-// WithAttemptTimeout(5*time.Second), are reported all at once, as New
-// reports them, with a policy that refuses every call.
+// WithAttemptTimeout(5*time.Second), are reported all at once (errors.Join
+// of *headroom.ConfigError), with a nil policy.
 //
 // Polly's standard pipeline also holds a rate limiter (1000 concurrent);
 // here limiters go inside the callback, one permit per attempt.
-func HTTP(opts ...Option) (*Policy, error) {
-	return build(Options{
-		Name:           "http",
-		Retries:        3,
-		Timeout:        headroom.Duration(30 * time.Second),
-		AttemptTimeout: headroom.Duration(10 * time.Second),
-		// Polly's exponential jitter is "decorrelated jitter V2", which
-		// cenkalti/backoff does not offer; ±25 % is Polly's jitter for its
-		// constant and linear curves.
-		Backoff:      headroom.Backoff{Initial: headroom.Duration(2 * time.Second), Multiplier: 2, Jitter: new(0.25)},
-		MaximumDelay: headroom.Duration(time.Minute),
-	}, opts)
+func HTTP(opts ...Option) (*Policy, error) { return build(httpPreset, opts) }
+
+// httpPreset is HTTP's values before its options.
+var httpPreset = Options{
+	Name:           "http",
+	Retries:        3,
+	Timeout:        headroom.Duration(30 * time.Second),
+	AttemptTimeout: headroom.Duration(10 * time.Second),
+	// Polly's exponential jitter is "decorrelated jitter V2", which
+	// cenkalti/backoff does not offer; ±25 % is Polly's jitter for its
+	// constant and linear curves.
+	Backoff:          headroom.Backoff{Initial: headroom.Duration(2 * time.Second), Multiplier: 2, Jitter: new(0.25), Max: headroom.Duration(time.Minute)},
+	ThrottledBackoff: throttledCurve(),
+	MaximumDelay:     headroom.Duration(time.Minute),
 }
 
 // Default returns a new policy for calls that are not HTTP, adjusted by
@@ -61,7 +65,8 @@ func HTTP(opts ...Option) (*Policy, error) {
 // Transient curve of cenkalti/backoff/v4 (500 ms × 1.5ⁿ ± 50 %, ≤ 60 s).
 // Like HTTP, it is meant to be kept, one per dependency.
 func Default(opts ...Option) (*Policy, error) {
-	return build(Options{Name: "default", Retries: 3, MaximumDelay: headroom.Duration(time.Minute)}, opts)
+	return build(Options{Name: "default", Retries: 3, MaximumDelay: headroom.Duration(time.Minute),
+		Backoff: transientCurve(), ThrottledBackoff: throttledCurve()}, opts)
 }
 
 // An Option adjusts a preset: HTTP or Default.
@@ -102,13 +107,13 @@ func WithAttemptTimeout(d time.Duration) Option {
 // WithBackoff sets the Transient curve, Options.Backoff; a zero field of b
 // keeps the preset's value.
 func WithBackoff(b headroom.Backoff) Option {
-	return func(p *preset) { p.o.Backoff = b.WithDefaults(p.o.Backoff) }
+	return func(p *preset) { p.o.Backoff = backoffcurve.WithDefaults(b, p.o.Backoff) }
 }
 
 // WithThrottledBackoff sets the Throttled curve, Options.ThrottledBackoff; a
 // zero field of b keeps the preset's value.
 func WithThrottledBackoff(b headroom.Backoff) Option {
-	return func(p *preset) { p.o.ThrottledBackoff = b.WithDefaults(p.o.ThrottledBackoff) }
+	return func(p *preset) { p.o.ThrottledBackoff = backoffcurve.WithDefaults(b, p.o.ThrottledBackoff) }
 }
 
 // WithMaximumDelay sets Options.MaximumDelay; 0 means no cap.
@@ -135,6 +140,44 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 	return func(p *preset) { p.o.MeterProvider = mp }
 }
 
+// WithOptions applies o to the preset: every field o sets, as a JSON
+// configuration's "resilience" section does (see Options). It checks
+// nothing itself: the preset reports every problem of the values it ends
+// with.
+func WithOptions(o Options) Option {
+	return func(p *preset) {
+		if o.Name != "" {
+			p.o.Name = o.Name
+		}
+		if o.Retries != 0 {
+			p.o.Retries = max(o.Retries, 0)
+		}
+		if o.Timeout != 0 {
+			WithTimeout(max(time.Duration(o.Timeout), 0))(p)
+		}
+		if o.AttemptTimeout != 0 {
+			WithAttemptTimeout(max(time.Duration(o.AttemptTimeout), 0))(p)
+		}
+		WithBackoff(o.Backoff)(p)
+		WithThrottledBackoff(o.ThrottledBackoff)(p)
+		if o.MaximumDelay != 0 {
+			p.o.MaximumDelay = max(o.MaximumDelay, 0)
+		}
+		if o.Classify != nil {
+			p.o.Classify = o.Classify
+		}
+		if o.Breaker != nil || o.NoBreaker {
+			WithBreaker(o.Breaker)(p)
+		}
+		if o.Budget != nil || o.NoBudget {
+			WithBudget(o.Budget)(p)
+		}
+		if o.MeterProvider != nil {
+			p.o.MeterProvider = o.MeterProvider
+		}
+	}
+}
+
 // build is HTTP and Default: base adjusted by opts, the dependent values
 // derived, and the preset's own breaker and budget added once the options
 // are known to be valid.
@@ -146,8 +189,9 @@ func build(base Options, opts []Option) (*Policy, error) {
 		}
 	}
 	o := p.derived()
-	if err := o.validate(); err != nil {
-		return &Policy{err: err, name: o.Name}, err
+	l := problems.New("resilience")
+	if o.checkValues(l); l.Len() > 0 {
+		return nil, l.Err()
 	}
 	if p.given&givenBreaker == 0 {
 		br, err := NewBreaker(BreakerOptions{
@@ -156,14 +200,14 @@ func build(base Options, opts []Option) (*Policy, error) {
 			MeterProvider:    o.MeterProvider,
 		})
 		if err != nil { // an AttemptTimeout so long that twice it overflows
-			return &Policy{err: err, name: o.Name}, err
+			return nil, err
 		}
 		o.Breaker = br
 	}
 	if p.given&givenBudget == 0 {
 		o.Budget, _ = NewBudget(BudgetOptions{}) // valid: Finagle's defaults
 	}
-	return New(o)
+	return newPolicy(o), nil
 }
 
 // derived returns the preset's options with the values that depend on

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/headroom-go/headroom"
+	"github.com/headroom-go/headroom/internal/problems"
 )
 
 // running is the stop reason of a run that goes on; it never leaves run.
@@ -55,11 +55,8 @@ type attempt struct {
 
 // admit returns why a run with p cannot start, and its error, or running.
 func (p *Policy) admit(ctx context.Context) (error, StopReason) {
-	switch {
-	case p == nil:
+	if p == nil {
 		return errNilPolicy(), StopInvalid
-	case p.err != nil:
-		return p.err, StopInvalid
 	}
 	if e := ctx.Err(); e != nil {
 		return p.ended(ctx, e)
@@ -69,8 +66,9 @@ func (p *Policy) admit(ctx context.Context) (error, StopReason) {
 
 // errNilPolicy is what a run with a nil *Policy returns.
 func errNilPolicy() error {
-	return &headroom.ConfigError{Package: "resilience", Field: "Policy", Value: nil,
-		Want: "a policy built by New, HTTP or Default"}
+	l := problems.New("resilience")
+	l.Add("Policy", nil, "a policy built by HTTP or Default")
+	return l.Err()
 }
 
 // ended is the stop of a run whose caller's context had ended, with e,

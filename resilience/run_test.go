@@ -200,7 +200,7 @@ func TestZeroHintRetriesAtOnce(t *testing.T) {
 
 func TestMaximumDelayCapsHint(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p, _ := New(Options{Retries: 1, MaximumDelay: headroom.Duration(2 * time.Second)})
+		p, _ := bare(Options{Retries: 1, MaximumDelay: headroom.Duration(2 * time.Second)})
 		r := Try(t.Context(), p, func(ctx context.Context) (int, error) {
 			return 0, &ThrottledError{RetryAfter: time.Minute}
 		})
@@ -260,7 +260,7 @@ func TestPermanentStopsAtOnce(t *testing.T) {
 
 func TestTransientCurve(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p, _ := New(Options{Retries: 3, Backoff: headroom.Backoff{Initial: headroom.Duration(time.Second), Multiplier: 2, Jitter: new(0.0)}})
+		p, _ := bare(Options{Retries: 3, Backoff: headroom.Backoff{Initial: headroom.Duration(time.Second), Multiplier: 2, Jitter: new(0.0)}})
 		r := Try(t.Context(), p, func(ctx context.Context) (int, error) { return 0, errors.New("reset") })
 		want := []attemptView{
 			{Kind: Transient, Delay: time.Second},
@@ -293,7 +293,7 @@ func TestJitterStaysOnCurve(t *testing.T) {
 
 func TestAttemptTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p, _ := New(Options{Retries: 5, Timeout: headroom.Duration(2500 * time.Millisecond), AttemptTimeout: headroom.Duration(time.Second),
+		p, _ := bare(Options{Retries: 5, Timeout: headroom.Duration(2500 * time.Millisecond), AttemptTimeout: headroom.Duration(time.Second),
 			Backoff: headroom.Backoff{Initial: headroom.Duration(time.Millisecond), Multiplier: 1, Jitter: new(0.0)}})
 		start := time.Now()
 		var deadlines []time.Duration
@@ -328,7 +328,7 @@ func TestAttemptTimeout(t *testing.T) {
 func TestAttemptContextLinkedWithCaller(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
-		p, _ := New(Options{Retries: 3, AttemptTimeout: headroom.Duration(time.Minute)})
+		p, _ := bare(Options{Retries: 3, AttemptTimeout: headroom.Duration(time.Minute)})
 		go func() {
 			time.Sleep(time.Second)
 			cancel()
@@ -350,7 +350,7 @@ func TestAttemptContextLinkedWithCaller(t *testing.T) {
 func TestCancelledDuringDelay(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
-		p, _ := New(Options{Retries: 3, Backoff: headroom.Backoff{Initial: headroom.Duration(time.Minute)}})
+		p, _ := bare(Options{Retries: 3, Backoff: headroom.Backoff{Initial: headroom.Duration(time.Minute)}})
 		time.AfterFunc(time.Second, cancel)
 		start := time.Now()
 		_, err := Run(ctx, p, func(ctx context.Context) (int, error) { return 0, errors.New("boom") })
@@ -432,12 +432,17 @@ func TestPanicPropagates(t *testing.T) {
 }
 
 func TestInvalidPolicy(t *testing.T) {
-	p, _ := HTTP(WithRetries(-1), WithTimeout(time.Second), WithAttemptTimeout(time.Minute))
+	// A policy that failed to build is nil: every run with it is refused,
+	// without a call.
+	p, err := HTTP(WithRetries(-1), WithTimeout(time.Second), WithAttemptTimeout(time.Minute))
+	if p != nil || err == nil {
+		t.Fatalf("HTTP with conflicting options = %v, %v; want nil and an error", p, err)
+	}
 	calls := 0
 	r := Try(t.Context(), p, func(ctx context.Context) (int, error) { calls++; return 0, nil })
 	var oe *headroom.ConfigError
-	if r.Stop != StopInvalid || calls != 0 || !errors.As(r.Err, &oe) || r.Err != p.Err() {
-		t.Errorf("stop %v, %d calls, err %v; want invalid, no call, the validation error", r.Stop, calls, r.Err)
+	if r.Stop != StopInvalid || calls != 0 || !errors.As(r.Err, &oe) {
+		t.Errorf("stop %v, %d calls, err %v; want invalid, no call, a configuration error", r.Stop, calls, r.Err)
 	}
 	if _, err := Run[int](t.Context(), nil, nil); !errors.Is(err, headroom.ErrConfig) {
 		t.Errorf("nil policy: %v; want a configuration error", err)
@@ -449,20 +454,20 @@ func TestEveryStopReason(t *testing.T) {
 	fail := func(ctx context.Context) (int, error) { return 0, errors.New("x") }
 	synctest.Test(t, func(t *testing.T) {
 		quick := headroom.Backoff{Initial: headroom.Duration(time.Millisecond)}
-		p, _ := New(Options{Retries: 1, Backoff: quick})
+		p, _ := bare(Options{Retries: 1, Backoff: quick})
 		seen[Try(t.Context(), p, func(ctx context.Context) (int, error) { return 1, nil }).Stop] = true
 		seen[Try(t.Context(), p, fail).Stop] = true
 		seen[Try(t.Context(), p, func(ctx context.Context) (int, error) { return 0, &PermanentError{} }).Stop] = true
-		pd, _ := New(Options{Retries: 1, Timeout: headroom.Duration(time.Second), Backoff: headroom.Backoff{Initial: headroom.Duration(time.Hour)}})
+		pd, _ := bare(Options{Retries: 1, Timeout: headroom.Duration(time.Second), Backoff: headroom.Backoff{Initial: headroom.Duration(time.Hour)}})
 		seen[Try(t.Context(), pd, fail).Stop] = true
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
 		seen[Try(ctx, p, fail).Stop] = true
 		br, _ := NewBreaker(BreakerOptions{ConsecutiveFailures: 1, BreakDuration: time.Hour})
-		pb, _ := New(Options{Retries: 1, Backoff: quick, Breaker: br})
+		pb, _ := bare(Options{Retries: 1, Backoff: quick, Breaker: br})
 		seen[Try(t.Context(), pb, fail).Stop] = true
 		bu, _ := NewBudget(BudgetOptions{TTL: time.Second, MinRetriesPerSecond: new(0), Ratio: new(0.0)})
-		pu, _ := New(Options{Retries: 1, Backoff: quick, Budget: bu})
+		pu, _ := bare(Options{Retries: 1, Backoff: quick, Budget: bu})
 		seen[Try(t.Context(), pu, fail).Stop] = true
 		invalid, _ := HTTP(WithRetries(-1))
 		seen[Try(t.Context(), invalid, fail).Stop] = true
@@ -479,7 +484,7 @@ func TestBudgetDeniesRun(t *testing.T) {
 		// A floor of 1 retry a second over 1 s, nothing from traffic: one
 		// retry in the window.
 		bu, _ := NewBudget(BudgetOptions{TTL: time.Second, MinRetriesPerSecond: new(1), Ratio: new(0.0)})
-		p, _ := New(Options{Retries: 5, Budget: bu})
+		p, _ := bare(Options{Retries: 5, Budget: bu})
 		r := Try(t.Context(), p, func(ctx context.Context) (int, error) { return 0, errors.New("x") })
 		if r.Stop != StopBudgetExhausted || len(r.Attempts) != 2 {
 			t.Errorf("stop %v after %d attempts; want budget_exhausted after 2", r.Stop, len(r.Attempts))

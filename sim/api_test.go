@@ -1,10 +1,11 @@
 package sim
 
 import (
-	"errors"
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/headroom-go/headroom/internal/problems"
 )
 
 const s = time.Second
@@ -30,8 +31,9 @@ func newServerAPI(srv Server, schedule []quotaStep) (*modelAPI, error) {
 		steps = []quotaStep{{Units: 0}}
 	}
 	steps[0].At = 0
-	if errs := srv.validate(steps, 1); len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	l := problems.New("sim")
+	if srv.check(l.At("Server"), steps, 1); l.Len() > 0 {
+		return nil, l.Err()
 	}
 	return newAPI(srv, steps), nil
 }

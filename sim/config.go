@@ -1,13 +1,12 @@
 package sim
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"time"
 
-	"github.com/headroom-go/headroom"
+	"github.com/headroom-go/headroom/internal/problems"
 )
 
 // The scenarios (Config.Scenario): what happens to the quota and the
@@ -123,10 +122,8 @@ func (c Config) Defaults() Config {
 // with errors.Join; each is a *headroom.ConfigError, so that
 // errors.Is(err, headroom.ErrConfig) holds.
 func (c Config) Validate() error {
-	var errs []error
-	bad := func(field string, value any, want string) {
-		errs = append(errs, &headroom.ConfigError{Package: "sim", Field: field, Value: value, Want: want})
-	}
+	l := problems.New("sim")
+	bad := l.Add
 	if c.Instances < 1 || c.Instances > 1000 {
 		bad("Instances", c.Instances, "1 to 1000")
 	}
@@ -161,7 +158,7 @@ func (c Config) Validate() error {
 		}
 	}
 	if c.Quota >= 1 {
-		errs = append(errs, c.Server.validate(c.schedule(), maxCost)...)
+		c.Server.check(l.At("Server"), c.schedule(), maxCost)
 	}
 	// A scenario whose event falls after the end would print a scenario
 	// that never happened, and a recovery that cannot be measured.
@@ -172,7 +169,7 @@ func (c Config) Validate() error {
 	case c.Scenario == scenarioJoin && c.JoinAt >= c.Duration:
 		bad("Duration", c.Duration, fmt.Sprintf("above %v, when scenario join adds an instance then; or scenario steady", c.JoinAt))
 	}
-	return errors.Join(errs...)
+	return l.Err()
 }
 
 // validateCosts reports every bad cost, and returns the largest cost.

@@ -41,20 +41,25 @@
 //
 // A Mode gives each instance its limiter. Modes lists them in the order
 // the command's table shows them — no limiter, fixed rate, AIMD, CUBIC,
-// adaptive concurrency, quota guard, and CUBIC + quota, the combination
-// that meets the target of docs/simulator.md — and ModeNamed finds one by
-// name.
+// adaptive concurrency, quota guard, CUBIC + quota, the combination that
+// meets the target of docs/simulator.md, and the ideal client — and
+// ModeNamed finds one by name. The ideal client knows the server's kind,
+// window, burst and quota schedule but not a request's latency before it
+// sends it: it sends only what every arrival the latency allows would have
+// accepted, and is the yardstick of what could be had at all.
 //
-// Every mode drives an engine core — adaptive.Rate, adaptive.Concurrency,
-// quota.Guard — through the methods that take the time as an argument
-// (TryAcquire, Enqueue, Dequeue, OnSuccess, OnThrottled, SetPublishedLimit;
-// TryAcquire, Release; TryAcquireAt, Observe, State), passing the virtual clock
-// (as a time.Time from a fixed epoch for the guard). The simulator adds
-// only what a shell would: for the guard and the concurrency limit, whose
-// cores do not queue, a FIFO queue bounded as the adaptive rate limiter's
-// is (500 requests, 100 s). The tests record every call made on an
-// adaptive.Rate and replay it on a fresh core, which gives the same rates
-// bit for bit: the simulator holds no model of its own.
+// Every mode but the ideal client drives an engine core — adaptive.Rate,
+// adaptive.Concurrency, quota.Guard — through the methods that take the
+// time as an argument (TryAcquire, Enqueue, Dequeue, OnSuccess,
+// OnThrottled, SetPublishedLimit; TryAcquire, Release; TryAcquireAt,
+// Observe, State), passing the virtual clock (as a time.Time from a fixed
+// epoch for the guard). The simulator adds only what a shell would: for the
+// guard and the concurrency limit, whose cores do not queue, a FIFO queue
+// bounded as the adaptive rate limiter's is (500 requests, 100 s). The
+// tests record every call made on an adaptive.Rate and replay it on a
+// fresh core, which gives the same rates bit for bit: the simulator holds
+// no model of the library (the ideal client is a model of a client that
+// knows the server, not of the library).
 //
 // # Results
 //

@@ -30,6 +30,11 @@ type limiterEnv struct {
 	// seed is the run's seed, for the engines that draw jitter: each
 	// instance draws its own stream from it.
 	seed uint64
+	// cfg is the run's world, for the ideal client, which knows it.
+	cfg Config
+	// shared holds what the instances of the run's mode share, by a key of
+	// the mode's own.
+	shared map[any]any
 }
 
 // instanceSeed is the seed of instance inst's own random source in a run seeded
@@ -107,12 +112,14 @@ func ModeNamed(name string) (Mode, error) {
 }
 
 // Modes is every mode, in the order the command's table shows them: no
-// limiter, fixed rate, AIMD, CUBIC, adaptive concurrency, quota guard and
-// CUBIC + quota (docs/simulator.md describes each).
+// limiter, fixed rate, AIMD, CUBIC, adaptive concurrency, quota guard,
+// CUBIC + quota, and the ideal client, the yardstick of what could be had
+// at all (docs/simulator.md describes each).
 func Modes() []Mode {
 	return []Mode{noLimiterMode(), fixedRateMode(fixedRateUnitsPerMinute), aimdMode(adaptive.AIMD{}), cubicMode(adaptive.Cubic{}),
 		concurrencyMode(adaptive.ConcurrencyConfig{}),
 		quotaGuardMode(guardOptions{}),
 		cubicQuotaMode(),
+		idealMode(),
 	}
 }

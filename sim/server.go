@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/headroom-go/headroom"
+	"github.com/headroom-go/headroom/internal/problems"
 )
 
 // Server describes the model API's limiter: its kind, its window, what it
@@ -155,14 +155,11 @@ func humanWindow(d time.Duration) string {
 	return d.String()
 }
 
-// validate lists every problem with s (after defaults), a server with the
+// check records on l every problem with s (after defaults), a server with the
 // quota schedule schedule and requests of up to maxCost units; each is a
-// *headroom.ConfigError.
-func (s Server) validate(schedule []quotaStep, maxCost int) []error {
-	var errs []error
-	bad := func(field string, value any, want string) {
-		errs = append(errs, &headroom.ConfigError{Package: "sim", Field: "Server." + field, Value: value, Want: want})
-	}
+// *headroom.ConfigError under l's setting.
+func (s Server) check(l *problems.List, schedule []quotaStep, maxCost int) {
+	bad, before := l.Add, l.Len()
 	kindOK := slices.Contains(serverKinds, s.Kind)
 	if !kindOK {
 		bad("Kind", s.Kind, "one of "+strings.Join(serverKinds, ", "))
@@ -181,14 +178,13 @@ func (s Server) validate(schedule []quotaStep, maxCost int) []error {
 		bad("Delay", s.Delay, "0 or more")
 	}
 	if !kindOK {
-		return errs
+		return
 	}
 	s.validateForKind(bad)
-	if len(errs) > 0 || !windowOK {
-		return errs
+	if l.Len() > before || !windowOK {
+		return
 	}
 	s.validateSize(schedule, maxCost, bad)
-	return errs
 }
 
 // validateForKind reports the settings that s's kind or publish does not

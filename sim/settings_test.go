@@ -37,15 +37,18 @@ func TestSettingsDefaultsAreTheModes(t *testing.T) {
 	}
 }
 
-// Every mode but the one without a limiter has settings, each inside its
-// own range, and With takes each one's bounds.
+// Every mode that drives an engine a reader can tune has settings, each
+// inside its own range; a mode without one (no limiter, the ideal client)
+// has none, and runs as it is.
 func TestEveryLimiterHasSettings(t *testing.T) {
-	for _, m := range Modes() {
-		settings := m.Settings()
-		if (len(settings) == 0) != (m.Name == "no limiter") {
-			t.Errorf("%s: %d settings", m.Name, len(settings))
+	tuned := []string{"fixed rate", "AIMD", "CUBIC", "adaptive concurrency", "quota guard", "CUBIC + quota"}
+	for _, name := range tuned {
+		if m, err := ModeNamed(name); err != nil || len(m.Settings()) == 0 {
+			t.Errorf("%s: %d settings, %v", name, len(m.Settings()), err)
 		}
-		for _, s := range settings {
+	}
+	for _, m := range Modes() {
+		for _, s := range m.Settings() {
 			if !(s.Min <= s.Default && s.Default <= s.Max) || s.Help == "" || s.Group == "" {
 				t.Errorf("%s.%s: %+v", m.Name, s.Name, s)
 			}

@@ -47,6 +47,8 @@ type runner struct {
 	waits    []time.Duration
 	accepted int
 	err      error
+	// shared holds what a mode's instances share within the run.
+	shared map[any]any
 	// onSample, when set, is called after each second's sample (Live).
 	onSample func(now time.Duration)
 }
@@ -124,13 +126,20 @@ func newRunner(cfg Config, mode Mode) (*runner, error) {
 }
 
 func (r *runner) activate(in *instance) {
-	lim, err := r.mode.newLimiter(limiterEnv{now: r.loop.now, instances: r.count, inst: in.id, trace: r.cfg.trace, seed: r.cfg.Seed})
+	lim, err := r.mode.newLimiter(limiterEnv{now: r.loop.now, instances: r.count, inst: in.id, trace: r.cfg.trace, seed: r.cfg.Seed, cfg: r.cfg, shared: r.sharedState()})
 	if err != nil {
 		r.err = err
 		return
 	}
 	in.active, in.lim = true, lim
 	r.scheduleArrival(in)
+}
+
+func (r *runner) sharedState() map[any]any {
+	if r.shared == nil {
+		r.shared = map[any]any{}
+	}
+	return r.shared
 }
 
 func (r *runner) scheduleArrival(in *instance) {

@@ -24,6 +24,9 @@ type options struct {
 	format string
 	plot   string
 	seeds  int
+	// goals prints each cell's figure beside the ideal client's and its
+	// goal, and how many cells meet theirs.
+	goals bool
 	// serve and buildSite, when set, are all the command does: serve the
 	// interactive page at an address, or build it into a folder.
 	serve, buildSite string
@@ -44,10 +47,12 @@ func parse(args []string) (*options, *flag.FlagSet, error) {
 		format    = fs.String("format", "table", "table | markdown (the table in Markdown) | csv | json")
 		plot      = fs.String("plot", "", "also draw rate, quota and 429s over time for each mode to FILE.svg or FILE.png")
 		seeds     = fs.Int("seeds", 1, "run this many seeds from -seed on and print the median, minimum and maximum of each column")
-		settings  = fs.String("set", "", "options of the modes, NAME=VALUE,...: IncreaseStep=600,MaxUnitsPerMinute=2700 (each mode that has one takes it)")
-		serve     = fs.String("serve", "", "build the interactive page and serve it at this address, such as 127.0.0.1:8080; no other flag")
-		buildTo   = fs.String("build-site", "", "build the interactive page into this folder, for any static host; no other flag")
-		server    = addServerFlags(fs)
+		goals     = fs.Bool("goals", false, "print each server's figure (share of the allowance / 429 share) beside the ideal client's, its goal\n"+
+			"and whether it meets it, and how many meet theirs (docs/simulator.md, \"Goals\")")
+		settings = fs.String("set", "", "options of the modes, NAME=VALUE,...: IncreaseStep=600,MaxUnitsPerMinute=2700 (each mode that has one takes it)")
+		serve    = fs.String("serve", "", "build the interactive page and serve it at this address, such as 127.0.0.1:8080; no other flag")
+		buildTo  = fs.String("build-site", "", "build the interactive page into this folder, for any static host; no other flag")
+		server   = addServerFlags(fs)
 	)
 	if err := fs.Parse(args); err != nil {
 		return nil, fs, err // flag.ErrHelp for -h
@@ -61,7 +66,7 @@ func parse(args []string) (*options, *flag.FlagSet, error) {
 		o, err := pageOptions(*serve, *buildTo, set)
 		return o, fs, err
 	}
-	o := &options{format: *format, plot: *plot, seeds: *seeds}
+	o := &options{format: *format, plot: *plot, seeds: *seeds, goals: *goals}
 	errs := checkOutput(*seed, *seeds, *format, *plot)
 	base := sim.Config{
 		Seed: *seed, Instances: *instances, Demand: *demand,
@@ -81,6 +86,9 @@ func parse(args []string) (*options, *flag.FlagSet, error) {
 	}
 	if len(o.cfgs) > 1 && *plot != "" {
 		errs = append(errs, errors.New("-plot draws one server: give one -server, -window and -publish"))
+	}
+	if *goals && *plot != "" {
+		errs = append(errs, errors.New("-plot and -goals: -goals prints a table of goals; leave out -plot"))
 	}
 	o.modes, errs = parseModes(*modes, errs)
 	o.modes, errs = applySettings(*settings, o.modes, errs)
@@ -181,6 +189,13 @@ With a list of servers, windows, bursts or publishes it prints one table of
 each (share of the allowance and 429 share), for the modes given:
 
   headroom-sim -modes cubic+quota -scenario steady -server all -window 1s,10s,60s -per-second 50 -burst 0,20 -publish all
+
+With -goals it prints each of those cells' figure beside the ideal client's (what a
+client that knows the server could have had without a 429) and its goal, and how many
+cells meet theirs:
+
+  headroom-sim -modes cubic+quota -goals -scenario steady -server all -window 1s,10s,60s -per-second 50 \
+    -burst 0,20 -publish all -instances 1 -demand 20000 -duration 5m -costs 1
 
 The model, the columns, the servers and the recommended default: docs/simulator.md
 

@@ -63,6 +63,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg := o.cfg
 	cfg.NoSeries = o.plot == ""
+	if o.goals {
+		return runGoals(o, stdout, stderr)
+	}
 	if len(o.cfgs) > 1 {
 		return runServers(o, stdout, stderr)
 	}

@@ -57,7 +57,7 @@ func newClients(mp metric.MeterProvider) ([]*client, error) {
 	}
 	apiClient, err := httpx.NewClient(httpx.WithMeterProvider(mp), httpx.WithResilience(api),
 		httpx.WithRateLimit(limit.Options{Name: "api-rate", PermitsPerSecond: 40, Burst: 10}),
-		httpx.WithRateLimit(limit.Options{Name: "api-pool", Concurrency: 4, QueueLimit: 4}),
+		httpx.WithRateLimit(limit.Options{Name: "api-pool", Concurrency: 4, QueueLimit: new(4)}),
 		httpx.WithRateLimit(limit.Options{Name: "api-adaptive", Adaptive: &adaptive.ConcurrencyConfig{Initial: 8, Maximum: 16}}))
 	if err != nil {
 		return nil, err
@@ -65,7 +65,7 @@ func newClients(mp metric.MeterProvider) ([]*client, error) {
 	batchClient, err := httpx.NewClient(httpx.WithMeterProvider(mp), httpx.WithResilience(batch),
 		httpx.WithRateLimit(limit.Options{Name: "batch-window", PerWindow: &limit.WindowOptions{Permits: 300, Window: headroom.Duration(10 * time.Second)}},
 			httpx.WithCost(func(*http.Request) int { return 2 })),
-		httpx.WithAdaptiveRate(adaptive.RateConfig{InitialUnitsPerMinute: 1800}, httpx.WithLimiterName("batch-rate")))
+		httpx.WithRateLimit(limit.Options{Name: "batch-rate", AdaptiveRate: &adaptive.RateConfig{InitialUnitsPerMinute: 1800}}))
 	if err != nil {
 		return nil, err
 	}

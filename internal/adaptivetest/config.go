@@ -1,12 +1,11 @@
 package adaptivetest
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"time"
 
-	"github.com/headroom-go/headroom"
+	"github.com/headroom-go/headroom/internal/problems"
 )
 
 // Phase is a stretch of model time, up to Until, with a given number of
@@ -42,10 +41,8 @@ func (c Config) UnloadedP99() time.Duration {
 // validate returns every problem with c at once, joined with errors.Join;
 // each is a *headroom.ConfigError. It returns nil when Run can use c.
 func (c Config) validate() error {
-	var errs []error
-	add := func(field string, value any, want string) {
-		errs = append(errs, &headroom.ConfigError{Package: "adaptivetest", Field: field, Value: value, Want: want})
-	}
+	l := problems.New("adaptivetest")
+	add := l.Add
 	if c.Floor < 0 {
 		add("Floor", c.Floor, "0 or more")
 	}
@@ -77,7 +74,7 @@ func (c Config) validate() error {
 	if c.Hold < 0 {
 		add("Hold", c.Hold, "0 (5s) or more")
 	}
-	return errors.Join(errs...)
+	return l.Err()
 }
 
 func (c Config) withDefaults() Config {

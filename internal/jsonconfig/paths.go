@@ -81,3 +81,22 @@ func jsonPath(t reflect.Type, goPath string) (path string, parent reflect.Type, 
 	}
 	return strings.Join(steps, "."), parent, true
 }
+
+// FieldType is the type of the field at the dotted Go field path goPath
+// of struct type t, pointers followed, or nil when goPath names no field of
+// t.
+func FieldType(t reflect.Type, goPath string) reflect.Type {
+	for rest := goPath; rest != ""; {
+		goName, after, _ := strings.Cut(rest, ".")
+		t = indirect(t)
+		if t.Kind() != reflect.Struct {
+			return nil
+		}
+		f, ok := t.FieldByName(goName)
+		if !ok {
+			return nil
+		}
+		t, rest = f.Type, after
+	}
+	return t
+}

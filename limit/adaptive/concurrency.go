@@ -6,7 +6,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/headroom-go/headroom"
+	"github.com/headroom-go/headroom/internal/problems"
 )
 
 // The defaults of the latency-adaptive concurrency limit; each field of
@@ -47,34 +47,39 @@ type ConcurrencyConfig struct {
 	DecreaseFactor float64 `json:"decreaseFactor,omitempty"`
 }
 
-// Problems lists every problem with c, each a *headroom.ConfigError of
-// package "adaptive" naming the field; nil when NewConcurrency would
-// succeed.
-func (c *ConcurrencyConfig) Problems() []*headroom.ConfigError {
-	var ps problems
+// Validate lists every problem with c at once, each a *headroom.ConfigError
+// of package "adaptive" naming the field, joined with errors.Join; nil when
+// NewConcurrency would succeed.
+func (c *ConcurrencyConfig) Validate() error {
+	l := problems.New("adaptive")
+	c.check(l)
+	return l.Err()
+}
+
+// check records c's problems on l.
+func (c *ConcurrencyConfig) check(l *problems.List) {
 	for _, f := range []struct {
 		name     string
 		v, deflt int
 	}{{"Minimum", c.Minimum, defaultMinimum}, {"Maximum", c.Maximum, defaultMaximum}, {"Initial", c.Initial, defaultInitial}} {
 		if f.v < 0 {
-			ps.add(f.name, f.v, fmt.Sprintf("0 (%d) or more", f.deflt))
+			l.Add(f.name, f.v, fmt.Sprintf("0 (%d) or more", f.deflt))
 		}
 	}
 	if m := c.Multiple; m < 0 || m != m || (m > 0 && m <= 1) || math.IsInf(m, 0) {
-		ps.add("Multiple", m, fmt.Sprintf("0 (%.1f) or a finite number above 1", defaultMultiple))
+		l.Add("Multiple", m, fmt.Sprintf("0 (%.1f) or a finite number above 1", defaultMultiple))
 	}
 	if f := c.DecreaseFactor; f < 0 || f >= 1 || f != f {
-		ps.add("DecreaseFactor", f, fmt.Sprintf("0 (%v) or a number between 0 and 1", defaultDecreaseFactor))
+		l.Add("DecreaseFactor", f, fmt.Sprintf("0 (%v) or a number between 0 and 1", defaultDecreaseFactor))
 	}
 	if c.Minimum < 0 || c.Maximum < 0 {
-		return ps
+		return
 	}
 	if lo, hi := c.bounds(); lo > hi {
-		ps.add("Minimum", c.Minimum, fmt.Sprintf("at most Maximum (%d)", hi))
+		l.Add("Minimum", c.Minimum, fmt.Sprintf("at most Maximum (%d)", hi))
 	} else if c.Initial > 0 && (c.Initial < lo || c.Initial > hi) {
-		ps.add("Initial", c.Initial, fmt.Sprintf("between Minimum (%d) and Maximum (%d)", lo, hi))
+		l.Add("Initial", c.Initial, fmt.Sprintf("between Minimum (%d) and Maximum (%d)", lo, hi))
 	}
-	return ps
 }
 
 // bounds are the minimum and maximum, defaults filled in.
@@ -84,7 +89,7 @@ func (c *ConcurrencyConfig) bounds() (lo, hi int) {
 }
 
 // withDefaults is c with its zero fields set; a default Initial is clamped
-// into [Minimum, Maximum]. c is valid (Problems).
+// into [Minimum, Maximum]. c is valid (Validate).
 func (c ConcurrencyConfig) withDefaults() ConcurrencyConfig {
 	c.Minimum, c.Maximum = c.bounds()
 	c.Multiple = cmp.Or(c.Multiple, defaultMultiple)
@@ -146,10 +151,9 @@ type Concurrency struct {
 }
 
 // NewConcurrency returns an engine at cfg.Initial with nothing in flight,
-// or the problems ConcurrencyConfig.Problems lists, joined with
-// errors.Join.
+// or Validate's error.
 func NewConcurrency(cfg ConcurrencyConfig) (*Concurrency, error) {
-	if err := joinProblems(cfg.Problems()); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	c := &Concurrency{cfg: cfg.withDefaults()}

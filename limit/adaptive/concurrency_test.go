@@ -333,7 +333,7 @@ func TestConcurrencyConfigProblems(t *testing.T) {
 			continue
 		}
 		var got []string
-		for _, p := range c.cfg.Problems() {
+		for _, p := range problemsOf(c.cfg.Validate()) {
 			if p.Package != "adaptive" {
 				t.Errorf("problem %v is not package adaptive's", p)
 			}

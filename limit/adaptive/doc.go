@@ -38,7 +38,7 @@
 // package limit takes them as they are (limit.Options.Adaptive,
 // limit.Options.AdaptiveRate). Constructors validate their configuration
 // and report every problem at once, each a *headroom.ConfigError of
-// package "adaptive" (ConcurrencyConfig.Problems, RateConfig.Problems).
+// package "adaptive" (ConcurrencyConfig.Validate, RateConfig.Validate).
 //
 // # The throttle-driven adaptive rate limiter
 //

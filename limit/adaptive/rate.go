@@ -114,10 +114,10 @@ type Rate struct {
 	counts RateCounts
 }
 
-// NewRate returns a Rate configured by c, created at now with a full
-// bucket, or the problems Problems lists, joined.
+// NewRate returns a Rate configured by rc, created at now with a full
+// bucket, or Validate's error.
 func NewRate(rc RateConfig, now time.Duration) (*Rate, error) {
-	if err := joinProblems(rc.Problems()); err != nil {
+	if err := rc.Validate(); err != nil {
 		return nil, err
 	}
 	c := rc.settings()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/headroom-go/headroom"
+	"github.com/headroom-go/headroom/internal/problems"
 )
 
 // The defaults of the throttle-driven rate limiter. Rates are units per
@@ -172,7 +173,7 @@ func orDefault(d headroom.Duration, def time.Duration) time.Duration {
 	return max(time.Duration(d), 0)
 }
 
-// settings is c with its defaults applied. c is valid (Problems).
+// settings is c with its defaults applied. c is valid (Validate).
 func (c *RateConfig) settings() settings {
 	s := settings{
 		Burst:                  orDefault(c.BurstTime, defaultBurst),
@@ -204,10 +205,18 @@ func deref[T any](p *T) T {
 	return *p
 }
 
-// Problems lists every problem with c; nil when NewRate would succeed.
-func (c *RateConfig) Problems() []*headroom.ConfigError {
-	var ps problems
-	add := ps.add
+// Validate lists every problem with c at once, each a *headroom.ConfigError
+// of package "adaptive" naming the field, joined with errors.Join; nil when
+// NewRate would succeed.
+func (c *RateConfig) Validate() error {
+	l := problems.New("adaptive")
+	c.check(l)
+	return l.Err()
+}
+
+// check records c's problems on l.
+func (c *RateConfig) check(l *problems.List) {
+	add := l.Add
 	cubic := strings.EqualFold(c.Controller, "cubic")
 	switch {
 	case c.Controller == "" || cubic || strings.EqualFold(c.Controller, "aimd"):
@@ -255,41 +264,44 @@ func (c *RateConfig) Problems() []*headroom.ConfigError {
 		add("PublishedLimitFraction", f, "a fraction in (0, 1], such as 0.98 (0 means 0.98)")
 	}
 	if c.AIMD != nil {
-		ps = append(ps, c.AIMD.problems()...)
+		c.AIMD.check(l.At("AIMD"))
 	}
 	if c.Cubic != nil {
-		ps = append(ps, c.Cubic.problems()...)
+		c.Cubic.check(l.At("Cubic"))
 	}
 	switch ctl := c.RateController.(type) {
 	case AIMD:
-		ps = append(ps, ctl.problems()...)
+		ctl.check(l.At("AIMD"))
 	case Cubic:
-		ps = append(ps, ctl.problems()...)
+		ctl.check(l.At("Cubic"))
 	}
-	return ps
 }
 
-func (a AIMD) problems() problems {
-	var ps problems
+// check records a's problems on l, the List of the setting that holds a.
+func (a AIMD) check(l *problems.List) {
 	if f := a.DecreaseFactor; f != 0 && (!(f > 0 && f < 1)) {
-		ps.add("AIMD.DecreaseFactor", f, "a factor between 0 and 1, such as 0.7")
+		l.Add("DecreaseFactor", f, "a factor between 0 and 1, such as 0.7")
 	}
 	if s := a.IncreaseStep; !(s >= 0) || !finite(s) {
-		ps.add("AIMD.IncreaseStep", s, "a step above 0 units per minute")
+		l.Add("IncreaseStep", s, "a step above 0 units per minute")
 	}
 	if a.IncreaseInterval < 0 {
-		ps.add("AIMD.IncreaseInterval", a.IncreaseInterval, "0 (10s) or a duration above 0, such as \"10s\"")
+		l.Add("IncreaseInterval", a.IncreaseInterval, "0 (10s) or a duration above 0, such as \"10s\"")
 	}
-	return ps
 }
 
-func (c Cubic) problems() problems {
-	var ps problems
+// check records c's problems on l, the List of the setting that holds c.
+func (c Cubic) check(l *problems.List) {
 	if b := c.Beta; b != 0 && (!(b > 0 && b < 1)) {
-		ps.add("Cubic.Beta", b, "a factor between 0 and 1, such as 0.7")
+		l.Add("Beta", b, "a factor between 0 and 1, such as 0.7")
 	}
 	if s := c.ScaleConstant; !(s >= 0) || !finite(s) {
-		ps.add("Cubic.ScaleConstant", s, "a constant above 0, such as 0.4")
+		l.Add("ScaleConstant", s, "a constant above 0, such as 0.4")
 	}
-	return ps
+}
+
+// The checks of the configurations other packages' options hold.
+func init() {
+	problems.Register((*ConcurrencyConfig).check)
+	problems.Register((*RateConfig).check)
 }

@@ -130,7 +130,7 @@ func TestRatePublishedLimitFraction(t *testing.T) {
 	for _, f := range []float64{-0.1, 1.01, math.NaN(), math.Inf(1)} {
 		c := DefaultRateConfig()
 		c.PublishedLimitFraction = f
-		if ps := c.Problems(); len(ps) != 1 || ps[0].Field != "PublishedLimitFraction" {
+		if ps := problemsOf(c.Validate()); len(ps) != 1 || ps[0].Field != "PublishedLimitFraction" {
 			t.Errorf("%v: problems %v", f, ps)
 		}
 	}
@@ -139,7 +139,7 @@ func TestRatePublishedLimitFraction(t *testing.T) {
 		t.Fatal("DefaultRateConfig lacks the fraction")
 	}
 	c.PublishedLimitFraction = 1
-	if ps := c.Problems(); len(ps) != 0 {
+	if ps := problemsOf(c.Validate()); len(ps) != 0 {
 		t.Fatal(ps)
 	}
 }

@@ -535,7 +535,7 @@ func TestRateConfigProblemsListsEverything(t *testing.T) {
 		BurstTime: -1, MaxWait: -1, Instances: -2, Controller: "cubic",
 		Cubic: &Cubic{Beta: 2, ScaleConstant: -1}, AIMD: &AIMD{},
 	}
-	ps := c.Problems()
+	ps := problemsOf(c.Validate())
 	var fields []string
 	for _, p := range ps {
 		fields = append(fields, p.Field)
@@ -548,19 +548,19 @@ func TestRateConfigProblemsListsEverything(t *testing.T) {
 		t.Fatalf("NewRate: %v", err)
 	}
 	c = RateConfig{MinUnitsPerMinute: defaultMaxUnitsPerMinute + 1, MaxUnitsPerMinute: defaultMaxUnitsPerMinute}
-	if ps := c.Problems(); len(ps) != 1 || ps[0].Field != "MinUnitsPerMinute" {
+	if ps := problemsOf(c.Validate()); len(ps) != 1 || ps[0].Field != "MinUnitsPerMinute" {
 		t.Fatalf("min above max: %v", ps)
 	}
 	c = RateConfig{AIMD: &AIMD{DecreaseFactor: 1, IncreaseStep: -1, IncreaseInterval: -1}}
-	if ps := c.Problems(); len(ps) != 3 {
+	if ps := problemsOf(c.Validate()); len(ps) != 3 {
 		t.Fatalf("AIMD problems: %v", ps)
 	}
 	c = RateConfig{Controller: "vegas"}
-	if ps := c.Problems(); len(ps) != 1 || ps[0].Field != "Controller" {
+	if ps := problemsOf(c.Validate()); len(ps) != 1 || ps[0].Field != "Controller" {
 		t.Fatalf("an unknown controller: %v", ps)
 	}
 	c = RateConfig{Controller: "aimd", RateController: Cubic{}}
-	if ps := c.Problems(); len(ps) != 1 || ps[0].Field != "Controller" {
+	if ps := problemsOf(c.Validate()); len(ps) != 1 || ps[0].Field != "Controller" {
 		t.Fatalf("two controllers: %v", ps)
 	}
 }
@@ -581,12 +581,12 @@ func TestRateConfigZeroMeansDefault(t *testing.T) {
 		t.Fatalf("the zero RateConfig's controller is %T; want AIMD", got.Controller)
 	}
 	low := RateConfig{MaxUnitsPerMinute: 30}
-	if s := low.settings(); s.MinUnitsPerMinute != 30 || s.InitialUnitsPerMinute != 30 || len(low.Problems()) != 0 {
-		t.Fatalf("a maximum of 30 runs on min %v, initial %v (problems %v); want 30, 30, none", s.MinUnitsPerMinute, s.InitialUnitsPerMinute, low.Problems())
+	if s := low.settings(); s.MinUnitsPerMinute != 30 || s.InitialUnitsPerMinute != 30 || len(problemsOf(low.Validate())) != 0 {
+		t.Fatalf("a maximum of 30 runs on min %v, initial %v (problems %v); want 30, 30, none", s.MinUnitsPerMinute, s.InitialUnitsPerMinute, problemsOf(low.Validate()))
 	}
 	high := RateConfig{InitialUnitsPerMinute: 1e6}
-	if s := high.settings(); s.MaxUnitsPerMinute != 1e6 || len(high.Problems()) != 0 {
-		t.Fatalf("an initial rate of 1e6 runs on max %v (problems %v); want 1e6, none", s.MaxUnitsPerMinute, high.Problems())
+	if s := high.settings(); s.MaxUnitsPerMinute != 1e6 || len(problemsOf(high.Validate())) != 0 {
+		t.Fatalf("an initial rate of 1e6 runs on max %v (problems %v); want 1e6, none", s.MaxUnitsPerMinute, problemsOf(high.Validate()))
 	}
 	off := RateConfig{DecreaseCooldown: -1, MaxPause: -1, Controller: "CUBIC"}
 	if s := off.settings(); s.DecreaseCooldown != 0 || s.MaxPause != 0 {

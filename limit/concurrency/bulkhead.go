@@ -4,7 +4,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/headroom-go/headroom"
+	"github.com/headroom-go/headroom/internal/problems"
 )
 
 // A Bulkhead lets at most Limit permits be held at once. Acquiring and
@@ -24,7 +24,9 @@ type Bulkhead struct {
 // 0 refuses every permit until SetLimit raises it.
 func New(limit int) (*Bulkhead, error) {
 	if limit < 0 {
-		return nil, &headroom.ConfigError{Package: "concurrency", Field: "limit", Value: limit, Want: "0 or more permits"}
+		l := problems.New("concurrency")
+		l.Add("limit", limit, "0 or more permits")
+		return nil, l.Err()
 	}
 	b := &Bulkhead{}
 	b.limit.Store(int64(limit))

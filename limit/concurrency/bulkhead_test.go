@@ -28,9 +28,11 @@ func take(b *Bulkhead, cost int) bool {
 }
 
 func TestBulkheadNewRejectsNegative(t *testing.T) {
-	_, err := New(-1)
+	b, err := New(-1)
 	want := &headroom.ConfigError{Package: "concurrency", Field: "limit", Value: -1, Want: "0 or more permits"}
-	if diff := cmp.Diff(want, err); diff != "" || !errors.Is(err, headroom.ErrConfig) {
+	var got *headroom.ConfigError
+	errors.As(err, &got)
+	if diff := cmp.Diff(want, got); diff != "" || !errors.Is(err, headroom.ErrConfig) || b != nil {
 		t.Fatalf("New(-1) error (-want +got):\n%s", diff)
 	}
 	if b, err := New(0); err != nil || take(b, 1) {

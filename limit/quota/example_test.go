@@ -85,7 +85,7 @@ func ExampleNew() {
 // refuses an attempt the quota has no room for, with a
 // *limit.RateLimitedError saying how long until there is.
 func ExampleGuard_Acquire() {
-	g, err := quota.New(quota.Options{Name: "github", RefuseAtOnce: true})
+	g, err := quota.New(quota.Options{Name: "github", QueueLimit: new(0)})
 	if err != nil {
 		fmt.Println(err)
 		return

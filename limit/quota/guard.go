@@ -148,7 +148,7 @@ func (g *Guard) waitEnded(ctx context.Context) error {
 // (ReasonDeadline) matching it; a *limit.RateLimitedError at once, without
 // waiting, when the wait would outlast the context's deadline
 // (ReasonDeadline) or MaxWait (ReasonMaxWait).
-func (g *Guard) waitN(ctx context.Context, key string, cost int64) (time.Time, error) {
+func (g *Guard) waitN(ctx context.Context, key string, cost int64, q *queued) (time.Time, error) {
 	for {
 		if ctx.Err() != nil {
 			return time.Time{}, g.waitEnded(ctx)
@@ -163,6 +163,9 @@ func (g *Guard) waitN(ctx context.Context, key string, cost int64) (time.Time, e
 		}
 		if dl, ok := ctx.Deadline(); ok && now.Add(d).After(dl) {
 			return time.Time{}, g.refuse(d, limit.ReasonDeadline)
+		}
+		if err := q.join(d); err != nil {
+			return time.Time{}, err
 		}
 		t := time.NewTimer(d)
 		select {
@@ -388,9 +391,11 @@ func (g *Guard) sweep(n int64) {
 // admits an attempt of cost units against the key's quota, as TryAcquireAt
 // does at time.Now — waiting in FIFO order for the slot and then for the
 // quota, up to the context's deadline and MaxWait, unless
-// Options.RefuseAtOnce, which refuses at once instead. A refusal is a
-// *limit.RateLimitedError: ReasonNoPermit with RetryAfter until the key is
-// free (or 0 for a slot: when one is released is not the guard's to know);
+// Options.QueueLimit refuses at once instead: with 0 every attempt that
+// would wait, and once the key holds QueueLimit units the next
+// (ReasonQueueFull). A refusal is a *limit.RateLimitedError:
+// ReasonNoPermit with RetryAfter until the key is free (or 0 for a slot:
+// when one is released is not the guard's to know);
 // ReasonDeadline or ReasonMaxWait, at once, when the wait would outlast the
 // context's deadline or MaxWait; ReasonDeadline, matching
 // context.DeadlineExceeded, when the deadline ends a wait. A cancelled
@@ -412,11 +417,13 @@ func (g *Guard) Acquire(ctx context.Context, key string, cost int) (Slot, error)
 	var s Slot
 	var err error
 	slotted := false
-	if g.c.queue {
-		if s, err = g.waitSlot(ctx, key); err == nil {
+	if g.c.queueLimit != 0 {
+		q := queued{g: g, e: g.own(key), cost: int64(max(cost, 1))}
+		if s, err = g.waitSlot(ctx, key, &q); err == nil {
 			slotted = true
-			s.sent, err = g.waitN(ctx, key, int64(cost))
+			s.sent, err = g.waitN(ctx, key, int64(cost), &q)
 		}
+		q.leave()
 	} else if s, err = g.takeSlot(key); err == nil {
 		slotted = true
 		s.sent = time.Now()
@@ -430,4 +437,37 @@ func (g *Guard) Acquire(ctx context.Context, key string, cost int) (Slot, error)
 		return Slot{}, err
 	}
 	return s, nil
+}
+
+// queued is one Acquire's place among the units held for a key
+// (Options.QueueLimit): it joins when it first has to wait, and leaves
+// when Acquire returns.
+type queued struct {
+	g      *Guard
+	e      *entry
+	cost   int64
+	joined bool
+}
+
+// join counts the attempt's units as held, unless the key holds
+// QueueLimit units already; then it refuses with ReasonQueueFull and
+// retryAfter d.
+func (q *queued) join(d time.Duration) error {
+	if q.joined {
+		return nil
+	}
+	if n := q.e.waiting.Add(q.cost); q.g.c.queueLimit > 0 && n > q.g.c.queueLimit {
+		q.e.waiting.Add(-q.cost)
+		return q.g.refuse(d, limit.ReasonQueueFull)
+	}
+	q.joined = true
+	return nil
+}
+
+// leave gives back the units join counted.
+func (q *queued) leave() {
+	if q.joined {
+		q.e.waiting.Add(-q.cost)
+		q.joined = false
+	}
 }

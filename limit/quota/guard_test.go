@@ -436,7 +436,7 @@ func contacted(t *testing.T, g *Guard, key string) {
 }
 
 func TestInFlightCap(t *testing.T) {
-	g := newGuard(t, Options{MaxInFlight: 2, RefuseAtOnce: true})
+	g := newGuard(t, Options{MaxInFlight: 2, QueueLimit: new(0)})
 	contacted(t, g, "h")
 	contacted(t, g, "other")
 	ctx := t.Context()
@@ -468,7 +468,7 @@ func TestInFlightCap(t *testing.T) {
 	var zero Slot
 	zero.Release()
 	// Without a cap, slots are free.
-	free := newGuard(t, Options{RefuseAtOnce: true})
+	free := newGuard(t, Options{QueueLimit: new(0)})
 	contacted(t, free, "h")
 	for range 1000 {
 		if _, err := free.Acquire(ctx, "h", 1); err != nil {
@@ -571,7 +571,7 @@ func TestAcquireWaitsForSlotThenQuota(t *testing.T) {
 // at once, with the wait until the reset, and releases the slot it took.
 func TestAcquireRefusesAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g := newGuard(t, Options{Name: "api", MaxInFlight: 1, RefuseAtOnce: true})
+		g := newGuard(t, Options{Name: "api", MaxInFlight: 1, QueueLimit: new(0)})
 		g.Observe("h", Response{Status: 200, Header: xh(0, 10, time.Minute)}, time.Now())
 		_, err := g.Acquire(t.Context(), "h", 1)
 		want := &limit.RateLimitedError{Limiter: "api", RetryAfter: time.Minute, Reason: limit.ReasonNoPermit}
@@ -657,4 +657,37 @@ func TestPacedThrottlesBackOffOnlyWhenPacingFails(t *testing.T) {
 	if d := admit(g, "h", t0.Add(sec(2.31))); d < sec(0.8) || d > sec(1.2) {
 		t.Fatalf("throttles go on past the pacer's grace: wait %v, want the first backoff step, 1s ± 20%%", d)
 	}
+}
+
+// QueueLimit bounds the units Acquire holds for a key: past it an attempt
+// is refused at once (queue_full); the held ones go when the key has room.
+func TestQueueLimit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := newGuard(t, Options{QueueLimit: new(3)})
+		start := time.Now()
+		g.Observe("h", Response{Status: 200, Header: xh(0, 10, 30*time.Second)}, start)
+		var held sync.WaitGroup
+		for _, cost := range []int{2, 1} {
+			held.Go(func() {
+				if _, err := g.Acquire(t.Context(), "h", cost); err != nil {
+					t.Errorf("held attempt of %d: %v", cost, err)
+				}
+			})
+		}
+		synctest.Wait()
+		var rl *limit.RateLimitedError
+		if _, err := g.Acquire(t.Context(), "h", 1); !errors.As(err, &rl) || rl.Reason != limit.ReasonQueueFull || rl.RetryAfter != 30*time.Second {
+			t.Fatalf("a fourth unit: %v; want queue_full after 30s", err)
+		}
+		if _, err := g.Acquire(t.Context(), "other", 5); err != nil {
+			t.Fatalf("another key: %v", err)
+		}
+		held.Wait()
+		if got := time.Since(start); got < 30*time.Second {
+			t.Fatalf("held for %v; want until the reset, 30s, or after", got)
+		}
+		if n := g.own("h").waiting.Load(); n != 0 {
+			t.Fatalf("%d units still counted as held after every Acquire returned", n)
+		}
+	})
 }

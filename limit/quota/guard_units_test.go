@@ -336,7 +336,7 @@ func TestTryAcquireWithoutLimitWaitsForRoom(t *testing.T) {
 
 // A slot released twice frees one slot, not another holder's.
 func TestSlotReleaseTwiceFreesOne(t *testing.T) {
-	g := newGuard(t, Options{MaxInFlight: 2, RefuseAtOnce: true})
+	g := newGuard(t, Options{MaxInFlight: 2, QueueLimit: new(0)})
 	contacted(t, g, "h")
 	a, _ := g.Acquire(t.Context(), "h", 1)
 	b, _ := g.Acquire(t.Context(), "h", 1)

@@ -1,7 +1,6 @@
 package quota
 
 import (
-	"errors"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/internal/backoffcurve"
+	"github.com/headroom-go/headroom/internal/problems"
 )
 
 // Options configures a Guard. The zero value is a complete configuration:
@@ -52,12 +52,16 @@ type Options struct {
 	// Acquire only ever refuses for the context's deadline.
 	MaxWait headroom.Duration `json:"maxWait,omitempty"`
 
-	// RefuseAtOnce makes Acquire refuse an attempt the key has no room for
-	// (no in-flight slot, or no allowance) rather than hold it until there
-	// is. Holding is the default: a caller with a deadline waits its turn up
-	// to that deadline, or is refused at once when the wait would outlast
-	// it, as an HTTP client's callers expect.
-	RefuseAtOnce bool `json:"refuseAtOnce,omitempty"`
+	// QueueLimit is how many units' worth of attempts Acquire may hold for
+	// a key while it has no room for them (no in-flight slot, or no
+	// allowance); one more is refused at once (ReasonQueueFull). 0 refuses
+	// every such attempt at once (ReasonNoPermit). nil, the default, holds
+	// them all: the guard's specification holds an attempt until the key
+	// has room, and a caller with a deadline waits its turn up to that
+	// deadline, or is refused at once when the wait would outlast it, as an
+	// HTTP client's callers expect. The same setting as
+	// limit.Options.QueueLimit; docs/queueing.md lists every default.
+	QueueLimit *int `json:"queueLimit,omitempty"`
 
 	// TTL is how long a key's published state is trusted without a fresh
 	// response; after it the key is treated as reset and its entry is
@@ -136,7 +140,7 @@ type config struct {
 	reserve       reserve
 	maxRetryAfter time.Duration
 	maxWait       time.Duration
-	queue         bool
+	queueLimit    int64 // below 0: no bound
 	ttl           time.Duration
 	assumedReset  time.Duration
 	backoff       headroom.Backoff
@@ -151,15 +155,18 @@ type config struct {
 // each is a *headroom.ConfigError naming the field. It returns nil when New
 // would succeed.
 func (o *Options) Validate() error {
-	var errs []error
-	add := func(field string, value any, want string) {
-		errs = append(errs, &headroom.ConfigError{Package: "quota", Field: field, Value: value, Want: want})
-	}
+	l := problems.New("quota")
+	o.check(l)
+	return l.Err()
+}
+
+// check records o's problems on l.
+func (o *Options) check(l *problems.List) {
 	if o.ReserveUnits != nil && *o.ReserveUnits < 0 {
-		add("ReserveUnits", *o.ReserveUnits, "0 or more units")
+		l.Add("ReserveUnits", *o.ReserveUnits, "0 or more units")
 	}
 	if f := o.ReserveFraction; f != nil && (math.IsNaN(*f) || *f < 0 || *f >= 1) {
-		add("ReserveFraction", *f, "a fraction in [0, 1), such as 0.02")
+		l.Add("ReserveFraction", *f, "a fraction in [0, 1), such as 0.02")
 	}
 	durs := []struct {
 		field string
@@ -169,15 +176,20 @@ func (o *Options) Validate() error {
 	}
 	for _, d := range durs {
 		if d.v < 0 {
-			add(d.field, d.v, "0 (the default) or a duration above 0, such as \"1m\"")
+			l.Add(d.field, d.v, "0 (the default) or a duration above 0, such as \"1m\"")
 		}
 	}
-	errs = append(errs, backoffcurve.Problems("quota", "Backoff", o.Backoff)...)
+	backoffcurve.Check(o.Backoff, l.At("Backoff"))
 	if o.MaxInFlight < 0 {
-		add("MaxInFlight", o.MaxInFlight, "0 (no cap) or more")
+		l.Add("MaxInFlight", o.MaxInFlight, "0 (no cap) or more")
 	}
-	return errors.Join(errs...)
+	if q := o.QueueLimit; q != nil && *q < 0 {
+		l.Add("QueueLimit", *q, "0 (refuse at once) or more; nil holds every attempt")
+	}
 }
+
+// The check of the options other packages' options hold.
+func init() { problems.Register((*Options).check) }
 
 func (o *Options) config() config {
 	c := config{
@@ -185,10 +197,10 @@ func (o *Options) config() config {
 		reserve:       reserve{Fraction: 0.02},
 		maxRetryAfter: time.Duration(o.MaxRetryAfter),
 		maxWait:       time.Duration(o.MaxWait),
-		queue:         !o.RefuseAtOnce,
+		queueLimit:    -1,
 		ttl:           time.Duration(o.TTL),
 		assumedReset:  time.Duration(o.AssumedReset),
-		backoff:       o.Backoff.WithDefaults(defaultBackoff()),
+		backoff:       backoffcurve.WithDefaults(o.Backoff, defaultBackoff()),
 		maxInFlight:   o.MaxInFlight,
 		key:           o.Key,
 		share:         o.Share,
@@ -200,6 +212,9 @@ func (o *Options) config() config {
 	}
 	if c.name == "" {
 		c.name = "quota"
+	}
+	if o.QueueLimit != nil {
+		c.queueLimit = int64(*o.QueueLimit)
 	}
 	if o.ReserveUnits != nil {
 		c.reserve.Units = *o.ReserveUnits

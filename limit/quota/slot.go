@@ -47,9 +47,10 @@ func (g *Guard) takeSlot(key string) (Slot, error) {
 }
 
 // waitSlot takes an in-flight slot for key, waiting in FIFO order for one
-// to be released. If the context ends first it returns ctx.Err(), or for a
-// deadline a *limit.RateLimitedError (ReasonDeadline) matching it.
-func (g *Guard) waitSlot(ctx context.Context, key string) (Slot, error) {
+// to be released, held as q (Options.QueueLimit). If the context ends first
+// it returns ctx.Err(), or for a deadline a *limit.RateLimitedError
+// (ReasonDeadline) matching it.
+func (g *Guard) waitSlot(ctx context.Context, key string, q *queued) (Slot, error) {
 	if g.c.maxInFlight == 0 {
 		return Slot{}, nil
 	}
@@ -58,6 +59,9 @@ func (g *Guard) waitSlot(ctx context.Context, key string) (Slot, error) {
 	// below would pick between the two at random.
 	if s, ok := e.tryTake(); ok {
 		return s, nil
+	}
+	if err := q.join(0); err != nil {
+		return Slot{}, err
 	}
 	select {
 	case e.sem <- struct{}{}:

@@ -140,6 +140,7 @@ type entry struct {
 	touched atomic.Int64          // last response (or slot) seen
 	shared  atomic.Pointer[entry] // the state this key shares (Options.Share)
 	sem     chan struct{}         // in-flight slots; nil without a cap
+	waiting atomic.Int64          // units Acquire holds for the key (Options.QueueLimit)
 }
 
 // admission is one admitted attempt: when, its units, and whether its

@@ -1,12 +1,11 @@
 package window
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 	"time"
 
-	"github.com/headroom-go/headroom"
+	"github.com/headroom-go/headroom/internal/problems"
 )
 
 // A SlidingWindow grants at most Permits permits in any interval of length
@@ -81,24 +80,21 @@ type windowSlot struct {
 // at most one a nanosecond of window. The window keeps segments+1 slots
 // of 16 bytes: it is segments, not permits or window, that costs memory.
 func NewSlidingWindow(permits int, window time.Duration, segments int) (*SlidingWindow, error) {
-	var errs []error
-	bad := func(field string, value any, want string) {
-		errs = append(errs, &headroom.ConfigError{Package: "window", Field: field, Value: value, Want: want})
-	}
+	l := problems.New("window")
 	if permits < 1 {
-		bad("permits", permits, "1 or more")
+		l.Add("permits", permits, "1 or more")
 	}
 	if window <= 0 {
-		bad("window", window, "a duration above 0")
+		l.Add("window", window, "a duration above 0")
 	}
 	switch {
 	case segments < 1:
-		bad("segments", segments, "1 or more")
+		l.Add("segments", segments, "1 or more")
 	case window > 0 && int64(segments) > int64(window):
-		bad("segments", segments, fmt.Sprintf("at most one a nanosecond of the window (%d)", int64(window)))
+		l.Add("segments", segments, fmt.Sprintf("at most one a nanosecond of the window (%d)", int64(window)))
 	}
-	if errs != nil {
-		return nil, errors.Join(errs...)
+	if err := l.Err(); err != nil {
+		return nil, err
 	}
 	return &SlidingWindow{
 		permits: int64(permits),

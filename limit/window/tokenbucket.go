@@ -1,13 +1,12 @@
 package window
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"sync/atomic"
 	"time"
 
-	"github.com/headroom-go/headroom"
+	"github.com/headroom-go/headroom/internal/problems"
 )
 
 // Never is the retryAfter (and readyAt offset) of a request that no wait can
@@ -77,28 +76,25 @@ type TokenBucket struct {
 // so the bucket never grants faster than rate; the rounding is exact when
 // rate divides 10^9 and loses less than rate/10^9 of the rate otherwise.
 func NewTokenBucket(rate float64, burst int) (*TokenBucket, error) {
-	var errs []error
-	bad := func(field string, value any, want string) {
-		errs = append(errs, &headroom.ConfigError{Package: "window", Field: field, Value: value, Want: want})
-	}
+	l := problems.New("window")
 	if !(rate > 0 && rate <= maxRate || math.IsInf(rate, 1)) {
-		bad("rate", rate, "above 0 and at most 1e9 permits a second, or +Inf for no limit")
+		l.Add("rate", rate, "above 0 and at most 1e9 permits a second, or +Inf for no limit")
 	}
 	if burst < 1 || burst > maxBurst {
-		bad("burst", burst, "1 to 2147483647 permits")
+		l.Add("burst", burst, "1 to 2147483647 permits")
 	}
-	if errs != nil {
-		return nil, errors.Join(errs...)
+	if l.Len() > 0 {
+		return nil, l.Err()
 	}
 	interval := intervalOf(rate)
 	switch {
 	case interval > maxSpan:
-		bad("rate", rate, "at least one permit in 2^60 ns (about 36 years)")
+		l.Add("rate", rate, "at least one permit in 2^60 ns (about 36 years)")
 	case interval > maxSpan/int64(burst):
-		bad("burst", burst, fmt.Sprintf("at most %d at this rate: a full bucket refills within 2^60 ns (about 36 years)", maxSpan/interval))
+		l.Add("burst", burst, fmt.Sprintf("at most %d at this rate: a full bucket refills within 2^60 ns (about 36 years)", maxSpan/interval))
 	}
-	if errs != nil {
-		return nil, errors.Join(errs...)
+	if l.Len() > 0 {
+		return nil, l.Err()
 	}
 	return &TokenBucket{burst: burst, interval: interval, span: interval * int64(burst)}, nil
 }
