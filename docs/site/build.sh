@@ -4,7 +4,7 @@
 # Go's loader for it (wasm_exec.js), into the folder given, or into docs/site
 # itself (where git ignores what the build adds). Serve the folder's files as
 # they are; a host should send sim.wasm as application/wasm, and compressed if
-# it can (about 2 MB gzip-compressed for 7.6 MB). To build and serve it on this
+# it can (about 2.2 MB gzip-compressed for 7.9 MB). To build and serve it on this
 # machine instead: go run ./cmd/headroom-sim -serve 127.0.0.1:8080
 set -euo pipefail
 out=$(realpath -m "${1:-$(dirname "$0")}")
