@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 // and the figures of the first run are logged either way.
 func TestShortSlice(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: the short slice runs real servers for about 90 s")
+		t.Skip("-short: the short slice runs real servers for about 2 min")
 	}
 	for _, c := range ShortSlice() {
 		t.Run(c.Name, func(t *testing.T) {

@@ -12,15 +12,17 @@ import (
 // Matrix is the full set of cells: every kind of server and every header
 // mode meets 1, 8 and 64 callers and windows of 1 s, 10 s and 60 s at
 // least once (MatrixCoverage checks it); every real server appears, nginx
-// without a burst, with burst and nodelay, with burst and delay=, and with
-// a burst delayed; limits run from 5 to 1,000 units a second; the servers
+// without a burst (at 1 and 8 callers), with burst and nodelay, with burst
+// and delay=, and with a burst delayed; a sliding log publishes draft-03's
+// fields with no window, and token buckets Envoy's X-RateLimit-* with
+// delta resets; limits run from 5 to 1,000 units a second; the servers
 // that count units (ours) get mixed costs as well as cost 1; and the
 // special cells — a quota that halves, an outage, connection resets — have
 // goals of their own.
 //
 // Each cell runs for at least 3 windows and at least 20 s (runLength): 20 s
 // for a 1 s window, 30 s for 10 s, 3 min for 60 s. The whole matrix, both
-// clients side by side, takes about 32 minutes.
+// clients side by side, takes about 34 minutes.
 func Matrix() []Cell {
 	const s, m = time.Second, time.Minute
 	lim := func(units int, window time.Duration) Limit { return Limit{Units: units, Window: window} }
@@ -46,6 +48,8 @@ func Matrix() []Cell {
 		cell(Tollbooth(lim(1000, 10*s)), 64, CostOne),
 		cell(Nginx(Limit{Units: 500, Window: 10 * s, Burst: 20, Delay: 10}), 8, CostOne),
 		cell(HAProxy(lim(200, 10*s)), 64, CostOne),
+		cell(OwnSlidingLog(lim(400, 10*s), PublishDraft3), 8, CostMixed),
+		cell(EnvoyLocal(Limit{Units: 500, Window: 10 * s, Burst: 20}), 64, CostOne),
 
 		// Windows of 1 s.
 		cell(Express(lim(100, s), PublishDraft6), 64, CostOne),
@@ -64,6 +68,9 @@ func Matrix() []Cell {
 		cell(Nginx(lim(20, s)), 8, CostOne),
 		cell(Nginx(Limit{Units: 50, Window: s, Burst: 25}), 1, CostOne),
 		cell(HAProxy(lim(100, s)), 8, CostOne),
+		cell(EnvoyLocal(Limit{Units: 100, Window: s, Burst: 100}), 8, CostOne),
+		cell(Nginx(lim(50, s)), 1, CostOne),
+		cell(Nginx(lim(50, s)), 8, CostOne),
 
 		// Our special servers.
 		special(HalvingLog(lim(200, s), PublishDraft6, 10*s), 8, CostMixed, 20*s, HalvingGoals(PublishDraft6)),
@@ -74,13 +81,13 @@ func Matrix() []Cell {
 	return cells
 }
 
-// ShortSlice is the matrix in small, for CI and go test: four cells of 20 to
+// ShortSlice is the matrix in small, for CI and go test: five cells of 20 to
 // 30 s, each one the full matrix meets — a real Go middleware that
 // publishes (httprate, 1 s windows), our sliding log published and counting
-// mixed costs (10 s windows, 64 callers), and two external servers,
-// express-rate-limit (draft-8) and nginx with no burst, which publishes
-// nothing. A slice of cells the client misses would only ever
-// fail; the misses are in the full matrix's report.
+// mixed costs (10 s windows, 64 callers), and three external servers,
+// express-rate-limit (draft-8) and nginx with no burst and with a burst of
+// 25, which publish nothing. A slice of cells the client misses would only
+// ever fail; the misses are in the full matrix's report.
 func ShortSlice() []Cell {
 	const s = time.Second
 	d := 20 * s
@@ -89,6 +96,7 @@ func ShortSlice() []Cell {
 		cell(OwnSlidingLog(Limit{Units: 1000, Window: 10 * s}, PublishDraft6), 64, CostMixed),
 		sized(cell(Express(Limit{Units: 20, Window: s}, PublishDraft8), 8, CostOne), d),
 		sized(cell(Nginx(Limit{Units: 20, Window: s}), 8, CostOne), d),
+		sized(cell(Nginx(Limit{Units: 50, Window: s, Burst: 25}), 1, CostOne), d),
 	}
 }
 
@@ -213,12 +221,20 @@ func MatrixCoverage(cells []Cell) []string {
 		"nginx burst, delayed": func(c Cell) bool {
 			return isNginx(c) && c.Server.Limit.Burst > 0 && !c.Server.Limit.NoDelay && c.Server.Limit.Delay == 0
 		},
-		"express, none":         func(c Cell) bool { return isExpress(c) && c.Server.Headers == PublishNone },
-		"express, draft-6":      func(c Cell) bool { return isExpress(c) && c.Server.Headers == PublishDraft6 },
-		"express, draft-7":      func(c Cell) bool { return isExpress(c) && c.Server.Headers == PublishDraft7 },
-		"express, draft-8":      func(c Cell) bool { return isExpress(c) && c.Server.Headers == PublishDraft8 },
-		"express, x-ratelimit":  func(c Cell) bool { return isExpress(c) && c.Server.Headers == PublishXRateLimit },
-		"httprate, headers off": func(c Cell) bool { return c.Server.Name == "go-chi/httprate" && c.Server.Headers == PublishNone },
+		"express, none":            func(c Cell) bool { return isExpress(c) && c.Server.Headers == PublishNone },
+		"express, draft-6":         func(c Cell) bool { return isExpress(c) && c.Server.Headers == PublishDraft6 },
+		"express, draft-7":         func(c Cell) bool { return isExpress(c) && c.Server.Headers == PublishDraft7 },
+		"express, draft-8":         func(c Cell) bool { return isExpress(c) && c.Server.Headers == PublishDraft8 },
+		"express, x-ratelimit":     func(c Cell) bool { return isExpress(c) && c.Server.Headers == PublishXRateLimit },
+		"httprate, headers off":    func(c Cell) bool { return c.Server.Name == "go-chi/httprate" && c.Server.Headers == PublishNone },
+		"sliding log, draft-3":     func(c Cell) bool { return c.Server.Kind == SlidingLog && c.Server.Headers == PublishDraft3 },
+		"envoy-style token bucket": func(c Cell) bool { return c.Server.Headers == PublishEnvoy },
+		"nginx without burst, 1 caller": func(c Cell) bool {
+			return isNginx(c) && c.Server.Limit.Burst == 0 && c.Callers == 1
+		},
+		"nginx without burst, 8 callers": func(c Cell) bool {
+			return isNginx(c) && c.Server.Limit.Burst == 0 && c.Callers == 8
+		},
 	}
 	for _, name := range slices.Sorted(maps.Keys(real)) {
 		if !slices.ContainsFunc(cells, real[name]) {

@@ -121,7 +121,10 @@ func writeMethod(p printer, o RunOptions) {
 	p("- %s; %s. The calls in flight when the quota halves, and those sent before the client can notice, meet the smaller quota.\n",
 		HalvingGoals(PublishDraft6).About, HalvingGoals(PublishRetryAfter).About)
 	p("- %s. The server refuses with 429 otherwise, so its 503s are the outage's; the allowance leaves the outage out; a 2 s outage is shorter than any call's deadline.\n", OutageGoals(PublishDraft6).About)
-	p("- %s. A reset comes before the limiter, on a fresh connection, before any response: the GET is safe to send again and costs no quota.\n\n", ResetGoals(PublishDraft6).About)
+	p("- %s. A reset comes before the limiter, on a fresh connection, before any response: the GET is safe to send again and costs no quota.\n", ResetGoals(PublishDraft6).About)
+	p("- Not below the peer, wherever a goal asks it: at least the peer's units, less the reserve where one is named and %.0f%% of the allowance, "+
+		"what two runs against two servers on one shared machine differ by; or, where the peer had more than %.0f%% of its attempts throttled, "+
+		"which the goals allow no client, %.0f%% of the peer's units.\n\n", 100*peerTolerance, 100*peerThrottledAbove, 100*peerUnitsFraction)
 }
 
 // writeResults writes the table of cells.
@@ -220,6 +223,7 @@ var allowanceDefinitions = []Fact{
 	{"go-chi/httprate", string(SlidingCounter)},
 	{"ulule/limiter", string(FixedWindow)},
 	{"didip/tollbooth", string(TokenBucket)},
+	{"envoy-style token bucket (ours)", string(TokenBucket)},
 	{"nginx limit_req", string(LeakyBucket)},
 	{"HAProxy stick-table http_req_rate", string(SlidingCounter)},
 	{"express-rate-limit", string(FixedWindow)},
@@ -235,6 +239,8 @@ var allowanceText = map[string]string{
 	"ulule/limiter": "Units × ⌈d / Window⌉: a window opens at the first request after the last one ended and takes Units; " +
 		"refused requests count too, but only in their own window.",
 	"didip/tollbooth": "Burst + rate × d, rate = Units / Window a second: the bucket starts full; refusals take no token.",
+	"envoy-style token bucket (ours)": "Burst + rate × d, as tollbooth's: Envoy's bucket of max_tokens starts full and refills at its fill rate; " +
+		"refusals take no token.",
 	"nginx limit_req": "min(delay, burst) + 1 + rate × d (nodelay: delay = burst; neither: 0), rate as nginx holds it " +
 		"(N r/m is ⌊1000·N/60⌋ thousandths a second): requests delayed past D are answered after it.",
 	"HAProxy stick-table http_req_rate": "Units for d < Window, else n × Units + ⌈Units × x / Window⌉ with n whole windows " +
@@ -242,7 +248,8 @@ var allowanceText = map[string]string{
 	"express-rate-limit": "Units × max(1, ⌈d / Window⌉): a window opens at the first request after the last one ended and takes " +
 		"Units; a client that always has a request ready opens one every Window from its first.",
 	"sliding log (ours)": "Units × ⌈d / Window⌉: the greedy client takes all the room at 0 and again each time its units leave " +
-		"the window; no client has more by d, since a unit taken sooner leaves sooner.",
+		"the window; no client has more by d, since a unit taken sooner leaves sooner. Whatever it publishes (draft-6, draft-3, " +
+		"Retry-After or nothing).",
 	"sliding log, quota halves / 503 outage (ours)": "the greedy client's units, simulated exactly: the capacity halves at its " +
 		"time, nothing is accepted during the outage, both timed from the server's first request.",
 	"sliding log, connection resets (ours)": "the sliding log's: a reset comes before the limiter and costs no units.",

@@ -30,6 +30,8 @@ const (
 	PublishDraft7     Headers = "draft-7"     // RateLimit: limit=, remaining=, reset=; RateLimit-Policy
 	PublishDraft8     Headers = "draft-8"     // RateLimit: "name";r=;t=, RateLimit-Policy: "name";q=;w=
 	PublishXRateLimit Headers = "x-ratelimit" // X-RateLimit-Limit, -Remaining, -Reset (epoch seconds)
+	PublishDraft3     Headers = "draft-3"     // RateLimit-Limit, -Remaining, -Reset (delta seconds), no policy
+	PublishEnvoy      Headers = "envoy"       // X-RateLimit-Limit, -Remaining, -Reset (delta seconds), no Retry-After
 )
 
 // Published reports whether h tells the client its quota (more than a

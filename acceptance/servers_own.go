@@ -24,6 +24,10 @@ import (
 //     the soonest any come back, rounded up; the window when it holds
 //     none), RateLimit-Policy "<capacity>;w=<window in seconds>"; and
 //     Retry-After on a 429.
+//   - PublishDraft3: the same RateLimit-Limit, -Remaining and -Reset on
+//     every response, with no RateLimit-Policy: nothing says the window
+//     (draft-ietf-httpapi-ratelimit-headers-03's fields, as SharePoint
+//     sends them, but on every response); and Retry-After on a 429.
 //   - PublishRetryAfter: Retry-After on a 429 only.
 //   - PublishNone: nothing.
 //
@@ -81,10 +85,10 @@ func logSpec(name string, l Limit, h Headers, sched logSchedule,
 				return nil, err
 			}
 			switch h {
-			case PublishDraft6, PublishRetryAfter, PublishNone:
+			case PublishDraft6, PublishDraft3, PublishRetryAfter, PublishNone:
 			default:
-				return nil, fmt.Errorf("%s: headers %q: it can publish %q, %q or %q",
-					name, h, PublishDraft6, PublishRetryAfter, PublishNone)
+				return nil, fmt.Errorf("%s: headers %q: it can publish %q, %q, %q or %q",
+					name, h, PublishDraft6, PublishDraft3, PublishRetryAfter, PublishNone)
 			}
 			if sched.downTo < sched.downFrom || sched.halveAt < 0 || sched.downFrom < 0 {
 				return nil, fmt.Errorf("%s: halving at %s, outage [%s, %s): want times of 0 or more, the outage's end after its start",
@@ -135,10 +139,12 @@ func (s *logServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	hd := w.Header()
-	if s.headers == PublishDraft6 {
+	if s.headers == PublishDraft6 || s.headers == PublishDraft3 {
 		hd.Set("RateLimit-Limit", strconv.Itoa(v.capacity))
 		hd.Set("RateLimit-Remaining", strconv.Itoa(v.remaining))
 		hd.Set("RateLimit-Reset", strconv.FormatInt(secondsUp(v.reset), 10))
+	}
+	if s.headers == PublishDraft6 {
 		hd.Set("RateLimit-Policy", fmt.Sprintf("%d;w=%d", v.capacity, secondsUp(s.sched.window)))
 	}
 	if v.admitted {

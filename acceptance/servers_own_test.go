@@ -195,3 +195,16 @@ func TestServersRefuseBadLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestLogServerDraft3: draft-03's three fields, the reset the seconds until
+// the oldest units leave, and no policy: nothing names the window.
+func TestLogServerDraft3(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := Limit{Units: 10, Window: 10 * time.Second}
+		s := newLogServer(l, PublishDraft3, logSchedule{units: 10, window: l.Window})
+		check(t, "3 units at 0", ask(s, "3"), wantResponse{200, "10", "7", "10", "", ""})
+		time.Sleep(4 * time.Second)
+		check(t, "5 units at 4 s", ask(s, "5"), wantResponse{200, "10", "2", "6", "", ""})
+		check(t, "3 units at 4 s", ask(s, "3"), wantResponse{429, "10", "2", "6", "6", ""})
+	})
+}

@@ -1,6 +1,7 @@
 package acceptance
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -142,4 +143,35 @@ func containsPrefix(lines []string, prefix string) bool {
 		}
 	}
 	return false
+}
+
+// TestNotBelowThePeer: a subject within 1% of the allowance below the peer
+// (and the reserve, where the server publishes) is not below it; nor is
+// one with 97% of the units of a peer that had more than 5% of its
+// attempts throttled.
+func TestNotBelowThePeer(t *testing.T) {
+	for _, c := range []struct {
+		headers                 Headers
+		units, peer             int64
+		peerAttempts, peerThrot int64
+		met                     bool
+	}{
+		{PublishNone, 990, 1000, 1000, 0, true},   // 1% of the allowance of 1,000
+		{PublishNone, 989, 1000, 1000, 0, false},  // below it
+		{PublishDraft6, 970, 1000, 1000, 0, true}, // the reserve's 2% and 1%
+		{PublishDraft6, 969, 1000, 1000, 0, false},
+		{PublishNone, 970, 1000, 1000, 51, true},  // the peer had 5.1% throttled: 97% of its units
+		{PublishNone, 969, 1000, 1000, 51, false}, // less than 97%
+		{PublishNone, 970, 1000, 1000, 50, false}, // the peer had 5.0%: not above
+	} {
+		res := CellResult{Cell: Cell{Callers: 1, Server: ServerSpec{Headers: c.headers}},
+			Subject: Result{Client: "headroom", Units: c.units, Allowance: 1000},
+			Peer:    Result{Client: "retryablehttp", Units: c.peer, Allowance: 1000, Attempts: c.peerAttempts, Throttled: c.peerThrot},
+		}
+		missed := containsPrefix(DefaultGoals(c.headers).Check(res), fmt.Sprintf("%d units accepted, fewer than", c.units))
+		if missed == c.met {
+			t.Errorf("%s: %d units against the peer's %d with %d of %d throttled: met %v, want %v",
+				c.headers, c.units, c.peer, c.peerThrot, c.peerAttempts, !missed, c.met)
+		}
+	}
 }

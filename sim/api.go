@@ -113,7 +113,7 @@ func (a *modelAPI) handle(now time.Duration, units int) response {
 		r.Delay = d.delay
 	} else {
 		r.Status = http.StatusTooManyRequests
-		if a.server.Publish != publishNone {
+		if sendsRetryAfter(a.server.Publish) {
 			wait := a.server.Window // a request larger than the quota: never; say a window
 			if !d.never {
 				wait = d.fitsAt - now

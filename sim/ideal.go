@@ -1,8 +1,6 @@
 package sim
 
-import (
-	"time"
-)
+import "time"
 
 // idealMode is the "ideal" mode: a client that knows the server — its kind,
 // window, burst and the quota schedule (Config.Server and the scenario) —

@@ -17,6 +17,11 @@ type Mode struct {
 	Name string
 	// headers makes the model API publish its rate-limit headers.
 	headers bool
+	// retry, when set, is the mode's own retry handler in place of the
+	// simulator's (retryDelay, Config.Attempts): given the attempt that was
+	// refused (1 for the first) and its response at now, whether to try
+	// again and after how long.
+	retry func(attempt int, resp *response, now time.Duration) (wait time.Duration, again bool)
 
 	newLimiter func(env limiterEnv) (limiter, error)
 }
@@ -112,11 +117,12 @@ func ModeNamed(name string) (Mode, error) {
 }
 
 // Modes is every mode, in the order the command's table shows them: no
-// limiter, fixed rate, AIMD, CUBIC, adaptive concurrency, quota guard,
+// limiter, retryablehttp (hashicorp/go-retryablehttp's retries), fixed
+// rate, AIMD, CUBIC, adaptive concurrency, quota guard,
 // CUBIC + quota, and the ideal client, the yardstick of what could be had
 // at all (docs/simulator.md describes each).
 func Modes() []Mode {
-	return []Mode{noLimiterMode(), fixedRateMode(fixedRateUnitsPerMinute), aimdMode(adaptive.AIMD{}), cubicMode(adaptive.Cubic{}),
+	return []Mode{noLimiterMode(), retryablehttpMode(), fixedRateMode(fixedRateUnitsPerMinute), aimdMode(adaptive.AIMD{}), cubicMode(adaptive.Cubic{}),
 		concurrencyMode(adaptive.ConcurrencyConfig{}),
 		quotaGuardMode(guardOptions{}),
 		cubicQuotaMode(),

@@ -28,11 +28,12 @@ const (
 	publishDraft6     = "draft-6"
 	publishDraft3     = "draft-3"
 	publishXRateLimit = "x-ratelimit"
+	publishEnvoy      = "envoy"
 )
 
 // publishes lists what a server can publish, in the order the command
 // shows them.
-var publishes = []string{publishNone, publishRetryAfter, publishDraft6, publishDraft3, publishXRateLimit}
+var publishes = []string{publishNone, publishRetryAfter, publishDraft6, publishDraft3, publishXRateLimit, publishEnvoy}
 
 // ServerKinds lists the names Server.Kind takes, in the order the command
 // shows them: fixed-window, sliding-log, sliding-counter, token-bucket,
@@ -40,7 +41,7 @@ var publishes = []string{publishNone, publishRetryAfter, publishDraft6, publishD
 func ServerKinds() []string { return slices.Clone(serverKinds) }
 
 // Publishes lists the names Server.Publish takes, in the order the command
-// shows them: none, retry-after, draft-6, draft-3, x-ratelimit.
+// shows them: none, retry-after, draft-6, draft-3, x-ratelimit, envoy.
 func Publishes() []string { return slices.Clone(publishes) }
 
 // ServerKindNamed returns the kind a name means, as Server.Kind takes it,

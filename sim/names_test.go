@@ -36,7 +36,7 @@ func TestNameListsAreCopies(t *testing.T) {
 	if diff := cmp.Diff([]string{"fixed-window", "sliding-log", "sliding-counter", "token-bucket", "leaky-bucket"}, ServerKinds()); diff != "" {
 		t.Errorf("ServerKinds after a caller's edit (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"none", "retry-after", "draft-6", "draft-3", "x-ratelimit"}, Publishes()); diff != "" {
+	if diff := cmp.Diff([]string{"none", "retry-after", "draft-6", "draft-3", "x-ratelimit", "envoy"}, Publishes()); diff != "" {
 		t.Errorf("Publishes after a caller's edit (-want +got):\n%s", diff)
 	}
 	cfg := Config{Server: Server{Kind: "warp", Publish: "smoke"}}.Defaults()

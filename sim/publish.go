@@ -23,6 +23,11 @@ import (
 //     the second rounded down) so that the client can take the difference
 //     on the server's clock.
 //
+//   - Envoy's reset (the envoy dialect's X-RateLimit-Reset): delta seconds
+//     rounded down, as Envoy's local rate limit filter writes them: it
+//     takes the milliseconds its token bucket names and divides them by
+//     1,000 in integers.
+//
 // The headers describe the limiter as it decided the request; relative
 // values are written from the moment the response leaves, which is later
 // by the server's delay for a request nginx holds.
@@ -54,6 +59,44 @@ func epochSeconds(t time.Duration, ceil bool) int64 {
 		s++
 	}
 	return s
+}
+
+// sendsRetryAfter reports whether a server publishing p answers a 429 with
+// Retry-After: all but a silent one and Envoy's local rate limit, whose
+// refusal carries its X-RateLimit fields alone.
+func sendsRetryAfter(p string) bool { return p != publishNone && p != publishEnvoy }
+
+// envoy writes the envoy dialect's fields into h, for a request decided as
+// d whose response leaves at sent, under quota q. Envoy's local rate limit
+// is a token bucket; for a bucket the fields are Envoy's own
+// (local_ratelimit_impl.h, token_bucket_impl.cc): Limit is the bucket's
+// depth (max_tokens); Remaining the whole units left after this request;
+// Reset 0 while a unit remains, else the time one unit takes to refill at
+// the rate, ceil(1000 / fill rate) milliseconds, divided by 1,000 in
+// integers — not the time until the next unit, and 0 at any rate of a unit
+// a second or more. A server of another kind writes the same three fields
+// as Envoy's rate limit service would for it: Limit the quota, Reset the
+// delta seconds until the kind's reset, rounded down.
+func (a *modelAPI) envoy(h http.Header, sent time.Duration, q int, d *decision) {
+	limit, reset := q, int64(0)
+	switch a.server.Kind {
+	case kindTokenBucket, kindLeakyBucket:
+		limit = a.server.Burst
+		if a.server.Kind == kindLeakyBucket {
+			limit++ // nginx takes its burst and the request on time
+		} else if limit == 0 {
+			limit = a.schedule[0].Units
+		}
+		if d.remaining < 1 && q > 0 {
+			perUnitMillis := (int64(a.server.Window/time.Millisecond) + int64(q) - 1) / int64(q)
+			reset = perUnitMillis / 1000
+		}
+	default:
+		reset = int64(max(d.resetAt-sent, 0) / time.Second)
+	}
+	h.Set("X-RateLimit-Limit", strconv.Itoa(limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(d.remaining))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(reset, 10))
 }
 
 // headers writes what the server publishes about a request decided as d,
@@ -95,6 +138,9 @@ func (a *modelAPI) headers(sent time.Duration, q int, d *decision, retryAfter ti
 		h.Set("X-RateLimit-Remaining", strconv.Itoa(d.remaining))
 		h.Set("X-RateLimit-Reset", strconv.FormatInt(epochSeconds(d.resetAt, a.server.EpochCeil), 10))
 		h.Set("Date", epoch.Add(sent).Format(http.TimeFormat))
+	case publishEnvoy:
+		h = make(http.Header, 3)
+		a.envoy(h, sent, q, d)
 	}
 	if retryAfter > 0 {
 		h.Set("Retry-After", strconv.Itoa(int(retryAfter/time.Second)))

@@ -3,6 +3,8 @@ package sim
 import (
 	"testing"
 	"time"
+
+	"github.com/headroom-go/headroom/limit/quota"
 )
 
 func handleAll(t *testing.T, s Server, quota int, reqs ...arrival) []response {
@@ -98,5 +100,47 @@ func TestPublishAfterTheServersDelay(t *testing.T) {
 	// Excess 2 leaks away at 2 s, when the response leaves: no reset left.
 	if got := out[2].Header.Get("RateLimit-Reset"); got != "" {
 		t.Errorf("reset %q, want none: the excess is gone when the response leaves", got)
+	}
+}
+
+// TestPublishEnvoy: Envoy's local rate limit writes the bucket's depth, the
+// units left and, once none is left, one unit's refill time in whole
+// seconds rounded down; its 429 carries the three and no Retry-After.
+func TestPublishEnvoy(t *testing.T) {
+	// 5 units a second: a unit refills in 200 ms, which Envoy writes as 0.
+	out := handleAll(t, Server{Kind: kindTokenBucket, Window: time.Second, Burst: 2, Publish: publishEnvoy}, 5,
+		arrival{0, 1}, arrival{0, 1}, arrival{0, 1})
+	for i, want := range []struct {
+		status           int
+		remaining, reset string
+	}{{200, "1", "0"}, {200, "0", "0"}, {429, "0", "0"}} {
+		h := out[i].Header
+		if out[i].Status != want.status || h.Get("X-RateLimit-Limit") != "2" || h.Get("X-RateLimit-Remaining") != want.remaining ||
+			h.Get("X-RateLimit-Reset") != want.reset || h.Get("Retry-After") != "" || h.Get("Date") != "" || out[i].RetryAfter != 0 {
+			t.Errorf("request %d: %d %v (Retry-After %v); want %d, limit 2, remaining %s, reset %s, no Retry-After",
+				i, out[i].Status, h, out[i].RetryAfter, want.status, want.remaining, want.reset)
+		}
+	}
+	// A unit every 2.5 s: 2 once the bucket is empty.
+	out = handleAll(t, Server{Kind: kindTokenBucket, Window: 10 * time.Second, Publish: publishEnvoy}, 4, arrival{0, 4})
+	if h := out[0].Header; h.Get("X-RateLimit-Limit") != "4" || h.Get("X-RateLimit-Remaining") != "0" || h.Get("X-RateLimit-Reset") != "2" {
+		t.Errorf("slow bucket: %v, want limit 4, remaining 0, reset 2", h)
+	}
+	// Another kind: the quota, and its reset in delta seconds rounded down.
+	out = handleAll(t, Server{Kind: kindFixedWindow, Window: 10 * time.Second, Publish: publishEnvoy}, 5,
+		arrival{1300 * time.Millisecond, 5}, arrival{1400 * time.Millisecond, 1})
+	if h := out[1].Header; out[1].Status != 429 || h.Get("X-RateLimit-Limit") != "5" || h.Get("X-RateLimit-Reset") != "9" || h.Get("Retry-After") != "" {
+		t.Errorf("fixed window: %d %v, want a 429 with limit 5 and reset 9 (9.9 s down)", out[1].Status, h)
+	}
+}
+
+// TestEnvoyAsTheGuardReadsIt: limit/quota reads the envoy dialect's reset as
+// delta seconds, not as an instant in 1970.
+func TestEnvoyAsTheGuardReadsIt(t *testing.T) {
+	out := handleAll(t, Server{Kind: kindTokenBucket, Window: 10 * time.Second, Publish: publishEnvoy}, 4, arrival{0, 4})
+	now := epoch.Add(time.Minute)
+	q, ok := quota.Parse(out[0].Header, now)
+	if !ok || q.Limit != 4 || q.Remaining != 0 || !q.Reset.Equal(now.Add(2*time.Second)) {
+		t.Errorf("%v: parsed %+v (%v); want limit 4, remaining 0, reset 2 s after now", out[0].Header, q, ok)
 	}
 }

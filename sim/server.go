@@ -36,8 +36,8 @@ import (
 //     part (Delay).
 //
 // Publish is one of Publishes (PublishNamed reads looser spellings). Every
-// one but "none" sends Retry-After on a 429, in whole seconds rounded up
-// (RFC 9110 §10.2.3 delay-seconds):
+// one but "none" and "envoy" sends Retry-After on a 429, in whole seconds
+// rounded up (RFC 9110 §10.2.3 delay-seconds):
 //
 //   - "none" sends nothing, not even Retry-After (nginx's limit_req);
 //   - "retry-after" sends Retry-After on a 429 and nothing else;
@@ -52,7 +52,11 @@ import (
 //     draft-03"), and the seeds' model API does;
 //   - "x-ratelimit" sends X-RateLimit-Limit, -Remaining and -Reset as
 //     epoch seconds, with a Date header, on every response (ulule/limiter,
-//     go-chi/httprate, express-rate-limit's legacyHeaders).
+//     go-chi/httprate, express-rate-limit's legacyHeaders);
+//   - "envoy" sends X-RateLimit-Limit, -Remaining and -Reset as delta
+//     seconds on every response, the 429 too, and no Retry-After, as
+//     Envoy's local rate limit filter does with enable_x_ratelimit_headers
+//     DRAFT_VERSION_03 (publish.go says what each field holds).
 type Server struct {
 	Kind   string        // "sliding-log"
 	Window time.Duration // 60 s; 1 s to 24 h

@@ -220,9 +220,9 @@ func (r *runner) runUntil(end time.Duration) {
 			in := r.insts[req.inst]
 			in.lim.feedback(now, req, &req.resp)
 			if req.resp.Status != 200 {
-				if req.attempt < r.cfg.Attempts {
+				if wait, again := r.retryWait(req, now); again {
 					req.attempt++
-					r.loop.schedule(event{at: now + retryDelay(&req.resp, req.attempt), kind: evAttempt, req: int32(req.id)})
+					r.loop.schedule(event{at: now + wait, kind: evAttempt, req: int32(req.id)})
 				} else {
 					r.res.GaveUp++
 				}

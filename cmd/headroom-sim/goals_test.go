@@ -52,30 +52,34 @@ func TestGoalsTable(t *testing.T) {
 	for _, line := range strings.Split(out, "\n") {
 		if strings.HasPrefix(line, "sliding log") || strings.HasPrefix(line, "leaky bucket") {
 			rows++
-			if strings.HasSuffix(line, "yes") {
-				met++
-			}
-			if strings.Count(line, "%") < 6 {
-				t.Errorf("row %q: want the figure, the ideal's and the goal", line)
+			met += strings.Count(line, "✓")
+			if strings.Count(line, "✓")+strings.Count(line, "✗") != 2 || strings.Count(line, "%") != 5 {
+				t.Errorf("row %q: want the ideal's share and two cells, each with its mark", line)
 			}
 		}
 	}
-	if rows != 4 || !strings.Contains(out, "no limiter") || !strings.Contains(out, "ideal") ||
+	if rows != 2 || !strings.Contains(out, "none") || !strings.Contains(out, "draft-6") || !strings.Contains(out, "ideal") ||
 		!strings.Contains(out, fmt.Sprintf("%d of 4 cells meet their goal.", met)) {
-		t.Errorf("%d rows, %d met; want 4 and a count that agrees:\n%s", rows, met, out)
-	}
-	// nginx without a burst is beyond every client: its goal is the ideal's.
-	if !strings.Contains(out, "*") {
-		t.Errorf("no goal taken from the ideal client's figure:\n%s", out)
+		t.Errorf("%d rows, %d met; want 2 rows of 2 cells and a count that agrees:\n%s", rows, met, out)
 	}
 	code, out, errs = runCmd(t, append(args, "-format", "json")...)
 	var cells []goalRow
 	if err := json.Unmarshal([]byte(out), &cells); code != 0 || err != nil || len(cells) != 4 {
 		t.Fatalf("json: exit %d, %v, %d cells: %s %s", code, err, len(cells), errs, out)
 	}
+	fromIdeal := 0
 	for _, c := range cells {
 		if c.IdealThrottledShare != 0 || c.IdealAllowanceShare < 0.3 {
 			t.Errorf("%+v: the ideal client should have no 429 and a good share", c)
 		}
+		if c.GoalFromIdeal {
+			fromIdeal++
+			if c.Server != "leaky-bucket" || math.Abs(c.GoalMinShare-0.97*c.IdealAllowanceShare) > 1e-4 {
+				t.Errorf("%+v: only nginx without a burst is beyond every client, its goal 97%% of the ideal's", c)
+			}
+		}
+	}
+	if fromIdeal != 2 {
+		t.Errorf("%d goals taken from the ideal client's figure; want nginx's two", fromIdeal)
 	}
 }

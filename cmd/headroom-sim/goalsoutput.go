@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 
 	"github.com/headroom-go/headroom/cmd/headroom-sim/internal/table"
+	"github.com/headroom-go/headroom/sim"
 )
 
 // runGoals runs every mode and the ideal client against every server of
@@ -25,47 +27,76 @@ func runGoals(o *options, stdout, stderr io.Writer) int {
 }
 
 // goalsAbout says what the goals are, under the title.
-const goalsAbout = `A cell's goal: at least 95% of the allowance with at most 1% of the requests sent throttled
-where the server publishes anything (a Retry-After alone counts), 90% and 5% where it publishes
-nothing; where the ideal client falls short of that (marked *), 97% of the ideal's share with at
-most 1 point more throttled than it. Each figure: share of the allowance / 429 share.
+const goalsAbout = `Each cell: units accepted as a share of the allowance / 429s as a share of the requests sent, and
+whether it meets its goal: at least 95% of the allowance with at most 1% throttled where the server
+publishes anything (a Retry-After alone counts), 90% and 5% where it publishes nothing; where the
+ideal client falls short of that, 97% of the ideal's share with at most 1 point more throttled
+than it. The ideal client reads no header and is never throttled: its share is the same in every
+column (-format json or csv gives each cell's goal).
 `
 
+// writeGoalsTable writes the goals as the table of servers is laid out: a
+// row per server, the ideal client's share, a column per publish.
 func writeGoalsTable(w io.Writer, o *options, cells []goalCell) error {
 	fmt.Fprintf(w, "Goals: %s\n%s\n", serverTableTitle(o), goalsAbout)
+	type rowKey struct {
+		mode   string
+		server sim.Server // Publish and EpochCeil cleared
+		quota  int
+	}
+	var order []rowKey
+	var publishes []string
+	byRow := map[rowKey]map[string]goalCell{}
+	for _, c := range cells {
+		s := c.Config.Defaults().Server
+		k := rowKey{c.Mode, s, c.Config.Quota}
+		k.server.Publish, k.server.EpochCeil = "", false
+		if byRow[k] == nil {
+			byRow[k] = map[string]goalCell{}
+			order = append(order, k)
+		}
+		byRow[k][s.Publish] = c
+		if !slices.Contains(publishes, s.Publish) {
+			publishes = append(publishes, s.Publish)
+		}
+	}
 	withMode := len(o.modes) > 1
-	head := []string{"Server", "Window", "Quota", "Publish", "Figure", "ideal", "Goal", "Met"}
+	head := []string{"Server", "Window", "Quota", "ideal"}
 	if withMode {
 		head = append([]string{"Mode"}, head...)
-	} else {
-		head[4] = o.modes[0].Name
 	}
-	rows := [][]string{head}
-	for _, c := range cells {
-		cfg := c.Config.Defaults()
-		goalText := fmt.Sprintf("≥ %.1f%% / ≤ %.2f%%", 100*c.Goal.MinShare, 100*c.Goal.MaxThrottled)
-		if c.Goal.FromIdeal {
-			goalText += " *"
-		}
-		met := "no"
-		if c.Met {
-			met = "yes"
-		}
-		row := []string{bucketLabel(cfg), table.Human(cfg.Server.Window), table.Thousands(cfg.Quota), cfg.Server.Publish}
+	rows := [][]string{append(head, publishes...)}
+	for _, k := range order {
+		row := []string{bucketLabel(sim.Config{Server: k.server, Quota: k.quota}), table.Human(k.server.Window), table.Thousands(k.quota)}
 		if withMode {
-			row = append([]string{c.Mode}, row...)
+			row = append([]string{k.mode}, row...)
 		}
-		rows = append(rows, append(row, figureText(c.Got), figureText(c.Ideal), goalText, met))
+		var ideal string
+		for _, p := range publishes {
+			if c, ok := byRow[k][p]; ok && ideal == "" {
+				ideal = fmt.Sprintf("%.1f%%", 100*c.Ideal.Share)
+			}
+		}
+		row = append(row, ideal)
+		for _, p := range publishes {
+			c, ok := byRow[k][p]
+			if !ok {
+				row = append(row, "-")
+				continue
+			}
+			mark := "✗"
+			if c.Met {
+				mark = "✓"
+			}
+			row = append(row, fmt.Sprintf("%.1f%% / %.2f%% %s", 100*c.Got.Share, 100*c.Got.Throttled, mark))
+		}
+		rows = append(rows, row)
 	}
 	if err := table.WriteRows(w, rows, o.format == "markdown"); err != nil {
 		return err
 	}
 	_, err := io.WriteString(w, "\n"+goalSummary(cells, o.modes))
 	return err
-}
-
-func figureText(f figure) string {
-	return fmt.Sprintf("%.2f%% / %.2f%%", 100*f.Share, 100*f.Throttled)
 }
 
 // goalRow is one cell in the JSON and CSV forms.

@@ -47,7 +47,7 @@ func addServerFlags(fs *flag.FlagSet) *serverFlags {
 		delay:   fs.Int("delay", 0, "leaky-bucket: serve the first N units of the excess at once and delay the rest (nginx's delay=N)"),
 		aligned: fs.Bool("aligned", false, "fixed-window: windows are multiples of the window from the start, not from the first request after the last one"),
 		reset:   fs.String("reset", "full", "token-bucket and leaky-bucket: the published reset is when the bucket is full again (full) or has one unit back (unit)"),
-		publish: fs.String("publish", "draft-3", "what the API publishes: none | retry-after | draft-6 | draft-3 | x-ratelimit;\n"+
+		publish: fs.String("publish", "draft-3", "what the API publishes: none | retry-after | draft-6 | draft-3 | x-ratelimit | envoy;\n"+
 			"comma-separated, or all, for a table of each"),
 		epoch: fs.String("epoch", "floor", "x-ratelimit: its epoch-seconds reset rounded down (floor, Go's time.Unix) or up (ceil, express-rate-limit)"),
 		costs: fs.String("costs", "1:0.55,2:0.35,5:0.10", "the demand's request costs, UNITS:WEIGHT,...; \"1\" for requests of one unit (nginx counts requests)"),

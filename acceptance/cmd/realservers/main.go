@@ -5,8 +5,8 @@
 //
 // Usage, from acceptance/:
 //
-//	go run ./cmd/realservers                 # the full matrix (about 32 min); writes ../docs/real-servers.md
-//	go run ./cmd/realservers -short          # the short slice (about 90 s); writes nothing unless -out
+//	go run ./cmd/realservers                 # the full matrix (about 34 min); writes ../docs/real-servers.md
+//	go run ./cmd/realservers -short          # the short slice (about 2 min); writes nothing unless -out
 //	go run ./cmd/realservers -cells nginx    # the cells whose names match; writes nothing unless -out
 //
 // Flags:
@@ -180,9 +180,9 @@ func writeReport(path string, r acceptance.Report, stdout io.Writer) error {
 // commands are the ways to reproduce the report, for its first section.
 var commands = []acceptance.Fact{
 	{Name: "installs nginx, HAProxy, node and express's modules (see below)", Value: "./install.sh"},
-	{Name: "the full matrix, about 32 min; writes ../docs/real-servers.md", Value: "go run ./cmd/realservers"},
+	{Name: "the full matrix, about 34 min; writes ../docs/real-servers.md", Value: "go run ./cmd/realservers"},
 	{Name: "the same, one client after the other (twice as long)", Value: "go run ./cmd/realservers -sequential"},
-	{Name: "the short slice, about 90 s (-out to write a report)", Value: "go run ./cmd/realservers -short"},
+	{Name: "the short slice, about 2 min (-out to write a report)", Value: "go run ./cmd/realservers -short"},
 	{Name: "only the cells whose names match", Value: "go run ./cmd/realservers -cells 'nginx|haproxy' -out -"},
 	{Name: "the short slice as tests; CI=true fails instead of skipping", Value: "go test ./..."},
 	{Name: "the unit tests only", Value: "go test -short ./..."},
