@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/headroom-go/headroom/httpx"
+	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/limit/adaptive"
 	"github.com/headroom-go/headroom/resilience"
 )
@@ -46,7 +47,7 @@ var Headroom = ClientMaker{Name: "headroom", New: func(base http.RoundTripper) (
 	t, err := httpx.NewTransport(
 		httpx.WithTransport(base),
 		httpx.WithResilience(policy),
-		httpx.WithAdaptiveRate(adaptive.RateConfig{Controller: "cubic"}, httpx.WithCost(requestCost)),
+		httpx.WithRateLimit(limit.Options{AdaptiveRate: &adaptive.RateConfig{Controller: "cubic"}}, httpx.WithCost(requestCost)),
 	)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"errors"
+	"github.com/headroom-go/headroom/telemetry"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -229,7 +230,7 @@ func TestCallerDeadlineIsNoRedisFailure(t *testing.T) {
 		for range 5 {
 			_, err := l.Acquire(pastDeadline{context.Background()})
 			var rl *limit.RateLimitedError
-			if !errors.As(err, &rl) || rl.Reason != limit.ReasonDeadline || errors.Is(err, ErrUnavailable) {
+			if !errors.As(err, &rl) || rl.Reason != telemetry.ReasonDeadline || errors.Is(err, ErrUnavailable) {
 				t.Fatalf("err = %v, want a refusal with ReasonDeadline", err)
 			}
 		}

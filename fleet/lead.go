@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // lead runs the queue as its head until w is settled: it sleeps wait first
@@ -50,9 +51,9 @@ func (l *limiter) lead(ctx context.Context, w *waiter, wait time.Duration) (limi
 			return l.leaseAt(w), nil
 		}
 		if l.queueLimit == 0 {
-			l.refuseQueue(limit.ReasonNoPermit, g.retryAfter)
+			l.refuseQueue(telemetry.ReasonNoPermit, g.retryAfter)
 			l.mu.Unlock()
-			return limit.Lease{}, l.refuse(limit.ReasonNoPermit, g.retryAfter, w.cost)
+			return limit.Lease{}, l.refuse(telemetry.ReasonNoPermit, g.retryAfter, w.cost)
 		}
 		l.trim(g.retryAfter)
 		l.mu.Unlock()
@@ -65,7 +66,7 @@ func (l *limiter) lead(ctx context.Context, w *waiter, wait time.Duration) (limi
 func (l *limiter) sleep(ctx context.Context, w *waiter, wait time.Duration) error {
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
 		l.leave(w)
-		return l.refuse(limit.ReasonDeadline, wait, w.cost)
+		return l.refuse(telemetry.ReasonDeadline, wait, w.cost)
 	}
 	l.mu.Lock()
 	l.sleeping, l.wakeAt = true, time.Now().Add(wait)
@@ -124,7 +125,7 @@ func (l *limiter) trim(retryAfter time.Duration) {
 	for f := l.q.front(); f != nil; {
 		next := l.q.behind(f)
 		if sum += f.cost; sum > l.queueLimit && f != l.q.front() {
-			f.reason, f.retryAfter = limit.ReasonQueueFull, retryAfter
+			f.reason, f.retryAfter = telemetry.ReasonQueueFull, retryAfter
 			l.q.settle(f, refused)
 		}
 		f = next

@@ -8,6 +8,7 @@ import (
 
 	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // limiter is a shared limiter: permits come from a bucket on Redis, and
@@ -70,7 +71,7 @@ func (l *limiter) AcquireN(ctx context.Context, cost int) (limit.Lease, error) {
 	} else if l.sleeping && l.q.queued+cost > l.queueLimit {
 		wait := time.Until(l.wakeAt)
 		l.mu.Unlock()
-		return limit.Lease{}, l.refuse(limit.ReasonQueueFull, max(wait, 0), cost)
+		return limit.Lease{}, l.refuse(telemetry.ReasonQueueFull, max(wait, 0), cost)
 	}
 	w := l.q.push(cost, time.Since(l.epoch))
 	if w == l.q.front() {
@@ -157,7 +158,7 @@ func waitEnded(ctx context.Context, name string) error {
 	if err := ctx.Err(); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	return &limit.RateLimitedError{Limiter: name, Reason: limit.ReasonDeadline}
+	return &limit.RateLimitedError{Limiter: name, Reason: telemetry.ReasonDeadline}
 }
 
 // waitEnded is waitEnded for a caller of cost permits, a deadline's
@@ -165,7 +166,7 @@ func waitEnded(ctx context.Context, name string) error {
 func (l *limiter) waitEnded(ctx context.Context, cost int) error {
 	err := waitEnded(ctx, l.name)
 	if errors.Is(err, limit.ErrRateLimited) {
-		l.grants.DeniedN(limit.ReasonDeadline, cost)
+		l.grants.DeniedN(telemetry.ReasonDeadline, cost)
 	}
 	return err
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // Callers that queue are served in the order they came, each when its
@@ -57,7 +58,7 @@ func TestNoQueueRefusesWithRetryAfter(t *testing.T) {
 		time.Sleep(30 * time.Millisecond)
 		_, err := l.Acquire(ctx)
 		var rl *limit.RateLimitedError
-		if !errors.As(err, &rl) || rl.Reason != limit.ReasonNoPermit || rl.RetryAfter != 70*time.Millisecond {
+		if !errors.As(err, &rl) || rl.Reason != telemetry.ReasonNoPermit || rl.RetryAfter != 70*time.Millisecond {
 			t.Errorf("err = %v, want a no_permit refusal with RetryAfter 70ms", err)
 		}
 	})
@@ -75,7 +76,7 @@ func TestWaitPastDeadlineRefusedAtOnce(t *testing.T) {
 		start := time.Now()
 		_, err := l.Acquire(ctx)
 		var rl *limit.RateLimitedError
-		if !errors.As(err, &rl) || rl.Reason != limit.ReasonDeadline || !errors.Is(err, context.DeadlineExceeded) {
+		if !errors.As(err, &rl) || rl.Reason != telemetry.ReasonDeadline || !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("err = %v, want a deadline refusal matching context.DeadlineExceeded", err)
 		}
 		if d := time.Since(start); d != 0 {

@@ -49,7 +49,7 @@ func (s *share) acquire(ctx context.Context, name string, cost int) (limit.Lease
 	}
 	l, err := lim.AcquireN(ctx, cost)
 	if errors.Is(err, limit.ErrCost) {
-		return limit.Lease{}, &limit.RateLimitedError{Limiter: name, Reason: limit.ReasonNoPermit}
+		return limit.Lease{}, &limit.RateLimitedError{Limiter: name, Reason: telemetry.ReasonNoPermit}
 	}
 	return l, err
 }

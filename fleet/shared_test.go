@@ -9,6 +9,7 @@ import (
 
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // Each acquire is one command to Redis, as with go-redis/redis_rate.
@@ -53,7 +54,7 @@ func TestPerWindowSharedBetweenLimiters(t *testing.T) {
 	}
 	_, err = b.Acquire(ctx)
 	var rl *limit.RateLimitedError
-	if !errors.As(err, &rl) || rl.Reason != limit.ReasonNoPermit || rl.RetryAfter <= 9*time.Second || rl.RetryAfter > 10*time.Second {
+	if !errors.As(err, &rl) || rl.Reason != telemetry.ReasonNoPermit || rl.RetryAfter <= 9*time.Second || rl.RetryAfter > 10*time.Second {
 		t.Errorf("sixth permit: %v, want a no_permit refusal, retry after just under 10s", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/limit/quota"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // SharedQuota is the fleet's shared view of the quotas a service publishes.
@@ -136,7 +137,7 @@ func (s *SharedQuota) noteCall(ctx context.Context, err error) {
 // otherwise a *limit.RateLimitedError whose RetryAfter is until the reset
 // or the end of a Retry-After — at once, or, with Options.QueueLimit, after
 // waiting for it when the context's deadline allows (else at once, with
-// limit.ReasonDeadline). A cost below 1 counts as 1.
+// telemetry.ReasonDeadline). A cost below 1 counts as 1.
 func (s *SharedQuota) Acquire(ctx context.Context, key string, cost int64) error {
 	cost = max(cost, 1)
 	for {
@@ -145,10 +146,10 @@ func (s *SharedQuota) Acquire(ctx context.Context, key string, cost int64) error
 			return err
 		}
 		if !s.wait {
-			return &limit.RateLimitedError{Limiter: s.name, RetryAfter: wait, Reason: limit.ReasonNoPermit}
+			return &limit.RateLimitedError{Limiter: s.name, RetryAfter: wait, Reason: telemetry.ReasonNoPermit}
 		}
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
-			return &limit.RateLimitedError{Limiter: s.name, RetryAfter: wait, Reason: limit.ReasonDeadline}
+			return &limit.RateLimitedError{Limiter: s.name, RetryAfter: wait, Reason: telemetry.ReasonDeadline}
 		}
 		t := time.NewTimer(wait)
 		select {

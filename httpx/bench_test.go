@@ -62,8 +62,8 @@ func BenchmarkConcurrencyPerHost(b *testing.B) {
 }
 
 func BenchmarkAdaptiveRate(b *testing.B) {
-	benchTransport(b, WithoutQuotaGuard(), WithAdaptiveRate(adaptive.RateConfig{
-		InitialUnitsPerMinute: 1e9, MinUnitsPerMinute: 1e9, MaxUnitsPerMinute: 1e9}))
+	benchTransport(b, WithoutQuotaGuard(), WithRateLimit(limit.Options{AdaptiveRate: &adaptive.RateConfig{
+		InitialUnitsPerMinute: 1e9, MinUnitsPerMinute: 1e9, MaxUnitsPerMinute: 1e9}}))
 }
 
 // The whole stack: resilience, a per-host rate limit and the default quota

@@ -197,3 +197,11 @@ func (b *onceBody) close() error {
 	}
 	return nil
 }
+
+// closeRequestBody closes a request's body, as a RoundTripper must when it
+// returns an error without sending the request.
+func closeRequestBody(req *http.Request) {
+	if req.Body != nil {
+		req.Body.Close()
+	}
+}

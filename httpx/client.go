@@ -12,7 +12,6 @@ import (
 	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/internal/problems"
 	"github.com/headroom-go/headroom/limit"
-	"github.com/headroom-go/headroom/limit/adaptive"
 	"github.com/headroom-go/headroom/limit/quota"
 	"github.com/headroom-go/headroom/resilience"
 )
@@ -40,8 +39,8 @@ func (e *OrderError) Is(target error) bool { return target == headroom.ErrConfig
 
 // An Option configures a client or transport built by NewClient or
 // NewTransport. The layer options — WithResilience, WithRateLimit,
-// WithAdaptiveRate, WithLimiter and WithQuotaGuard — add a layer each, in
-// the order they are listed, outermost first; the others may come anywhere.
+// WithLimiter and WithQuotaGuard — add a layer each, in the order they are
+// listed, outermost first; the others may come anywhere.
 type Option func(*builder)
 
 type layerKind uint8
@@ -59,15 +58,13 @@ type layer struct {
 }
 
 type builder struct {
-	base       http.RoundTripper
-	layers     []layer
-	noGuard    bool
-	shared     SharedQuota
-	classify   ResponseClassifier
-	mp         metric.MeterProvider
-	t          *Transport
-	guards     []*guardLayer
-	resilience *resilienceLayer
+	base     http.RoundTripper
+	layers   []layer
+	noGuard  bool
+	shared   SharedQuota
+	classify ResponseClassifier
+	mp       metric.MeterProvider
+	t        *Transport
 }
 
 func (b *builder) meterProvider(mp metric.MeterProvider) metric.MeterProvider {
@@ -118,16 +115,15 @@ func WithResilience(p *resilience.Policy) Option {
 				if c == nil {
 					c = Classify
 				}
-				rl := &resilienceLayer{next: next, policy: p, classify: c}
-				b.resilience = rl
-				return rl, nil
+				return &resilienceLayer{next: next, policy: p, classify: c}, nil
 			}})
 	}
 }
 
 // WithRateLimit adds a rate-limit layer of the shape o describes (exactly
 // one shape; see limit.Options): one limiter per host by default, made on
-// the host's first request, or one for every host with Shared. Each attempt
+// the host's first request, or one for every host with WithSharedLimiter.
+// Each attempt
 // takes a permit of Cost units (default 1). When none is free the shape's
 // queue setting decides, as anywhere else (limit.Options.QueueLimit; the
 // table in docs/queueing.md): the rate and concurrency shapes refuse at
@@ -135,32 +131,28 @@ func WithResilience(p *resilience.Policy) Option {
 // give QueueLimit to have requests wait their turn in FIFO order up to
 // their deadline instead. A concurrency permit (shapes
 // Concurrency and Adaptive) is held until the response body is closed or
-// read to its end, others until the response arrives. What the response
-// says goes back on the lease (see WithAdaptiveRate). List it after
+// read to its end, others until the response arrives. List it after
 // WithResilience.
 //
+// What the response says goes back on the lease: a throttle (by default a
+// 429, or a 503 with a Retry-After; WithThrottleClassifier) with the
+// server's Retry-After, which cuts an adaptive rate limiter's rate and may
+// pause it; Drop for another 503 and a timeout, the adaptive concurrency
+// limit's queueing signals; Ignore for another 5xx and a network error;
+// otherwise a success. With the AdaptiveRate shape this is the request path
+// of the AWS SDKs' adaptive retry mode: estimate the cost, wait for the
+// units in FIFO order (its queue holds 500 units by default), send, and
+// report; its throttles without a Retry-After are retried at once, since
+// the limiter has slowed down and the retry waits its turn in its queue.
+//
 // Per-host limiters are named o.Name, or after their host, and their
-// metrics carry headroom.host.
+// metrics carry headroom.host and headroom.layer.
 func WithRateLimit(o limit.Options, opts ...LimiterOption) Option {
 	return limiterOption("WithRateLimit", opts, func(c *limiterConfig, b *builder) (*hostSet, error) {
-		return rateLimitLayer(o, c, b)
-	})
-}
-
-// WithAdaptiveRate adds an adaptive rate layer: the throttle-driven adaptive
-// rate limiter (limit.AdaptiveRate) on the request path of the AWS SDKs' adaptive retry mode. For each
-// attempt it estimates the cost (Cost, default 1), waits for the units in
-// FIFO order, sends, classifies the response (WithThrottleClassifier, default a
-// 429, or a 503 with Retry-After) and reports on the lease: a throttle with
-// the server's Retry-After cuts the rate and may pause the bucket; a 5xx that
-// is not a throttle and a network error change nothing; anything else is a
-// success, which may raise the rate while requests wait. Requests wait
-// their turn in its queue of 500 units, its default. One limiter per host by
-// default, named after the host, or one shared (WithSharedLimiter). List it
-// after WithResilience.
-func WithAdaptiveRate(o adaptive.RateConfig, opts ...LimiterOption) Option {
-	return limiterOption("WithAdaptiveRate", opts, func(c *limiterConfig, b *builder) (*hostSet, error) {
-		return adaptiveRateLayer(o, c, b)
+		if err := o.Validate(); err != nil {
+			return nil, err
+		}
+		return newHostSet(c, minIdle(o), func(host string) *hostEntry { return b.hostLimiter(o, host) }), nil
 	})
 }
 
@@ -176,7 +168,8 @@ func WithLimiter(l limit.Limiter, opts ...LimiterOption) Option {
 			return nil, l.Err()
 		}
 		c.shared = true
-		s := newHostSet(c, func(string) *hostEntry { return &hostEntry{lim: l} })
+		s := newHostSet(c, 0, func(string) *hostEntry { return &hostEntry{lim: l} })
+		s.owned = false
 		return s, nil
 	})
 }
@@ -192,9 +185,6 @@ func limiterOption(name string, opts []LimiterOption, mk func(*limiterConfig, *b
 				s, err := mk(&c, b)
 				if err != nil {
 					return nil, err
-				}
-				if name != "WithLimiter" {
-					b.t.closers = append(b.t.closers, s.close)
 				}
 				b.t.hosts = append(b.t.hosts, s)
 				return &limiterLayer{next: next, hosts: s, cost: c.cost, throttle: c.throttle}, nil
@@ -252,19 +242,19 @@ func guardLayerSpec(name string, o quota.Options) layer {
 			if b.t.guard == nil {
 				b.t.guard = g
 			}
-			gl := &guardLayer{next: next, g: g, shared: b.shared}
-			b.guards = append(b.guards, gl)
-			return gl, nil
+			return &guardLayer{next: next, g: g, shared: b.shared}, nil
 		}}
 }
 
 // Transport is the RoundTripper NewTransport builds: the layers over a base
 // transport.
 type Transport struct {
-	rt      http.RoundTripper
-	base    http.RoundTripper
-	guard   *quota.Guard
-	hosts   []*hostSet
+	rt    http.RoundTripper
+	base  http.RoundTripper
+	guard *quota.Guard // the first quota guard layer's
+	hosts []*hostSet   // the limiter layers'
+	// closers release what the layers made beyond their host sets: the
+	// limiters a configuration shares between hosts.
 	closers []func()
 }
 
@@ -284,16 +274,21 @@ func (t *Transport) CloseIdleConnections() {
 // Requests in flight finish; the transport must not be used afterwards. It
 // leaves the base transport alone (see CloseIdleConnections).
 func (t *Transport) Close() error {
+	for _, s := range t.hosts {
+		if s.owned {
+			s.close()
+		}
+	}
 	for _, c := range t.closers {
 		c()
 	}
-	t.closers = nil
+	t.hosts, t.closers = nil, nil
 	return nil
 }
 
 // NewTransport builds the layers the options list, outermost first, over the
 // base transport, and checks them: a limiter layer (WithRateLimit,
-// WithAdaptiveRate, WithLimiter, WithQuotaGuard) listed before
+// WithLimiter, WithQuotaGuard) listed before
 // WithResilience is refused with an *OrderError; two resilience layers, a nil
 // policy and every invalid option are refused too, all problems at once
 // (errors.Join). Unless WithoutQuotaGuard is given or WithQuotaGuard places
@@ -349,12 +344,6 @@ func NewTransport(opts ...Option) (*Transport, error) {
 	if err := l.Err(); err != nil {
 		t.Close()
 		return nil, err
-	}
-	for _, g := range b.guards {
-		g.limiters = t.hosts
-	}
-	if b.resilience != nil {
-		b.resilience.limiters = t.hosts
 	}
 	t.rt = rt
 	return t, nil

@@ -1,6 +1,7 @@
 package httpx
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"net/netip"
@@ -12,15 +13,11 @@ import (
 	"sync"
 	"time"
 
-	"go.opentelemetry.io/otel/attribute"
-
 	"github.com/headroom-go/headroom/internal/jsonconfig"
-	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/internal/problems"
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/limit/quota"
 	"github.com/headroom-go/headroom/resilience"
-	"github.com/headroom-go/headroom/telemetry"
 )
 
 // Config is a client as read from JSON: resilience settings, named limiters,
@@ -138,7 +135,7 @@ func (c *Config) check(l *problems.List) {
 			continue
 		}
 		lc := c.Limiters[name]
-		problems.Check(limiters.Key(name), &lc.Options)
+		problems.Check(limiters.Entry(name), &lc.Options)
 	}
 	if c.RateLimit != "" && c.RateLimit != noLimiter {
 		if _, ok := c.Limiters[c.RateLimit]; !ok {
@@ -160,7 +157,7 @@ func (c *Config) check(l *problems.List) {
 func (c *Config) checkHosts(l *problems.List) {
 	seen := map[string]string{}
 	for _, h := range sortedKeys(c.Hosts) {
-		hl := l.Key(h)
+		hl := l.Entry(h)
 		if !checkHost(hl, h) {
 		} else if k := normalHost(h, ""); seen[k] != "" {
 			hl.Add("", fmt.Sprintf("the same host as %q", seen[k]), "one entry per host")
@@ -289,61 +286,57 @@ func (c *Config) rateLimitOption() Option {
 	c = &Config{Limiters: maps.Clone(c.Limiters), RateLimit: c.RateLimit, Hosts: hosts}
 	return limiterOption("rateLimit", nil, func(lc *limiterConfig, b *builder) (*hostSet, error) {
 		var mu sync.Mutex
-		shared := map[string]limit.Limiter{}
-		lc.idle = defaultIdleTimeout
+		shared := map[string]*hostEntry{}
+		var keep time.Duration
 		for _, l := range c.Limiters {
-			if l.PerWindow != nil {
-				lc.idle = max(lc.idle, time.Duration(l.PerWindow.Window))
-			}
+			keep = max(keep, minIdle(l.Options))
 		}
 		b.t.closers = append(b.t.closers, func() {
 			mu.Lock()
 			defer mu.Unlock()
-			for _, l := range shared {
-				closeLimiter(l)
+			for _, e := range shared {
+				closeLimiter(e.lim)
 			}
 			clear(shared)
 		})
-		return newHostSet(lc, func(host string) *hostEntry {
-			name := c.RateLimit
-			if h, ok := c.Hosts[host]; ok && h.RateLimit != "" {
-				name = h.RateLimit
-			} else if hn, ok := cutPort(host); ok {
-				if h, ok := c.Hosts[hn]; ok && h.RateLimit != "" {
-					name = h.RateLimit
-				}
-			}
+		return newHostSet(lc, keep, func(host string) *hostEntry {
+			name := c.limiterOf(host)
 			if name == "" || name == noLimiter {
 				return &hostEntry{}
 			}
 			l := c.Limiters[name]
 			o := l.Options
-			hold := o.Concurrency > 0 || o.Adaptive != nil
-			learns := o.Adaptive != nil || o.AdaptiveRate != nil
-			if o.Name == "" {
-				o.Name = name
+			o.Name = cmp.Or(o.Name, name)
+			if !l.Shared {
+				return b.hostLimiter(o, host)
 			}
-			if l.Shared {
-				mu.Lock()
-				defer mu.Unlock()
-				lim := shared[name]
-				if lim == nil {
-					o.MeterProvider = b.meterProvider(o.MeterProvider)
-					var err error
-					if lim, err = limit.New(o); err != nil {
-						return limiterEntry(host, nil, err, hold, learns)
-					}
-					shared[name] = lim
+			mu.Lock()
+			defer mu.Unlock()
+			e := shared[name]
+			if e == nil {
+				e = b.hostLimiter(o, "")
+				if _, broken := e.lim.(brokenLimiter); broken {
+					return e
 				}
-				return &hostEntry{lim: lim, hold: hold, shared: true}
+				shared[name] = e
 			}
-			o.MeterProvider = b.meterProvider(o.MeterProvider)
-			o.Attributes = append(o.Attributes[:len(o.Attributes):len(o.Attributes)], attribute.String(telemetry.AttrHost, host),
-				attribute.String(telemetry.AttrLayer, metrics.LayerRateLimit))
-			lim, err := limit.New(o)
-			return limiterEntry(host, lim, err, hold, learns)
+			return &hostEntry{lim: e.lim, hold: e.hold, shared: true}
 		}), nil
 	})
+}
+
+// limiterOf is the name of host's limiter: its override's, else RateLimit.
+// A host key with a port falls back to the override of the host alone.
+func (c *Config) limiterOf(host string) string {
+	if h, ok := c.Hosts[host]; ok && h.RateLimit != "" {
+		return h.RateLimit
+	}
+	if hn, ok := cutPort(host); ok {
+		if h, ok := c.Hosts[hn]; ok && h.RateLimit != "" {
+			return h.RateLimit
+		}
+	}
+	return c.RateLimit
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -55,51 +55,53 @@ func TestParseConfig(t *testing.T) {
 }
 
 func TestConfigPerHostOverrides(t *testing.T) {
-	tr := configTransport(t, sampleConfig)
+	synctest.Test(t, func(t *testing.T) {
+		tr := configTransport(t, sampleConfig)
 
-	send := func(host string) error {
-		resp, err := get(t, tr, "http://"+host+"/")
-		if err == nil {
-			resp.Body.Close()
+		send := func(host string) error {
+			resp, err := get(t, tr, "http://"+host+"/")
+			if err == nil {
+				resp.Body.Close()
+			}
+			return err
 		}
-		return err
-	}
-	// one.test: one permit a second, so the second attempt is refused, and
-	// the resilience layer waits (about a second) and gets it.
-	if err := send("one.test"); err != nil {
-		t.Fatal(err)
-	}
-	start := time.Now()
-	if err := send("one.test"); err != nil {
-		t.Fatal(err)
-	}
-	if d := time.Since(start); d < 500*time.Millisecond {
-		t.Errorf("second request to one.test took %v, want about 1s of waiting", d)
-	}
-	// free.test: no limiter.
-	for range 100 {
-		if err := send("free.test"); err != nil {
+		// one.test: one permit a second, so the second attempt is refused, and
+		// the resilience layer waits (about a second) and gets it.
+		if err := send("one.test"); err != nil {
 			t.Fatal(err)
 		}
-	}
-	// b1 and b2 share one limiter; everything else has its own.
-	for _, h := range []string{"b1.test", "b2.test", "api.github.com", "x.test"} {
-		if err := send(h); err != nil {
+		start := time.Now()
+		if err := send("one.test"); err != nil {
 			t.Fatal(err)
 		}
-	}
-	s := tr.hosts[0]
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if s.m["b1.test"].lim != s.m["b2.test"].lim || !s.m["b1.test"].shared {
-		t.Error("b1.test and b2.test do not share the bulk limiter")
-	}
-	if s.m["free.test"].lim != nil {
-		t.Error("free.test has a limiter")
-	}
-	if s.m["x.test"].lim == nil || s.m["x.test"].lim.Name() != "default" || s.m["api.github.com"].lim.Name() != "github" {
-		t.Error("default or github limiter missing")
-	}
+		if d := time.Since(start); d < 500*time.Millisecond {
+			t.Errorf("second request to one.test took %v, want about 1s of waiting", d)
+		}
+		// free.test: no limiter.
+		for range 100 {
+			if err := send("free.test"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// b1 and b2 share one limiter; everything else has its own.
+		for _, h := range []string{"b1.test", "b2.test", "api.github.com", "x.test"} {
+			if err := send(h); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s := tr.hosts[0]
+		s.mu.RLock()
+		defer s.mu.RUnlock()
+		if s.m["b1.test"].lim != s.m["b2.test"].lim || !s.m["b1.test"].shared {
+			t.Error("b1.test and b2.test do not share the bulk limiter")
+		}
+		if s.m["free.test"].lim != nil {
+			t.Error("free.test has a limiter")
+		}
+		if s.m["x.test"].lim == nil || s.m["x.test"].lim.Name() != "default" || s.m["api.github.com"].lim.Name() != "github" {
+			t.Error("default or github limiter missing")
+		}
+	})
 }
 
 // The resilience settings compose with the preset as resilience's Option

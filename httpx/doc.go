@@ -36,11 +36,11 @@
 //     QueueLimit, with each shape's own default (docs/queueing.md): the
 //     resilience layer retries a refusal after its RetryAfter. Concurrency
 //     permits are held until the response body is done.
-//   - WithAdaptiveRate(adaptive.RateConfig): the throttle-driven
-//     adaptive rate limiter on the AWS SDKs' adaptive-mode request path: Cost, wait, send,
-//     WithThrottleClassifier, and the outcome back on the lease. A throttle
-//     without a Retry-After is retried at once: the limiter has slowed
-//     down, and the retry waits its turn in its queue.
+//     With the AdaptiveRate shape, the throttle-driven adaptive rate
+//     limiter on the AWS SDKs' adaptive-mode request path: Cost, wait,
+//     send, WithThrottleClassifier, and the outcome back on the lease. A
+//     throttle without a Retry-After is retried at once: the limiter has
+//     slowed down, and the retry waits its turn in its queue.
 //   - WithLimiter(limiter): a limiter of your own, shared by all hosts.
 //   - WithQuotaGuard(quota.Options): reads the quotas servers publish in
 //     their headers, in the units of the request's Cost, and holds an

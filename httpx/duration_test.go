@@ -1,7 +1,6 @@
 package httpx
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -11,10 +10,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"go.opentelemetry.io/otel/attribute"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
+	"github.com/headroom-go/headroom/internal/metricstest"
 	"github.com/headroom-go/headroom/telemetry"
 )
 
@@ -28,9 +26,7 @@ func TestClientRecordsRequestDuration(t *testing.T) {
 		n++
 	}))
 	defer srv.Close()
-	r := sdkmetric.NewManualReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r))
-	defer mp.Shutdown(context.Background())
+	r, mp := metricstest.New(t)
 	c, err := NewClient(WithMeterProvider(mp), WithoutQuotaGuard())
 	if err != nil {
 		t.Fatal(err)
@@ -45,30 +41,22 @@ func TestClientRecordsRequestDuration(t *testing.T) {
 	u, _ := url.Parse(srv.URL)
 	port, _ := strconv.Atoi(u.Port())
 
-	var rm metricdata.ResourceMetrics
-	if err := r.Collect(context.Background(), &rm); err != nil {
-		t.Fatal(err)
-	}
 	type series struct {
 		Method, Address, Error string
 		Port, Status           int64
 		Count                  uint64
 	}
 	var got []series
-	for _, sm := range rm.ScopeMetrics {
-		for _, m := range sm.Metrics {
-			if m.Name != telemetry.HTTPClientRequestDurationName {
-				continue
-			}
-			if m.Unit != "s" {
-				t.Errorf("unit %q, want s", m.Unit)
-			}
-			for _, dp := range m.Data.(metricdata.Histogram[float64]).DataPoints {
-				v := func(k string) attribute.Value { x, _ := dp.Attributes.Value(attribute.Key(k)); return x }
-				got = append(got, series{v(string(semconv.HTTPRequestMethodKey)).AsString(), v(string(semconv.ServerAddressKey)).AsString(),
-					v(string(semconv.ErrorTypeKey)).AsString(), v(string(semconv.ServerPortKey)).AsInt64(), v(string(semconv.HTTPResponseStatusCodeKey)).AsInt64(), dp.Count})
-			}
+	for _, p := range metricstest.Collect(t, r) {
+		if p.Name != telemetry.HTTPClientRequestDurationName {
+			continue
 		}
+		if p.Unit != "s" || p.Kind != "histogram" {
+			t.Errorf("unit %q, kind %s; want s, a histogram", p.Unit, p.Kind)
+		}
+		v := func(k attribute.Key) attribute.Value { x, _ := p.Attrs.Value(k); return x }
+		got = append(got, series{v(semconv.HTTPRequestMethodKey).AsString(), v(semconv.ServerAddressKey).AsString(),
+			v(semconv.ErrorTypeKey).AsString(), v(semconv.ServerPortKey).AsInt64(), v(semconv.HTTPResponseStatusCodeKey).AsInt64(), p.Count})
 	}
 	want := []series{{"GET", u.Hostname(), "", int64(port), 200, 2}, {"GET", u.Hostname(), "404", int64(port), 404, 1}}
 	less := func(a, b series) bool { return a.Status < b.Status }

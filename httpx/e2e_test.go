@@ -5,13 +5,16 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/headroom-go/headroom"
+	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/limit/adaptive"
 	"github.com/headroom-go/headroom/resilience"
 )
@@ -80,6 +83,31 @@ func (s *quotaServer) windows(from, to int) (ok, shed int) {
 	return ok, shed
 }
 
+// inMemory is a transport that answers each request with h after latency,
+// in the caller's goroutine: a server on the clock of a synctest bubble,
+// where the latency is what moves the clock on for callers that do not
+// wait otherwise.
+func inMemory(h http.Handler, latency time.Duration) http.RoundTripper {
+	return rtFunc(func(r *http.Request) (*http.Response, error) {
+		t := time.NewTimer(latency)
+		defer t.Stop()
+		select {
+		case <-r.Context().Done():
+			return nil, r.Context().Err()
+		case <-t.C:
+		}
+		in := *r // as a server reads it: a body even when none was sent
+		if in.Body == nil {
+			in.Body = http.NoBody
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, &in)
+		resp := rec.Result()
+		resp.Request = r
+		return resp, nil
+	})
+}
+
 // drive sends GETs from workers goroutines until the server's clock reaches
 // the end of window until, and returns how many calls failed.
 func drive(t *testing.T, client *http.Client, url string, workers int, stop time.Time) (failed int64) {
@@ -110,9 +138,10 @@ func drive(t *testing.T, client *http.Client, url string, workers int, stop time
 // the quota, has at most 1% of its requests throttled and uses at least 95%
 // of the quota.
 func TestEndToEndPublishedQuota(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs for 4 s")
-	}
+	synctest.Test(t, testEndToEndPublishedQuota)
+}
+
+func testEndToEndPublishedQuota(t *testing.T) {
 	const (
 		limitN  = 100
 		window  = time.Second
@@ -120,8 +149,7 @@ func TestEndToEndPublishedQuota(t *testing.T) {
 		workers = 8
 	)
 	srv := newQuotaServer(limitN, window, true)
-	ts, base := loopback(t, srv)
-	client, err := NewClient(WithTransport(base),
+	client, err := NewClient(WithTransport(inMemory(srv, time.Millisecond)),
 		WithResilience(policyOnly(resilience.HTTP(resilience.WithRetries(10)))))
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +159,7 @@ func TestEndToEndPublishedQuota(t *testing.T) {
 	// Run windows 0 to `windows` (inclusive) and measure 1..windows: window
 	// 0 is the one the client starts blind in.
 	stop := srv.start.Add(window * (windows + 1))
-	failed := drive(t, client, ts.URL, workers, stop)
+	failed := drive(t, client, "http://api.test/", workers, stop)
 	ok, shed := srv.windows(1, windows+1)
 	okAll, shedAll := srv.okN.Load(), srv.shdN.Load()
 
@@ -153,9 +181,10 @@ func TestEndToEndPublishedQuota(t *testing.T) {
 // and driven far above it, keeps throttled requests at or below 10% of
 // those sent, where the same load without it is mostly throttled.
 func TestEndToEndAdaptiveRate(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs for 5 s")
-	}
+	synctest.Test(t, testEndToEndAdaptiveRate)
+}
+
+func testEndToEndAdaptiveRate(t *testing.T) {
 	const (
 		limitN  = 50 // 3,000 a minute
 		window  = time.Second
@@ -163,21 +192,20 @@ func TestEndToEndAdaptiveRate(t *testing.T) {
 		run     = 4 * window
 	)
 	srv := newQuotaServer(limitN, window, false)
-	ts, base := loopback(t, srv)
-	client, err := NewClient(WithTransport(base), WithoutQuotaGuard(),
+	client, err := NewClient(WithTransport(inMemory(srv, time.Millisecond)), WithoutQuotaGuard(),
 		WithResilience(policyOnly(resilience.HTTP(resilience.WithRetries(10)))),
-		WithAdaptiveRate(adaptive.RateConfig{
+		WithRateLimit(limit.Options{AdaptiveRate: &adaptive.RateConfig{
 			InitialUnitsPerMinute: 6000, // twice the quota
 			MinUnitsPerMinute:     600,
 			MaxUnitsPerMinute:     12000,
 			BurstTime:             headroom.Duration(100 * time.Millisecond),
 			DecreaseCooldown:      headroom.Duration(time.Second),
-		}))
+		}}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer client.Transport.(*Transport).Close()
-	failed := drive(t, client, ts.URL, workers, srv.start.Add(run))
+	failed := drive(t, client, "http://api.test/", workers, srv.start.Add(run))
 	ok, shed := srv.okN.Load(), srv.shdN.Load()
 	throttled := float64(shed) / float64(ok+shed)
 	t.Logf("adaptive: %d requests, %d throttled (%.1f%%), %d accepted (%.0f%% of the quota over %v); %d calls failed",
@@ -188,12 +216,11 @@ func TestEndToEndAdaptiveRate(t *testing.T) {
 
 	// The same load without a limiter, for one window: mostly throttled.
 	bare := newQuotaServer(limitN, window, false)
-	bs, bbase := loopback(t, bare)
-	plain, err := NewClient(WithTransport(bbase), WithoutQuotaGuard())
+	plain, err := NewClient(WithTransport(inMemory(bare, time.Millisecond)), WithoutQuotaGuard())
 	if err != nil {
 		t.Fatal(err)
 	}
-	drive(t, plain, bs.URL, workers, bare.start.Add(window/2))
+	drive(t, plain, "http://api.test/", workers, bare.start.Add(window/2))
 	bok, bshed := bare.okN.Load(), bare.shdN.Load()
 	t.Logf("no limiter: %d requests, %d throttled (%.1f%%)", bok+bshed, bshed, 100*float64(bshed)/float64(bok+bshed))
 }

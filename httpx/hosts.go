@@ -2,6 +2,7 @@ package httpx
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"net/http"
 	"slices"
@@ -12,8 +13,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/headroom-go/headroom"
+	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/resilience"
+	"github.com/headroom-go/headroom/telemetry"
+	"go.opentelemetry.io/otel/attribute"
 )
 
 // Defaults of the per-host limiter map.
@@ -25,8 +29,7 @@ const (
 	defaultIdleTimeout = 10 * time.Minute
 )
 
-// A LimiterOption adjusts a limiter layer: WithRateLimit, WithAdaptiveRate,
-// WithLimiter.
+// A LimiterOption adjusts a limiter layer: WithRateLimit, WithLimiter.
 type LimiterOption func(*limiterConfig)
 
 type limiterConfig struct {
@@ -45,7 +48,7 @@ func WithSharedLimiter() LimiterOption { return func(c *limiterConfig) { c.share
 // WithMaxHosts bounds how many per-host limiters the layer keeps (default
 // 1,024). When a new host arrives and the map is full, the limiters
 // idle longer than the idle timeout are dropped, then the least recently used
-// one that may go. A limiter may go when no request is using it and it is at
+// that may go, an eighth of the bound at a time. A limiter may go when no request is using it and it is at
 // rest (limit.AtRest: a bucket full again, a window with nothing in it) or it
 // learns (Adaptive, AdaptiveRate, which then forget what they learned). A
 // host whose PerSecond or PerWindow limiter still holds spent permits is
@@ -82,7 +85,6 @@ func WithHostKey(f func(*http.Request) string) LimiterOption {
 // hostEntry is one host's limiter.
 type hostEntry struct {
 	lim    limit.Limiter // nil: no limiter for this host
-	err    error         // the limiter could not be built: every request fails with it
 	hold   bool          // keep the permit until the response body is done
 	learns bool          // the limiter learns (Adaptive, AdaptiveRate): it may go when idle, forgetting
 	shared bool          // the limiter serves other entries too: never closed here
@@ -93,7 +95,9 @@ type hostEntry struct {
 // hostSet finds a request's limiter: one shared, or one per host made on
 // first use in a bounded map that drops idle hosts.
 type hostSet struct {
-	cost   func(*http.Request) int // the layer's cost estimator; nil: 1
+	// owned says the layer made its limiters, and closes them with the
+	// transport; a limiter handed to WithLimiter is its maker's.
+	owned  bool
 	shared *hostEntry
 	make   func(host string) *hostEntry
 	key    func(*http.Request) string
@@ -112,16 +116,18 @@ type hostSet struct {
 	sweptTick uint64 // clock then: a host last used at or before it is idle since
 }
 
-func newHostSet(c *limiterConfig, mk func(host string) *hostEntry) *hostSet {
-	s := &hostSet{cost: c.cost, make: mk, key: c.key, max: c.maxHosts, idle: int64(c.idle)}
+// newHostSet is the host set of a limiter layer configured by c, whose
+// limiters mk makes, and which keeps an idle limiter at least minIdle (a
+// sliding window's length: a limiter dropped sooner would forget permits
+// still counted).
+func newHostSet(c *limiterConfig, minIdle time.Duration, mk func(host string) *hostEntry) *hostSet {
+	s := &hostSet{owned: true, make: mk, key: c.key, max: c.maxHosts}
+	s.idle = int64(max(cmp.Or(c.idle, defaultIdleTimeout), minIdle))
 	if s.key == nil {
 		s.key = hostKey
 	}
 	if s.max <= 0 {
 		s.max = defaultMaxHosts
-	}
-	if s.idle <= 0 {
-		s.idle = int64(defaultIdleTimeout)
 	}
 	if c.shared {
 		s.shared = mk("")
@@ -204,7 +210,7 @@ func (s *hostSet) add(host string, now int64, busy bool) *hostEntry {
 // sweep runs when a new host arrives and the map is full or the last sweep
 // is an idle timeout old. It drops the hosts not used since the last sweep
 // (idle at least that long); if the map is still full, it drops the least
-// recently used hosts until there is room for one more. Only a host that
+// recently used hosts until it is seven eighths full. Only a host that
 // may go is dropped (see mayGo), so a map of hosts that may not stays over
 // its bound until they may. s.mu is held.
 func (s *hostSet) sweep(now int64) {
@@ -230,7 +236,9 @@ func (s *hostSet) sweep(now int64) {
 		}
 		spares = append(spares, spare{h, used})
 	}
-	if over := len(s.m) - s.max + 1; over > 0 && len(spares) > 0 {
+	// An eighth of the bound at a time, so that a stream of new hosts sorts
+	// the map once every max/8 of them rather than for each.
+	if over := len(s.m) - s.max + max(s.max/8, 1); over > 0 && len(spares) > 0 {
 		slices.SortFunc(spares, func(a, b spare) int { return cmp.Compare(a.used, b.used) })
 		for _, sp := range spares[:min(over, len(spares))] {
 			s.m[sp.host].close()
@@ -275,20 +283,55 @@ func (e *hostEntry) close() {
 	}
 }
 
-// limiterEntry is a host's entry for the limiter limit.New returned. The
-// layer validated the options when it was built, so New fails only when the
-// caller has since changed what the options point to (a *limit.WindowOptions,
-// say); the host's requests then fail with that error, Permanent for the
+// hostLimiter is the one builder of the layers' limiters: host's limiter
+// of the shape o describes, named o.Name or after its host, on the client's
+// meter provider unless o names one, its metrics carrying the host and the
+// layer. host "" is the limiter every host of a layer shares, named o.Name
+// or after its shape, without those attributes.
+//
+// The layer validated o when it was built, so limit.New fails only when the
+// caller has since changed what o points to (a *limit.WindowOptions, say);
+// the host's requests then fail with that error, Permanent for the
 // resilience layer, instead of the transport panicking.
-func limiterEntry(host string, lim limit.Limiter, err error, hold, learns bool) *hostEntry {
-	if err != nil {
-		if host == "" {
-			host = "(all hosts)"
-		}
-		return &hostEntry{err: &resilience.PermanentError{
-			Err: fmt.Errorf("%w: the limiter of host %q, valid when the layer was built: %w", headroom.ErrConfig, host, err)}}
+func (b *builder) hostLimiter(o limit.Options, host string) *hostEntry {
+	o.MeterProvider = b.meterProvider(o.MeterProvider)
+	if host != "" {
+		o.Name = cmp.Or(o.Name, host)
+		o.Attributes = append(o.Attributes[:len(o.Attributes):len(o.Attributes)],
+			attribute.String(telemetry.AttrHost, host), attribute.String(telemetry.AttrLayer, metrics.LayerRateLimit))
 	}
-	return &hostEntry{lim: lim, hold: hold, learns: learns}
+	lim, err := limit.New(o)
+	if err != nil {
+		host = cmp.Or(host, "(all hosts)")
+		err = &resilience.PermanentError{
+			Err: fmt.Errorf("%w: the limiter of host %q, valid when the layer was built: %w", headroom.ErrConfig, host, err)}
+		// learns: it may go when idle, and be built anew.
+		return &hostEntry{lim: brokenLimiter{err}, learns: true}
+	}
+	// A concurrency permit is held until the body is done; a limiter that
+	// learns may be dropped when idle, forgetting.
+	return &hostEntry{lim: lim, hold: o.Concurrency > 0 || o.Adaptive != nil, learns: o.Adaptive != nil || o.AdaptiveRate != nil}
+}
+
+// brokenLimiter stands for a limiter that could not be built: every
+// request of its host fails with err.
+type brokenLimiter struct{ err error }
+
+func (b brokenLimiter) Acquire(context.Context) (limit.Lease, error) { return limit.Lease{}, b.err }
+
+func (b brokenLimiter) AcquireN(context.Context, int) (limit.Lease, error) {
+	return limit.Lease{}, b.err
+}
+
+func (b brokenLimiter) Name() string { return "broken" }
+
+// minIdle is how long a host's limiter of o must be kept once idle: a
+// sliding window's length, since it forgets the permits it still counts.
+func minIdle(o limit.Options) time.Duration {
+	if o.PerWindow != nil {
+		return time.Duration(o.PerWindow.Window)
+	}
+	return 0
 }
 
 func closeLimiter(l limit.Limiter) {

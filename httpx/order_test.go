@@ -44,7 +44,7 @@ func TestOrderErrorEveryLimiterLayer(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = NewTransport(
-		WithAdaptiveRate(adaptive.RateConfig{}),
+		WithRateLimit(limit.Options{AdaptiveRate: &adaptive.RateConfig{}}),
 		WithLimiter(l),
 		WithQuotaGuard(quota.Options{}),
 		WithResilience(policyOnly(resilience.HTTP())),
@@ -57,7 +57,7 @@ func TestOrderErrorEveryLimiterLayer(t *testing.T) {
 			layers = append(layers, oe.Layer)
 		}
 	}
-	want := []string{"WithAdaptiveRate", "WithLimiter", "WithQuotaGuard"}
+	want := []string{"WithRateLimit", "WithLimiter", "WithQuotaGuard"}
 	if strings.Join(layers, ",") != strings.Join(want, ",") {
 		t.Errorf("order errors for %v, want %v (err: %v)", layers, want, err)
 	}

@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/limit/quota"
 )
 
@@ -12,30 +11,28 @@ import (
 // deadline, while the key's published quota has no room for it (refusing
 // instead with quota.Options.RefuseAtOnce), or while a Retry-After or a
 // backoff blocks the key; after it, it reads what the response published.
-// It counts an attempt's units with the cost estimator of the request's
-// limiter layer (LimiterOption WithCost), so that a server counting resource
-// units or tokens is counted alike.
+// It counts an attempt's units as the limiter layer outside it estimated
+// them (LimiterOption WithCost), so that a server counting resource units or
+// tokens is counted alike; both read the attempt's record (attempt).
 //
-// Published figures win over learning. When the request's limiter is an
-// adaptive rate limiter, the guard hands it the published quota after each
-// response (AdaptiveRateLimiter.SetPublishedLimit): the limiter then paces
-// at its share of the published rate instead of learning one, and learns
-// again from there when the server stops publishing. Its throttles without
-// hints are the limiter's to answer (quota.Response.Paced), so the guard
-// does not also back the host off.
+// Published figures win over learning. When an adaptive rate limiter paced
+// the attempt, the guard hands it the published quota after each response
+// (AdaptiveRateLimiter.SetPublishedLimit): the limiter then paces at its
+// share of the published rate instead of learning one, and learns again
+// from there when the server stops publishing. Its throttles without hints
+// are the limiter's to answer (quota.Response.Paced), so the guard does not
+// also back the host off.
 type guardLayer struct {
 	next http.RoundTripper
 	g    *quota.Guard
 	// shared, when not nil, is the quota the processes share (WithSharedQuota).
 	shared SharedQuota
-	// limiters are the client's limiter layers, to find a request's
-	// adaptive rate limiter and cost; set once the client is built.
-	limiters []*hostSet
 }
 
 func (l *guardLayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	key := l.g.Key(req)
-	rate, cost := l.pacing(req)
+	a := attemptIn(req.Context())
+	rate, cost := a.pacedBy(), a.units()
 	slot, err := l.g.Acquire(req.Context(), key, cost)
 	if err != nil {
 		closeRequestBody(req)
@@ -74,20 +71,4 @@ func (l *guardLayer) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	return resp, nil
-}
-
-// pacing is the adaptive rate limiter that paces req, if any, and req's
-// cost as its limiter layer estimates it (1 when none does).
-func (l *guardLayer) pacing(req *http.Request) (*limit.AdaptiveRateLimiter, int) {
-	var rate *limit.AdaptiveRateLimiter
-	cost := 1
-	for _, s := range l.limiters {
-		if r, ok := s.get(req).lim.(*limit.AdaptiveRateLimiter); ok && rate == nil {
-			rate = r
-		}
-		if s.cost != nil && cost == 1 {
-			cost = max(s.cost(req), 1)
-		}
-	}
-	return rate, cost
 }

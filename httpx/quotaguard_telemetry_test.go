@@ -1,7 +1,6 @@
 package httpx
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -9,10 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
-	"github.com/headroom-go/headroom/internal/metrics"
+	"github.com/headroom-go/headroom/internal/metricstest"
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/limit/quota"
 	"github.com/headroom-go/headroom/telemetry"
@@ -28,9 +25,7 @@ func TestGuardRefusalsAndStateAreExported(t *testing.T) {
 		w.Header().Set("X-RateLimit-Reset", "30")
 	}))
 	defer srv.Close()
-	r := sdkmetric.NewManualReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r))
-	defer mp.Shutdown(context.Background())
+	r, mp := metricstest.New(t)
 	c, err := NewClient(WithMeterProvider(mp), WithQuotaGuard(quota.Options{QueueLimit: new(0)}))
 	if err != nil {
 		t.Fatal(err)
@@ -45,38 +40,24 @@ func TestGuardRefusalsAndStateAreExported(t *testing.T) {
 	}
 	host := func() string { u, _ := url.Parse(srv.URL); return u.Host }()
 
-	var rm metricdata.ResourceMetrics
-	if err := r.Collect(context.Background(), &rm); err != nil {
-		t.Fatal(err)
-	}
 	got := map[string]float64{}
-	for _, sm := range rm.ScopeMetrics {
-		for _, m := range sm.Metrics {
-			switch d := m.Data.(type) {
-			case metricdata.Sum[int64]:
-				for _, dp := range d.DataPoints {
-					k, _ := dp.Attributes.Value(telemetry.AttrQuotaKey)
-					why, _ := dp.Attributes.Value(telemetry.AttrReason)
-					got[m.Name+" "+k.AsString()+" "+why.AsString()] = float64(dp.Value)
-				}
-			case metricdata.Gauge[float64]:
-				for _, dp := range d.DataPoints {
-					k, _ := dp.Attributes.Value(telemetry.AttrQuotaKey)
-					if m.Name == telemetry.QuotaResetName {
-						got[m.Name+" "+k.AsString()] = float64(int(dp.Value + 0.5)) // whole seconds
-						continue
-					}
-					got[m.Name+" "+k.AsString()] = dp.Value
-				}
-			}
+	for _, p := range metricstest.Collect(t, r) {
+		k := p.Name + " " + p.Attr(telemetry.AttrQuotaKey)
+		switch {
+		case p.Kind == "monotonic sum" || p.Kind == "sum":
+			got[k+" "+p.Attr(telemetry.AttrReason)] = p.Value
+		case p.Name == telemetry.QuotaResetName:
+			got[k] = float64(int(p.Value + 0.5)) // whole seconds
+		case p.Kind == "gauge" && p.Attr(telemetry.AttrQuotaKey) != "":
+			got[k] = p.Value
 		}
 	}
 	want := map[string]float64{
-		telemetry.QuotaRefusalsName + " " + host + " " + metrics.ReasonReserve: 1,
-		telemetry.QuotaLimitName + " " + host:                                  100,
-		telemetry.QuotaRemainingName + " " + host:                              0,
-		telemetry.QuotaResetName + " " + host:                                  30,
-		telemetry.QuotaBlockedName + " " + host:                                0,
+		telemetry.QuotaRefusalsName + " " + host + " " + telemetry.ReasonReserve: 1,
+		telemetry.QuotaLimitName + " " + host:                                    100,
+		telemetry.QuotaRemainingName + " " + host:                                0,
+		telemetry.QuotaResetName + " " + host:                                    30,
+		telemetry.QuotaBlockedName + " " + host:                                  0,
 	}
 	for k := range got {
 		if _, ok := want[k]; !ok {

@@ -14,6 +14,7 @@ import (
 	"github.com/headroom-go/headroom/limit/adaptive"
 	"github.com/headroom-go/headroom/limit/quota"
 	"github.com/headroom-go/headroom/resilience"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // exhausted answers with a published quota that has nothing left, for
@@ -97,30 +98,32 @@ func TestQuotaGuardWaitsForReset(t *testing.T) {
 // hands the published quota to the request's adaptive rate limiter as a
 // ceiling, and the limiter paces the requests.
 func TestQuotaGuardCapsAdaptiveRate(t *testing.T) {
-	var calls atomic.Int32
-	tr := mustTransport(t, WithTransport(exhausted(time.Minute, &calls)),
-		WithAdaptiveRate(adaptive.RateConfig{Controller: "cubic"}))
-	for range 2 {
-		resp, err := get(t, tr, "http://a.test/")
-		if err != nil {
-			t.Fatalf("request under an adaptive rate layer refused: %v", err)
+	synctest.Test(t, func(t *testing.T) {
+		var calls atomic.Int32
+		tr := mustTransport(t, WithTransport(exhausted(time.Minute, &calls)),
+			WithRateLimit(limit.Options{AdaptiveRate: &adaptive.RateConfig{Controller: "cubic"}}))
+		for range 2 {
+			resp, err := get(t, tr, "http://a.test/")
+			if err != nil {
+				t.Fatalf("request under an adaptive rate layer refused: %v", err)
+			}
+			resp.Body.Close()
 		}
-		resp.Body.Close()
-	}
-	if calls.Load() != 2 {
-		t.Fatalf("the server saw %d requests, want 2: the guard must not refuse", calls.Load())
-	}
-	rate, ok := tr.hosts[0].get(httptestRequest(t, "http://a.test/")).lim.(*limit.AdaptiveRateLimiter)
-	if !ok {
-		t.Fatal("no adaptive rate limiter for the host")
-	}
-	// X-RateLimit-Limit 10 with no published window: 10 a minute.
-	if got := rate.PublishedLimit(); got != 10 {
-		t.Errorf("PublishedLimit() = %v, want 10 units a minute", got)
-	}
-	if got := rate.Rate(); got > 0.98*10 {
-		t.Errorf("Rate() = %v, above 98%% of the published 10 a minute", got)
-	}
+		if calls.Load() != 2 {
+			t.Fatalf("the server saw %d requests, want 2: the guard must not refuse", calls.Load())
+		}
+		rate, ok := tr.hosts[0].get(httptestRequest(t, "http://a.test/")).lim.(*limit.AdaptiveRateLimiter)
+		if !ok {
+			t.Fatal("no adaptive rate limiter for the host")
+		}
+		// X-RateLimit-Limit 10 with no published window: 10 a minute.
+		if got := rate.PublishedLimit(); got != 10 {
+			t.Errorf("PublishedLimit() = %v, want 10 units a minute", got)
+		}
+		if got := rate.Rate(); got > 0.98*10 {
+			t.Errorf("Rate() = %v, above 98%% of the published 10 a minute", got)
+		}
+	})
 }
 
 func httptestRequest(t *testing.T, url string) *http.Request {
@@ -134,24 +137,26 @@ func httptestRequest(t *testing.T, url string) *http.Request {
 
 // A panic below the guard must not keep the attempt's in-flight slot.
 func TestPanicBelowGuardReleasesSlot(t *testing.T) {
-	var calls atomic.Int32
-	base := rtFunc(func(r *http.Request) (*http.Response, error) {
-		if calls.Add(1) == 1 {
-			panic("boom")
+	synctest.Test(t, func(t *testing.T) {
+		var calls atomic.Int32
+		base := rtFunc(func(r *http.Request) (*http.Response, error) {
+			if calls.Add(1) == 1 {
+				panic("boom")
+			}
+			return ok200(r)
+		})
+		tr := mustTransport(t, WithTransport(base), WithResilience(fastPolicy()),
+			WithQuotaGuard(quota.Options{MaxInFlight: 1}))
+		func() {
+			defer func() { recover() }()
+			get(t, tr, "http://a.test/")
+		}()
+		resp, err := get(t, tr, "http://a.test/")
+		if err != nil {
+			t.Fatalf("request after a recovered panic = %v; the slot was never released", err)
 		}
-		return ok200(r)
+		resp.Body.Close()
 	})
-	tr := mustTransport(t, WithTransport(base), WithResilience(fastPolicy()),
-		WithQuotaGuard(quota.Options{MaxInFlight: 1}))
-	func() {
-		defer func() { recover() }()
-		get(t, tr, "http://a.test/")
-	}()
-	resp, err := get(t, tr, "http://a.test/")
-	if err != nil {
-		t.Fatalf("request after a recovered panic = %v; the slot was never released", err)
-	}
-	resp.Body.Close()
 }
 
 // An attempt the guard holds in its queue until the attempt's timeout never
@@ -184,7 +189,7 @@ func TestQuotaGuardQueueTimeoutIsSelfImposed(t *testing.T) {
 		synctest.Wait()
 		_, err = get(t, tr, "http://a.test/")
 		rl, ok := errors.AsType[*limit.RateLimitedError](err)
-		if !ok || rl.Limiter != "guard" || rl.Reason != limit.ReasonDeadline {
+		if !ok || rl.Limiter != "guard" || rl.Reason != telemetry.ReasonDeadline {
 			t.Errorf("request held past its attempt timeout = %v; want a refusal by the guard for the deadline", err)
 		}
 		close(release)

@@ -7,11 +7,7 @@ import (
 	"net/http"
 	"time"
 
-	"go.opentelemetry.io/otel/attribute"
-
-	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit"
-	"github.com/headroom-go/headroom/telemetry"
 )
 
 // limiterLayer takes a permit for each attempt from the request's limiter
@@ -20,7 +16,7 @@ import (
 type limiterLayer struct {
 	next     http.RoundTripper
 	hosts    *hostSet
-	cost     func(*http.Request) int
+	cost     func(*http.Request) int // the estimator of WithCost; nil: 1
 	throttle func(*http.Response) (bool, time.Duration)
 }
 
@@ -29,10 +25,6 @@ func (l *limiterLayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	// request is between finding its limiter and holding a permit keeps
 	// the limiter, or a fresh one would admit beside it.
 	e := l.hosts.use(req)
-	if e.err != nil {
-		closeRequestBody(req)
-		return nil, e.err
-	}
 	if e.lim == nil { // not counted busy: nothing to give back
 		return l.next.RoundTrip(req)
 	}
@@ -54,6 +46,8 @@ func (l *limiterLayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	if l.cost != nil {
 		cost = l.cost(req)
 	}
+	req, a := attemptOf(req)
+	a.paceBy(e.lim, cost)
 	var err error
 	if lease, err = e.lim.AcquireN(req.Context(), cost); err != nil {
 		closeRequestBody(req)
@@ -88,8 +82,8 @@ func (h *heldLease) release() {
 // wait for a throttle (by default a 429, or a 503 with Retry-After); Drop for
 // another 503 and for a timeout, the queueing signals of the adaptive
 // concurrency limit; Ignore for another 5xx, a network error or a refusal
-// by a layer further in, none of which says anything about capacity (seed
-// 000: "A network error does not reach the limiter"; a dropped lease
+// by a layer further in, none of which says anything about capacity (a
+// network error never reached the dependency's limit; a dropped lease
 // changes nothing in the adaptive rate limiter either); nothing, a success,
 // otherwise.
 func report(lease *limit.Lease, resp *http.Response, err error, throttle func(*http.Response) (bool, time.Duration)) {
@@ -118,40 +112,4 @@ func report(lease *limit.Lease, resp *http.Response, err error, throttle func(*h
 	case resp.StatusCode >= 500:
 		lease.Ignore()
 	}
-}
-
-// closeRequestBody closes a request's body, as a RoundTripper must when it
-// returns an error without sending the request.
-func closeRequestBody(req *http.Request) {
-	if req.Body != nil {
-		req.Body.Close()
-	}
-}
-
-// rateLimitLayer builds WithRateLimit's layer.
-func rateLimitLayer(o limit.Options, c *limiterConfig, b *builder) (*hostSet, error) {
-	if err := o.Validate(); err != nil {
-		return nil, err
-	}
-	hold := o.Concurrency > 0 || o.Adaptive != nil
-	if o.PerWindow != nil && c.idle > 0 && c.idle < time.Duration(o.PerWindow.Window) {
-		c.idle = time.Duration(o.PerWindow.Window)
-	} else if o.PerWindow != nil && c.idle == 0 {
-		c.idle = max(defaultIdleTimeout, time.Duration(o.PerWindow.Window))
-	}
-	return newHostSet(c, func(host string) *hostEntry {
-		oo := o
-		if host != "" {
-			if oo.Name == "" {
-				oo.Name = host
-			}
-			oo.MeterProvider = b.meterProvider(o.MeterProvider)
-			oo.Attributes = append(oo.Attributes[:len(oo.Attributes):len(oo.Attributes)], attribute.String(telemetry.AttrHost, host),
-				attribute.String(telemetry.AttrLayer, metrics.LayerRateLimit))
-		} else if oo.MeterProvider == nil {
-			oo.MeterProvider = b.mp
-		}
-		lim, err := limit.New(oo)
-		return limiterEntry(host, lim, err, hold, o.Adaptive != nil || o.AdaptiveRate != nil)
-	}), nil
 }

@@ -15,12 +15,9 @@ import (
 	"testing/synctest"
 	"time"
 
-	"go.opentelemetry.io/otel/attribute"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
-
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/internal/metrics"
+	"github.com/headroom-go/headroom/internal/metricstest"
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/limit/adaptive"
 	"github.com/headroom-go/headroom/resilience"
@@ -30,9 +27,7 @@ import (
 func ok200(r *http.Request) (*http.Response, error) { return respond(r, 200, "ok", nil), nil }
 
 func TestRateLimitPerHost(t *testing.T) {
-	reader := sdkmetric.NewManualReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	defer mp.Shutdown(context.Background())
+	reader, mp := metricstest.New(t)
 
 	tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(), WithMeterProvider(mp),
 		WithRateLimit(limit.Options{PermitsPerSecond: 1, Name: "api"}))
@@ -54,26 +49,16 @@ func TestRateLimitPerHost(t *testing.T) {
 	}
 
 	// The metrics carry the host.
-	var rm metricdata.ResourceMetrics
-	if err := reader.Collect(context.Background(), &rm); err != nil {
-		t.Fatal(err)
-	}
 	hosts := map[string]int64{}
-	for _, sm := range rm.ScopeMetrics {
-		for _, m := range sm.Metrics {
-			if m.Name != telemetry.LeasesName {
-				continue
-			}
-			for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
-				h, _ := dp.Attributes.Value(telemetry.AttrHost)
-				o, _ := dp.Attributes.Value(telemetry.AttrOutcome)
-				if o.AsString() == metrics.OutcomeAcquired {
-					hosts[h.AsString()] += dp.Value
-				}
-				if n, _ := dp.Attributes.Value(telemetry.AttrLimiter); n != attribute.StringValue("api") {
-					t.Errorf("limiter name %v, want api", n)
-				}
-			}
+	for _, p := range metricstest.Collect(t, reader) {
+		if p.Name != telemetry.LeasesName {
+			continue
+		}
+		if p.Attr(telemetry.AttrOutcome) == metrics.OutcomeAcquired {
+			hosts[p.Attr(telemetry.AttrHost)] += int64(p.Value)
+		}
+		if n := p.Attr(telemetry.AttrLimiter); n != "api" {
+			t.Errorf("limiter name %v, want api", n)
 		}
 	}
 	if hosts["a.test"] != 1 || hosts["b.test"] != 1 {
@@ -140,7 +125,7 @@ func TestHostMapBounded(t *testing.T) {
 }
 
 func TestHostMapDropsIdle(t *testing.T) {
-	s := newHostSet(&limiterConfig{idle: time.Second}, func(string) *hostEntry { return &hostEntry{} })
+	s := newHostSet(&limiterConfig{idle: time.Second}, 0, func(string) *hostEntry { return &hostEntry{} })
 	req := func(h string) *http.Request { r, _ := http.NewRequest("GET", "http://"+h+"/", nil); return r }
 	s.get(req("a"))
 	busy := s.get(req("b"))
@@ -292,7 +277,7 @@ func TestQueueWaitTimeoutIsSelfImposed(t *testing.T) {
 		}
 		_, err = get(t, tr, "http://a.test/") // both attempts time out in our queue
 		rl, ok := errors.AsType[*limit.RateLimitedError](err)
-		if !ok || rl.Limiter != "local" || rl.Reason != limit.ReasonDeadline || !errors.Is(err, context.DeadlineExceeded) {
+		if !ok || rl.Limiter != "local" || rl.Reason != telemetry.ReasonDeadline || !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("request queued past its attempt timeout = %v; want a refusal by local for the deadline", err)
 		}
 		if _, ok := errors.AsType[*resilience.TimeoutError](err); ok {
@@ -693,7 +678,7 @@ func TestRequestsWaitTheirTurn(t *testing.T) {
 func TestAdaptiveRateRequestsWaitTheirTurn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
-			WithAdaptiveRate(adaptive.RateConfig{InitialUnitsPerMinute: 60, MinUnitsPerMinute: 60, MaxUnitsPerMinute: 60}))
+			WithRateLimit(limit.Options{AdaptiveRate: &adaptive.RateConfig{InitialUnitsPerMinute: 60, MinUnitsPerMinute: 60, MaxUnitsPerMinute: 60}}))
 		start := time.Now()
 		for range 3 {
 			resp, err := get(t, tr, "http://a.test/")

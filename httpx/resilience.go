@@ -54,24 +54,6 @@ type resilienceLayer struct {
 	next     http.RoundTripper
 	policy   *resilience.Policy
 	classify ResponseClassifier
-	// limiters are the client's limiter layers, to tell a request that an
-	// adaptive rate limiter paces; set once the client is built.
-	limiters []*hostSet
-}
-
-// paced reports whether an adaptive rate limiter paces req. Its 429s
-// without a hint are retried at once: the limiter has slowed down on them,
-// and the retry waits its turn in the limiter's queue, where the throttled
-// backoff curve, seconds long, would idle the caller instead. A 503
-// without a hint says the server is unavailable, not that the rate is too
-// high, and keeps the curve.
-func (l *resilienceLayer) paced(req *http.Request) bool {
-	for _, s := range l.limiters {
-		if _, ok := s.get(req).lim.(*limit.AdaptiveRateLimiter); ok {
-			return true
-		}
-	}
-	return false
 }
 
 // run is the state of one request's run.
@@ -176,10 +158,11 @@ func (r *run) try(ctx context.Context) (*http.Response, error) {
 		body = r.once
 		r.once.handDown()
 	}
-	if ctx != req.Context() || body != req.Body {
-		req = req.WithContext(ctx)
-		req.Body = body
-	}
+	// Each attempt carries a record of its own for the layers inside to
+	// write: what paced it is read below.
+	a := new(attempt)
+	req = req.WithContext(withAttempt(ctx, a))
+	req.Body = body
 
 	resp, err := r.l.next.RoundTrip(req)
 	if err != nil {
@@ -197,7 +180,12 @@ func (r *run) try(ctx context.Context) (*http.Response, error) {
 	}
 	r.dropLast() // a retry: the response that asked for it is done with
 	v := r.l.classify(resp)
-	if resp.StatusCode == http.StatusTooManyRequests && v.Kind == resilience.Throttled && !v.HasRetryAfter && v.RetryAfter <= 0 && r.l.paced(req) {
+	if resp.StatusCode == http.StatusTooManyRequests && v.Kind == resilience.Throttled && !v.HasRetryAfter && v.RetryAfter <= 0 && a.pacer != nil {
+		// An adaptive rate limiter paced the attempt and has slowed down on
+		// the throttle: the retry waits its turn in the limiter's queue,
+		// where the throttled backoff curve, seconds long, would idle the
+		// caller instead. A 503 without a hint says the server is
+		// unavailable, not that the rate is too high, and keeps the curve.
 		v.HasRetryAfter = true
 	}
 	r.last = resp

@@ -512,7 +512,7 @@ func TestPacedThrottleRetriesAtOnce(t *testing.T) {
 					ok200,
 				}}
 				tr := mustTransport(t, WithTransport(s), WithResilience(policyOnly(resilience.HTTP())),
-					WithAdaptiveRate(adaptive.RateConfig{}))
+					WithRateLimit(limit.Options{AdaptiveRate: &adaptive.RateConfig{}}))
 				start := time.Now()
 				resp, err := get(t, tr, "http://api.test/")
 				if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/limit/quota"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // fakeShared is a shared quota of left units, recording what it is told.
@@ -25,7 +26,7 @@ func (f *fakeShared) Acquire(_ context.Context, key string, cost int64) error {
 	f.acquires = append(f.acquires, key)
 	if f.left.Add(-cost) < 0 {
 		f.left.Add(cost)
-		return &limit.RateLimitedError{Limiter: "shared", RetryAfter: time.Second, Reason: limit.ReasonNoPermit}
+		return &limit.RateLimitedError{Limiter: "shared", RetryAfter: time.Second, Reason: telemetry.ReasonNoPermit}
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit/adaptive"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // Adaptive returns a concurrency limit that finds its own number between
@@ -43,7 +44,7 @@ func Adaptive(c adaptive.ConcurrencyConfig, opts ...Option) (*AdaptiveLimiter, e
 // *RateLimitedError whose RetryAfter is 0 (when a holder releases is not
 // the limiter's to know). With a queue it waits in FIFO order; when its
 // context ends it holds nothing and returns ctx.Err(), or for a deadline a
-// *RateLimitedError (ReasonDeadline) matching it.
+// *RateLimitedError (telemetry.ReasonDeadline) matching it.
 type AdaptiveLimiter struct {
 	shell
 	epoch    time.Time
@@ -95,6 +96,9 @@ func (l *AdaptiveLimiter) AcquireN(ctx context.Context, cost int) (Lease, error)
 	if cost < 0 || cost > l.capacity {
 		return Lease{}, &CostError{Limiter: l.name, Cost: cost, Capacity: l.capacity}
 	}
+	if ctx.Err() != nil {
+		return Lease{}, waitEnded(ctx, l.name, l.metrics, cost)
+	}
 	if cost == 0 {
 		l.metrics.AcquiredN(cost)
 		return Lease{}, nil
@@ -111,9 +115,9 @@ func (l *AdaptiveLimiter) AcquireN(ctx context.Context, cost int) (Lease, error)
 	l.engine.Blocked()
 	if l.queue.limit == 0 || !l.queue.fits(cost) {
 		l.mu.Unlock()
-		reason := ReasonQueueFull
+		reason := telemetry.ReasonQueueFull
 		if l.queue.limit == 0 {
-			reason = ReasonNoPermit
+			reason = telemetry.ReasonNoPermit
 		}
 		l.metrics.DeniedN(reason, cost)
 		return Lease{}, &RateLimitedError{Limiter: l.name, Reason: reason}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit/adaptive"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 func TestAdaptiveConfigEmptyIsComplete(t *testing.T) {
@@ -96,7 +97,7 @@ func TestAdaptiveRefusesWhenFullAndReportsNothingUntilWarm(t *testing.T) {
 		}
 		_, err = l.Acquire(ctx)
 		var rl *RateLimitedError
-		if !errors.As(err, &rl) || rl.Reason != ReasonNoPermit || rl.Limiter != "payments" || !errors.Is(err, ErrRateLimited) {
+		if !errors.As(err, &rl) || rl.Reason != telemetry.ReasonNoPermit || rl.Limiter != "payments" || !errors.Is(err, ErrRateLimited) {
 			t.Fatalf("sixth Acquire: %v, want a no_permit refusal from payments", err)
 		}
 		if _, err := l.AcquireN(ctx, 201); !errors.Is(err, ErrCost) {
@@ -200,7 +201,7 @@ func TestAdaptiveQueueIsFIFOAndCancelLeaksNoSlot(t *testing.T) {
 		// The queue holds two: a third is refused.
 		if _, err := l.Acquire(ctx); !errors.Is(err, ErrRateLimited) {
 			t.Fatalf("Acquire with a full queue: %v", err)
-		} else if rl := err.(*RateLimitedError); rl.Reason != ReasonQueueFull {
+		} else if rl := err.(*RateLimitedError); rl.Reason != telemetry.ReasonQueueFull {
 			t.Fatalf("reason %q, want queue_full", rl.Reason)
 		}
 		cancel()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit/adaptive"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // AdaptiveRateLimiter is the throttle-driven adaptive rate limiter: a
@@ -92,13 +93,16 @@ func (l *AdaptiveRateLimiter) Acquire(ctx context.Context) (Lease, error) {
 // teaches nothing. A cost larger than the bucket waits until the bucket is
 // full and then drives it below zero. When units are short the call waits
 // in FIFO order; it is refused with a *RateLimitedError when QueueLimit
-// units wait already (ReasonQueueFull), when the wait would be longer
-// than MaxWait (ReasonMaxWait, also once it has waited MaxWait), when the
-// context's deadline comes before the expected wait ends (ReasonDeadline),
-// or, with QueueLimit 0, at once (ReasonNoPermit). When ctx ends while
+// units wait already (telemetry.ReasonQueueFull), when the wait would be longer
+// than MaxWait (telemetry.ReasonMaxWait, also once it has waited MaxWait), when the
+// context's deadline comes before the expected wait ends (telemetry.ReasonDeadline),
+// or, with QueueLimit 0, at once (telemetry.ReasonNoPermit). When ctx ends while
 // waiting it leaves nothing behind and returns ctx.Err(), or for a deadline
-// a *RateLimitedError (ReasonDeadline) matching it.
+// a *RateLimitedError (telemetry.ReasonDeadline) matching it.
 func (l *AdaptiveRateLimiter) AcquireN(ctx context.Context, cost int) (Lease, error) {
+	if ctx.Err() != nil {
+		return Lease{}, waitEnded(ctx, l.name, l.metrics, max(cost, 0))
+	}
 	if cost <= 0 || cost > math.MaxInt32 {
 		if cost == 0 {
 			l.metrics.AcquiredN(cost)
@@ -127,21 +131,21 @@ func (l *AdaptiveRateLimiter) wait(ctx context.Context, now time.Duration, cost 
 	}
 	if l.queueLimit == 0 {
 		l.mu.Unlock()
-		return Lease{}, l.refuse(cost, ReasonNoPermit, expected)
+		return Lease{}, l.refuse(cost, telemetry.ReasonNoPermit, expected)
 	}
 	if l.core.QueuedUnits()+int64(cost) > l.queueLimit {
 		next, _ := l.core.Next(now)
 		l.mu.Unlock()
-		return Lease{}, l.refuse(cost, ReasonQueueFull, max(next-now, 0))
+		return Lease{}, l.refuse(cost, telemetry.ReasonQueueFull, max(next-now, 0))
 	}
 	if d, ok := ctx.Deadline(); ok && expected > d.Sub(l.epoch)-now {
 		l.mu.Unlock()
-		return Lease{}, l.refuse(cost, ReasonDeadline, expected)
+		return Lease{}, l.refuse(cost, telemetry.ReasonDeadline, expected)
 	}
 	id, wait, ok := l.core.Enqueue(now, cost)
 	if !ok {
 		l.mu.Unlock()
-		return Lease{}, l.refuse(cost, ReasonMaxWait, wait)
+		return Lease{}, l.refuse(cost, telemetry.ReasonMaxWait, wait)
 	}
 	w := &rateWaiter{ready: make(chan struct{})}
 	if l.waiters == nil {
@@ -167,8 +171,8 @@ func (l *AdaptiveRateLimiter) wait(ctx context.Context, now time.Duration, cost 
 		<-w.ready // decided under the lock already
 	}
 	if !w.granted {
-		l.metrics.DeniedN(ReasonMaxWait, cost)
-		return Lease{}, &RateLimitedError{Limiter: l.name, Reason: ReasonMaxWait}
+		l.metrics.DeniedN(telemetry.ReasonMaxWait, cost)
+		return Lease{}, &RateLimitedError{Limiter: l.name, Reason: telemetry.ReasonMaxWait}
 	}
 	l.metrics.Waited(w.at - now)
 	l.metrics.AcquiredN(cost)

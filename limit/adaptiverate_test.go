@@ -15,6 +15,7 @@ import (
 
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit/adaptive"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // newTestAdaptiveRate builds the limiter o describes with a queue of 500
@@ -69,7 +70,7 @@ func TestAdaptiveRateQueueLimit(t *testing.T) {
 			t.Fatalf("queue %d, want 2", n)
 		}
 		_, err := l.Acquire(ctx)
-		if rl := wantRefusal(t, err, ReasonQueueFull); rl.RetryAfter != time.Second {
+		if rl := wantRefusal(t, err, telemetry.ReasonQueueFull); rl.RetryAfter != time.Second {
 			t.Fatalf("retry after %v, want 1s", rl.RetryAfter)
 		}
 		wg.Wait()
@@ -89,7 +90,7 @@ func TestAdaptiveRateMaxWait(t *testing.T) {
 		first, _ := l.AcquireN(ctx, 10)
 		// 4 units would take 4 s: refused at once, 1 s too long.
 		_, err := l.AcquireN(ctx, 4)
-		if rl := wantRefusal(t, err, ReasonMaxWait); rl.RetryAfter != time.Second {
+		if rl := wantRefusal(t, err, telemetry.ReasonMaxWait); rl.RetryAfter != time.Second {
 			t.Fatalf("retry after %v, want 1s", rl.RetryAfter)
 		}
 		// 2 units wait; a throttle with Retry-After pauses 10 s: the
@@ -103,7 +104,7 @@ func TestAdaptiveRateMaxWait(t *testing.T) {
 		if _, ok := l.PausedUntil(); !ok {
 			t.Fatal("not paused")
 		}
-		wantRefusal(t, <-done, ReasonMaxWait)
+		wantRefusal(t, <-done, telemetry.ReasonMaxWait)
 		if d := time.Since(start); d != 3*time.Second {
 			t.Fatalf("gave up after %v, want 3s", d)
 		}
@@ -146,7 +147,7 @@ func TestAdaptiveRateDeadline(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 		defer cancel()
 		_, err := l.Acquire(ctx)
-		if rl := wantRefusal(t, err, ReasonDeadline); rl.RetryAfter != time.Second {
+		if rl := wantRefusal(t, err, telemetry.ReasonDeadline); rl.RetryAfter != time.Second {
 			t.Fatalf("retry after %v", rl.RetryAfter)
 		}
 	})
@@ -221,7 +222,7 @@ func TestAdaptiveRateFeedbackThroughLease(t *testing.T) {
 			t.Fatalf("rate %v after a throttle, want 840", r)
 		}
 		until, ok := l.PausedUntil()
-		if !ok || until.Sub(time.Now()) != 30*time.Second {
+		if !ok || time.Until(until) != 30*time.Second {
 			t.Fatalf("paused until %v (%v), want 30s from now", until, ok)
 		}
 		c := l.Counts()
@@ -371,7 +372,7 @@ func TestAdaptiveRateQueueCountsUnits(t *testing.T) {
 		}()
 		synctest.Wait()
 		_, err := l.Acquire(ctx)
-		wantRefusal(t, err, ReasonQueueFull)
+		wantRefusal(t, err, telemetry.ReasonQueueFull)
 		if err := <-done; err != nil {
 			t.Fatal(err)
 		}
@@ -392,7 +393,7 @@ func TestAdaptiveRateWithoutQueueRefusesAtOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = l.Acquire(ctx)
-		if rl := wantRefusal(t, err, ReasonNoPermit); rl.RetryAfter != time.Second {
+		if rl := wantRefusal(t, err, telemetry.ReasonNoPermit); rl.RetryAfter != time.Second {
 			t.Fatalf("retry after %v, want 1s", rl.RetryAfter)
 		}
 	})
@@ -423,7 +424,7 @@ func TestAdaptiveRateQueuesByDefault(t *testing.T) {
 			t.Fatalf("%d waiting; want 5", n)
 		}
 		_, err = l.Acquire(ctx)
-		wantRefusal(t, err, ReasonQueueFull)
+		wantRefusal(t, err, telemetry.ReasonQueueFull)
 		cancel()
 		synctest.Wait()
 	})

@@ -2,7 +2,6 @@ package limit
 
 import (
 	"context"
-	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/internal/problems"
 	"github.com/headroom-go/headroom/limit/concurrency"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // Concurrency returns a bulkhead that lets at most permits permits be held
@@ -26,14 +26,21 @@ func Concurrency(permits int, opts ...Option) (Limiter, error) {
 
 // bulkhead is the blocking shell around concurrency.Bulkhead.
 //
-// Its fast path is lock-free and reads no clock: a compare-and-swap to take
-// the permits and an atomic add to give them back. Its leases therefore
-// carry no grant time (Granted is 0). With a queue, released permits are
-// handed to the waiters in FIFO order by whoever releases them.
+// Its fast path is lock-free, reads no clock and shares nothing but the
+// permit's slot: a lease of one permit is a ticket of the bulkhead's slot
+// table (one compare-and-swap to take it, one to give it back, and that one
+// also keeps a copy of the lease from freeing it twice), and the bulkhead
+// counts its grants for the telemetry itself. Its leases carry no grant
+// time (Granted is 0). A lease of several permits takes them anonymously,
+// with a record from the pool that keeps its copies one lease. With a
+// queue, released permits are handed to the waiters in FIFO order by
+// whoever releases them.
 type bulkhead struct {
 	shell
 	engine   *concurrency.Bulkhead
 	capacity int // largest cost AcquireN accepts
+	// ticketed is the record of every lease of one permit: the slot table.
+	ticketed leaseRecord
 
 	queueing bool
 	// waiting counts callers that have queued or are about to: a caller
@@ -55,12 +62,14 @@ func newConcurrency(o Options) (*bulkhead, error) {
 	}
 	l := &bulkhead{
 		engine:   engine,
-		capacity: min(o.Concurrency, math.MaxInt32), // a Lease holds an int32 cost
+		capacity: o.Concurrency,
 		queueing: o.queueLimit() > 0,
 		epoch:    time.Now(),
 		queue:    waitQueue{limit: o.queueLimit()},
 	}
 	l.dress(o, metrics.KindConcurrency, l)
+	l.ticketed = leaseRecord{owner: &l.self, slots: engine, waiting: &l.waiting}
+	l.metrics.CountGrants(func() int64 { return engine.Granted() })
 	l.metrics.SetLimit(float64(o.Concurrency))
 	sample(l.metrics, l, (*bulkhead).figures)
 	return l, nil
@@ -70,9 +79,10 @@ func newConcurrency(o Options) (*bulkhead, error) {
 func (l *bulkhead) Acquire(ctx context.Context) (Lease, error) {
 	// AcquireN's fast path, repeated: a call through the Limiter interface
 	// then returns the lease once instead of copying it through two frames.
-	if l.waiting.Load() == 0 && l.take(1) {
-		l.metrics.Acquired()
-		return newLease(&l.self, 0, 1), nil
+	if ctx.Err() == nil && l.waiting.Load() == 0 {
+		if t, ok := l.engine.Take(0); ok {
+			return Lease{record: &l.ticketed, gen: t, spec: leaseSpec{cost: 1}}, nil
+		}
 	}
 	return l.acquireSlow(ctx, 1)
 }
@@ -81,39 +91,51 @@ func (l *bulkhead) Acquire(ctx context.Context) (Lease, error) {
 // Without a queue it refuses at once with a *RateLimitedError whose
 // RetryAfter is 0: when a holder releases is not the bulkhead's to know.
 // With a queue it waits in FIFO order for released permits, unless the
-// queue is full (ReasonQueueFull). When ctx ends while it waits it holds
+// queue is full (telemetry.ReasonQueueFull). When ctx ends while it waits it holds
 // nothing (permits handed to it at that same moment are given back to the
 // queue) and returns ctx.Err(), or for a deadline a *RateLimitedError
-// (ReasonDeadline) matching it.
+// (telemetry.ReasonDeadline) matching it.
 //
 // Releasing the lease frees its permits.
 func (l *bulkhead) AcquireN(ctx context.Context, cost int) (Lease, error) {
-	// The fast path holds only what a grant needs — a cost in [1, capacity],
-	// nobody queued (always so without a queue), room in the engine — so
-	// its frame stays small; everything else is out of line.
-	if uint(cost-1) < uint(l.capacity) && l.waiting.Load() == 0 && l.take(cost) {
-		l.metrics.AcquiredN(cost)
-		return newLease(&l.self, 0, cost), nil
+	if cost == 1 && ctx.Err() == nil && l.waiting.Load() == 0 {
+		if t, ok := l.engine.Take(0); ok {
+			return Lease{record: &l.ticketed, gen: t, spec: leaseSpec{cost: 1}}, nil
+		}
 	}
 	return l.acquireSlow(ctx, cost)
 }
 
-// take is the engine's TryAcquire verdict alone: a bulkhead reads no clock
-// and names no wait.
-func (l *bulkhead) take(cost int) bool {
-	ok, _ := l.engine.TryAcquire(0, cost)
-	return ok
+// take takes cost permits from the engine for a lease: a ticket for one
+// permit, anonymous permits under a pooled record for more.
+func (l *bulkhead) take(cost int) (Lease, bool) {
+	if cost == 1 {
+		t, ok := l.engine.Take(0)
+		return Lease{record: &l.ticketed, gen: t, spec: leaseSpec{cost: 1}}, ok
+	}
+	if ok, _ := l.engine.TryAcquire(0, cost); !ok {
+		return Lease{}, false
+	}
+	l.metrics.CountedMore(cost)
+	return newLease(&l.self, 0, cost), true
 }
 
 func (l *bulkhead) acquireSlow(ctx context.Context, cost int) (Lease, error) {
 	switch {
 	case cost < 0 || cost > l.capacity:
 		return Lease{}, &CostError{Limiter: l.name, Cost: cost, Capacity: l.capacity}
+	case ctx.Err() != nil:
+		return Lease{}, waitEnded(ctx, l.name, l.metrics, cost)
 	case cost == 0:
 		l.metrics.AcquiredN(cost)
 		return Lease{}, nil
-	case !l.queueing:
-		return Lease{}, l.refuse(cost, ReasonNoPermit)
+	case l.waiting.Load() == 0:
+		if lease, ok := l.take(cost); ok {
+			return lease, nil
+		}
+	}
+	if !l.queueing {
+		return Lease{}, l.refuse(cost, telemetry.ReasonNoPermit)
 	}
 	return l.acquireQueued(ctx, cost)
 }
@@ -124,16 +146,17 @@ func (l *bulkhead) acquireQueued(ctx context.Context, cost int) (Lease, error) {
 	}
 	l.waiting.Add(1)
 	l.mu.Lock()
-	if l.queue.empty() && l.take(cost) {
-		l.waiting.Add(-1)
-		l.mu.Unlock()
-		l.metrics.AcquiredN(cost)
-		return newLease(&l.self, 0, cost), nil
+	if l.queue.empty() {
+		if lease, ok := l.take(cost); ok {
+			l.waiting.Add(-1)
+			l.mu.Unlock()
+			return lease, nil
+		}
 	}
 	if !l.queue.fits(cost) {
 		l.waiting.Add(-1)
 		l.mu.Unlock()
-		return Lease{}, l.refuse(cost, ReasonQueueFull)
+		return Lease{}, l.refuse(cost, telemetry.ReasonQueueFull)
 	}
 	w := l.queue.push(cost)
 	l.mu.Unlock()
@@ -142,14 +165,14 @@ func (l *bulkhead) acquireQueued(ctx context.Context, cost int) (Lease, error) {
 
 	if w.sleep(ctx, 0) == wokenReady {
 		// Only grant signals a bulkhead waiter: the permits are ours.
+		lease := w.lease
 		l.queue.put(w)
 		l.metrics.QueueAdd(-int64(cost))
 		l.metrics.Waited(time.Since(l.epoch) - start)
-		l.metrics.AcquiredN(cost)
-		return newLease(&l.self, 0, cost), nil
+		return lease, nil
 	}
 	l.mu.Lock()
-	granted := w.granted
+	granted, lease := w.granted, w.lease
 	if !granted {
 		l.queue.remove(w)
 		l.waiting.Add(-1)
@@ -162,8 +185,7 @@ func (l *bulkhead) acquireQueued(ctx context.Context, cost int) (Lease, error) {
 	if granted {
 		// The grant and the cancellation raced: the caller gets ctx.Err()
 		// as it asked, and the permits go to the next in line.
-		l.engine.Release(cost)
-		l.serveLocked()
+		lease.Release()
 	}
 	return Lease{}, waitEnded(ctx, l.name, l.metrics, cost)
 }
@@ -173,9 +195,11 @@ func (l *bulkhead) acquireQueued(ctx context.Context, cost int) (Lease, error) {
 // behind it. Called with l.mu held.
 func (l *bulkhead) serve() {
 	for w := l.queue.front(); w != nil; w = l.queue.front() {
-		if !l.take(w.cost) {
+		lease, ok := l.take(w.cost)
+		if !ok {
 			return
 		}
+		w.lease = lease
 		l.queue.grant(w)
 		l.waiting.Add(-1)
 	}
@@ -188,9 +212,14 @@ func (l *bulkhead) serveLocked() {
 	l.mu.Unlock()
 }
 
+// release is the rest of a lease's Release once its permits are freed (a
+// ticket's by the slot table, the anonymous ones of a larger lease here):
+// it counts a throttle and serves the queue.
 func (l *bulkhead) release(lease Lease) {
 	countThrottle(l.metrics, lease)
-	l.engine.Release(int(lease.spec.cost))
+	if lease.spec.cost > 1 {
+		l.engine.Release(int(lease.spec.cost))
+	}
 	if l.waiting.Load() > 0 {
 		l.serveLocked()
 	}

@@ -8,9 +8,9 @@ import (
 	"testing/synctest"
 	"time"
 
-	"go.opentelemetry.io/otel/attribute"
+	"github.com/headroom-go/headroom/internal/metricstest"
+	"github.com/headroom-go/headroom/telemetry"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 )
 
 func newBulkheadLimiter(t *testing.T, permits int, opts ...Option) *bulkhead {
@@ -38,7 +38,7 @@ func TestConcurrencyRefusesWhenFull(t *testing.T) {
 	}
 	a := mustAcquire(t, l, 2)
 	_, err := l.Acquire(t.Context())
-	refusal(t, err, ReasonNoPermit, 0) // when a holder releases is unknown
+	refusal(t, err, telemetry.ReasonNoPermit, 0) // when a holder releases is unknown
 	if lease, err := l.AcquireN(t.Context(), 0); err != nil || lease.Held() {
 		t.Fatalf("AcquireN(0) when full = %v, held %v; want granted, holding nothing", err, lease.Held())
 	}
@@ -129,7 +129,7 @@ func TestConcurrencyQueueFull(t *testing.T) {
 		held := mustAcquire(t, l, 1)
 		out := startWaiters(t.Context(), l, time.Now(), 1, 1)
 		_, err := l.Acquire(t.Context())
-		refusal(t, err, ReasonQueueFull, 0)
+		refusal(t, err, telemetry.ReasonQueueFull, 0)
 		held.Release()
 		r := <-out
 		if r.err != nil {
@@ -232,52 +232,30 @@ func TestConcurrencyGrantBeforeCancelKeepsTheLease(t *testing.T) {
 
 // metricValues collects mp's reader and returns each data point's value by
 // instrument name and sorted attribute values, e.g.
-// "headroom.limiter.leases{concurrency,db,concurrency,denied,queue_full}".
+// "headroom.limiter.leases{concurrency,db,concurrency,denied,queue_full}";
+// a histogram's as name.count and name.sum.
 func metricValues(t *testing.T, r *sdkmetric.ManualReader) map[string]float64 {
 	t.Helper()
-	var rm metricdata.ResourceMetrics
-	if err := r.Collect(context.Background(), &rm); err != nil {
-		t.Fatal(err)
-	}
 	out := map[string]float64{}
-	key := func(name string, set attribute.Set) string {
+	for _, p := range metricstest.Collect(t, r) {
 		var vals []string
-		for _, kv := range set.ToSlice() {
-			vals = append(vals, kv.Value.Emit())
+		for _, kv := range p.Attrs.ToSlice() {
+			vals = append(vals, kv.Value.String())
 		}
-		return name + "{" + strings.Join(vals, ",") + "}"
-	}
-	for _, sm := range rm.ScopeMetrics {
-		for _, m := range sm.Metrics {
-			switch d := m.Data.(type) {
-			case metricdata.Sum[int64]:
-				for _, p := range d.DataPoints {
-					out[key(m.Name, p.Attributes)] = float64(p.Value)
-				}
-			case metricdata.Gauge[int64]:
-				for _, p := range d.DataPoints {
-					out[key(m.Name, p.Attributes)] = float64(p.Value)
-				}
-			case metricdata.Gauge[float64]:
-				for _, p := range d.DataPoints {
-					out[key(m.Name, p.Attributes)] = p.Value
-				}
-			case metricdata.Histogram[float64]:
-				for _, p := range d.DataPoints {
-					out[key(m.Name+".count", p.Attributes)] = float64(p.Count)
-					out[key(m.Name+".sum", p.Attributes)] = p.Sum
-				}
-			}
+		attrs := "{" + strings.Join(vals, ",") + "}"
+		if p.Kind == "histogram" {
+			out[p.Name+".count"+attrs] = float64(p.Count)
+			out[p.Name+".sum"+attrs] = p.Sum
+			continue
 		}
+		out[p.Name+attrs] = p.Value
 	}
 	return out
 }
 
 func TestConcurrencyAndWindowTelemetry(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := sdkmetric.NewManualReader()
-		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r))
-		defer mp.Shutdown(context.Background())
+		r, mp := metricstest.New(t)
 
 		bh, err := Concurrency(2, WithName("db"), WithQueueLimit(1), WithMeterProvider(mp))
 		if err != nil {

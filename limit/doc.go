@@ -43,12 +43,14 @@
 // FIFO order, and nil takes the shape's default, which docs/queueing.md
 // lists with its reason: PerSecond, PerWindow, Concurrency and Adaptive
 // refuse at once, AdaptiveRate lets 500 units wait. A caller whose context
-// ends leaves the queue and takes no permit with it: a cancellation returns
-// ctx.Err(), a deadline a *RateLimitedError (ReasonDeadline) that also
+// has ended takes nothing, even when a permit is free, and one whose context
+// ends while it waits leaves the queue and takes no permit with it, one
+// rule for every limiter of the module (ContextEnded): a cancellation returns
+// ctx.Err(), a deadline a *RateLimitedError (telemetry.ReasonDeadline) that also
 // matches context.DeadlineExceeded — a refusal of ours, which a retry
 // runner treats as a self-imposed throttle, not as the dependency's
 // timeout. The rate shapes know when a permit will be free, so a caller
-// whose deadline falls before then is refused at once (ReasonDeadline)
+// whose deadline falls before then is refused at once (telemetry.ReasonDeadline)
 // rather than left to wait in vain; so is a caller whose context had
 // already expired. The adaptive rate limiter also refuses a wait longer
 // than its MaxWait (100 s by default).
@@ -71,7 +73,8 @@
 // one. Each measurement carries the limiter's name and kind, then
 // Options.Attributes: the HTTP layer adds the host this way
 // (WithAttributes). Two live limiters with the same attributes are told
-// apart as name#2, name#3. A grant costs one atomic add; the gauges are
+// apart as name#2, name#3. A grant costs at most one atomic add (none for a Concurrency lease of
+// one permit, whose bulkhead counts its grants itself); the gauges are
 // read when the meter collects. The instruments are unregistered when the
 // limiter is collected, or by AdaptiveRateLimiter.Close. docs/telemetry.md
 // lists every metric.

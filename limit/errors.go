@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // ErrRateLimited is what every refusal matches: errors.Is(err, ErrRateLimited).
@@ -16,18 +18,11 @@ var ErrRateLimited = errors.New("rate limited")
 type RateLimitedError struct {
 	Limiter    string
 	RetryAfter time.Duration
-	// Reason says why: ReasonNoPermit, ReasonQueueFull, ReasonMaxWait or
-	// ReasonDeadline.
+	// Reason says why: telemetry.ReasonNoPermit, telemetry.ReasonQueueFull,
+	// telemetry.ReasonMaxWait or telemetry.ReasonDeadline, the values the telemetry reports
+	// the denial with.
 	Reason string
 }
-
-// The reasons a limiter refuses.
-const (
-	ReasonNoPermit  = "no_permit"  // no permit free and queueing is off
-	ReasonQueueFull = "queue_full" // the queue holds QueueLimit permits already
-	ReasonMaxWait   = "max_wait"   // the wait would be longer than allowed
-	ReasonDeadline  = "deadline"   // the context ends before a permit would be free
-)
 
 func (e *RateLimitedError) Error() string {
 	s := "limit: " + e.Limiter + ": rate limited"
@@ -41,11 +36,11 @@ func (e *RateLimitedError) Error() string {
 }
 
 // Is makes errors.Is(err, ErrRateLimited) hold for every refusal, and
-// errors.Is(err, context.DeadlineExceeded) for one with ReasonDeadline:
+// errors.Is(err, context.DeadlineExceeded) for one with telemetry.ReasonDeadline:
 // a deadline the limiter foresees, one that ends the wait in the queue and
 // one that had passed before the call are one refusal.
 func (e *RateLimitedError) Is(target error) bool {
-	return target == ErrRateLimited || target == context.DeadlineExceeded && e.Reason == ReasonDeadline
+	return target == ErrRateLimited || target == context.DeadlineExceeded && e.Reason == telemetry.ReasonDeadline
 }
 
 // ErrCost is what a *CostError matches.
@@ -68,3 +63,20 @@ func (e *CostError) Error() string {
 
 // Is makes errors.Is(err, ErrCost) hold.
 func (e *CostError) Is(target error) bool { return target == ErrCost }
+
+// ContextEnded is the error of a call to a limiter whose context has
+// ended, before it began or while it waited: ctx.Err() as it is for a
+// cancellation; for a deadline a refusal of the limiter's, a
+// *RateLimitedError with telemetry.ReasonDeadline that also matches
+// context.DeadlineExceeded, so that a retry runner reads a wait that ran
+// out its attempt's time as a self-imposed throttle and not as the
+// dependency's timeout. It is nil while ctx has not ended. Every limiter of
+// the module, the quota guard and the fleet's included, ends so: a call
+// whose context has ended takes nothing, even when a permit is free.
+func ContextEnded(ctx context.Context, limiter string) error {
+	err := ctx.Err()
+	if err == nil || !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return &RateLimitedError{Limiter: limiter, Reason: telemetry.ReasonDeadline}
+}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // tickets is a Limiter written outside the package: a fixed stock of
@@ -24,7 +25,7 @@ func (t *tickets) Acquire(ctx context.Context) (limit.Lease, error) { return t.A
 func (t *tickets) AcquireN(_ context.Context, cost int) (limit.Lease, error) {
 	if t.left.Add(-int64(cost)) < 0 {
 		t.left.Add(int64(cost))
-		return limit.Lease{}, &limit.RateLimitedError{Limiter: t.Name(), Reason: limit.ReasonNoPermit}
+		return limit.Lease{}, &limit.RateLimitedError{Limiter: t.Name(), Reason: telemetry.ReasonNoPermit}
 	}
 	return limit.NewLease(t, cost, time.Since(t.epoch)), nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit/adaptive"
+	"github.com/headroom-go/headroom/limit/concurrency"
 )
 
 // leaseOwner is a limiter of this package that frees something on release.
@@ -43,11 +44,21 @@ type Releaser interface {
 // All such a lease teaches is a throttle, which each copy counts when it is
 // released, straight into the limiter's recorder (spent): no call back to
 // the limiter.
+//
+// A ticket record serves the leases of one permit of a Concurrency
+// limiter: the bulkhead's slot table is the record, and the lease's gen is
+// its ticket, which frees the permit once however many copies give it
+// back (concurrency.Bulkhead.Give): one compare-and-swap, no pool.
 type leaseRecord struct {
 	gen      atomic.Uint64
 	owner    *ownerRef
 	releaser Releaser
 	spent    *metrics.Limiter
+	slots    *concurrency.Bulkhead
+	// waiting is the owner's count of callers that wait for a slot: a
+	// ticket's release calls back only when one does, or to count a
+	// throttle.
+	waiting *atomic.Int64
 }
 
 var leaseRecords = sync.Pool{New: func() any { return new(leaseRecord) }}
@@ -122,9 +133,15 @@ func (l *Lease) Release() {
 		return
 	}
 	l.record = nil
-	if r.spent != nil {
+	switch {
+	case r.spent != nil:
 		if l.spec.outcome() == adaptive.Throttled {
 			r.spent.Throttled()
+		}
+		return
+	case r.slots != nil:
+		if r.slots.Give(l.gen) && (r.waiting.Load() > 0 || l.spec.outcome() == adaptive.Throttled) {
+			r.owner.release(*l)
 		}
 		return
 	}
@@ -180,5 +197,13 @@ func (l *Lease) Granted() time.Duration { return l.granted }
 // holds nothing.
 func (l *Lease) Held() bool {
 	r := l.record
-	return r != nil && (r.spent != nil || r.gen.Load() == l.gen)
+	switch {
+	case r == nil:
+		return false
+	case r.spent != nil:
+		return true
+	case r.slots != nil:
+		return r.slots.Holds(l.gen)
+	}
+	return r.gen.Load() == l.gen
 }

@@ -128,3 +128,38 @@ func TestNewLeaseReleasesOnce(t *testing.T) {
 		t.Fatalf("released %+v; want one throttled release", r.released)
 	}
 }
+
+// A lease of several permits from a bulkhead, released by a copy and then
+// by itself, frees its permits once too, and so does one of a single permit
+// whose slot has since served another holder.
+func TestReleasedCopyOfAReusedSlotFreesNothing(t *testing.T) {
+	l, err := Concurrency(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	two, err := l.AcquireN(ctx, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	releaseByValue(two)
+	two.Release()
+	one, err := l.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := one
+	one.Release()
+	again, err := l.AcquireN(ctx, 3) // every slot, the one just freed among them
+	if err != nil {
+		t.Fatalf("all three permits after both leases were released: %v", err)
+	}
+	stale.Release() // a copy of a lease whose slot serves another holder now
+	if _, err := l.Acquire(ctx); !errors.Is(err, ErrRateLimited) {
+		t.Fatalf("a fourth permit after a stale copy's release: err = %v, want a refusal", err)
+	}
+	again.Release()
+	if n := l.(*bulkhead).engine.InFlight(); n != 0 {
+		t.Fatalf("%d permits held after every release; want 0", n)
+	}
+}

@@ -7,10 +7,12 @@ import "context"
 //
 // Acquire and AcquireN return a Lease on success. On refusal they return a
 // *RateLimitedError (errors.Is(err, ErrRateLimited) holds) whose RetryAfter
-// says when to come back. When the context is cancelled while the call waits
-// in the queue they return ctx.Err(); when its deadline ends the wait, a
-// *RateLimitedError with ReasonDeadline that also matches
-// context.DeadlineExceeded. A Limiter is safe for concurrent use.
+// says when to come back. A call whose context has ended, before the call
+// or while it waits in the queue, takes nothing, even when a permit is
+// free: it returns ctx.Err() for a cancellation, and for a deadline a
+// *RateLimitedError with telemetry.ReasonDeadline that also matches
+// context.DeadlineExceeded (ContextEnded). A Limiter is safe for concurrent
+// use.
 type Limiter interface {
 	// Acquire asks for one permit; it is AcquireN(ctx, 1).
 	Acquire(ctx context.Context) (Lease, error)

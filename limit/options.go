@@ -12,6 +12,7 @@ import (
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/internal/problems"
 	"github.com/headroom-go/headroom/limit/adaptive"
+	"github.com/headroom-go/headroom/limit/concurrency"
 	"github.com/headroom-go/headroom/limit/window"
 )
 
@@ -142,8 +143,8 @@ func (o *Options) check(l *problems.List) {
 	if o.PerWindow != nil {
 		o.PerWindow.check(l.At("PerWindow"))
 	}
-	if o.Concurrency < 0 {
-		l.Add("Concurrency", o.Concurrency, "1 or more")
+	if o.Concurrency < 0 || o.Concurrency > concurrency.MaxLimit {
+		l.Add("Concurrency", o.Concurrency, "1 to "+strconv.Itoa(concurrency.MaxLimit)+": the bulkhead keeps a slot of 8 bytes a permit")
 	}
 	if c := o.Adaptive; c != nil {
 		if c.Maximum > math.MaxInt32 {

@@ -8,6 +8,7 @@ import (
 	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/internal/problems"
 	"github.com/headroom-go/headroom/limit/window"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // PerSecond returns a token bucket that grants permits a second and holds
@@ -76,6 +77,9 @@ func (l *perSecond) figures(f metrics.Figures) {
 // path rather than calling it: a Lease is returned through memory, and one
 // copy fewer is worth a few nanoseconds here.
 func (l *perSecond) Acquire(ctx context.Context) (Lease, error) {
+	if ctx.Err() != nil {
+		return Lease{}, waitEnded(ctx, l.name, l.metrics, 1)
+	}
 	now := time.Since(l.epoch)
 	ok, retryAfter := l.bucket.TryAcquire(now, 1)
 	if ok {
@@ -86,13 +90,14 @@ func (l *perSecond) Acquire(ctx context.Context) (Lease, error) {
 }
 
 // AcquireN grants cost permits at once when they are free and nobody is
-// waiting, whatever the state of ctx. The lease's Granted is when its
+// waiting; a call whose context has ended takes nothing (ContextEnded). The
+// lease's Granted is when its
 // permits became usable — the time of the call, or for a caller that waited
 // the time its reservation fell due (its goroutine resumes a little later).
 // Its permits were spent when granted: Release frees nothing and teaches
 // the bucket nothing, but the lease is held (Held) until released, as every
 // shape's is. A cost of 0 is granted and takes nothing. A cost below 0 or above the burst is refused with a *CostError.
-// Otherwise, with QueueLimit 0 it refuses at once with ReasonNoPermit and a
+// Otherwise, with QueueLimit 0 it refuses at once with telemetry.ReasonNoPermit and a
 // RetryAfter that is the caller's turn: callers refused together are told
 // to come back one after another, each when its permits would be due had it
 // been queued behind those refused before it (window.TokenBucket.NextTurn),
@@ -101,6 +106,9 @@ func (l *perSecond) Acquire(ctx context.Context) (Lease, error) {
 // same call then succeeds if nobody else takes permits in between. With a
 // queue it waits its turn; see wait.
 func (l *perSecond) AcquireN(ctx context.Context, cost int) (Lease, error) {
+	if ctx.Err() != nil {
+		return Lease{}, waitEnded(ctx, l.name, l.metrics, cost)
+	}
 	now := time.Since(l.epoch)
 	ok, retryAfter := l.bucket.TryAcquire(now, cost)
 	if ok {
@@ -120,7 +128,7 @@ func (l *perSecond) refused(ctx context.Context, now time.Duration, cost int, re
 		return Lease{}, &CostError{Limiter: l.name, Cost: cost, Capacity: l.bucket.Burst()}
 	}
 	if l.queue.limit == 0 {
-		return Lease{}, l.refuse(cost, ReasonNoPermit, max(retryAfter, l.bucket.NextTurn(now, cost)))
+		return Lease{}, l.refuse(cost, telemetry.ReasonNoPermit, max(retryAfter, l.bucket.NextTurn(now, cost)))
 	}
 	return l.wait(ctx, now, cost)
 }
@@ -132,8 +140,8 @@ func (l *perSecond) refuse(cost int, reason string, retryAfter time.Duration) er
 
 // wait books cost permits and sleeps until they are due, in FIFO order with
 // every other waiter. It refuses at once, without booking, when the queue
-// has no room for cost more permits (ReasonQueueFull) or when ctx's deadline
-// comes before the permits would be due (ReasonDeadline); either way
+// has no room for cost more permits (telemetry.ReasonQueueFull) or when ctx's deadline
+// comes before the permits would be due (telemetry.ReasonDeadline); either way
 // RetryAfter is when the permits would have been due. If ctx ends while the
 // caller waits, the permits go back to the bucket, every later waiter moves
 // up by their worth, and wait returns waitEnded's error. A waiter whose permits are
@@ -164,9 +172,9 @@ func (l *perSecond) wait(ctx context.Context, arrived time.Duration, cost int) (
 		return spentLease(&l.spent, now, cost), nil
 	case !ok:
 		l.mu.Unlock()
-		reason := ReasonDeadline
+		reason := telemetry.ReasonDeadline
 		if !room {
-			reason = ReasonQueueFull
+			reason = telemetry.ReasonQueueFull
 		}
 		return Lease{}, l.refuse(cost, reason, readyAt-now)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/headroom-go/headroom"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // mustPerSecond builds a PerSecond limiter or fails the test.
@@ -46,7 +47,7 @@ func TestPerSecondGrantsBurstThenRefusesWithExactRetryAfter(t *testing.T) {
 		}
 		time.Sleep(30 * time.Millisecond)
 		_, err := l.Acquire(ctx)
-		psWantRefusal(t, err, ReasonNoPermit, 70*time.Millisecond)
+		psWantRefusal(t, err, telemetry.ReasonNoPermit, 70*time.Millisecond)
 		var rl *RateLimitedError
 		errors.As(err, &rl)
 		if rl.Limiter != "per_second" {
@@ -211,7 +212,7 @@ func TestPerSecondQueueFullRefusesWithRetryAfter(t *testing.T) {
 		a, b := psArrive(ctx, l, 1, start), psArrive(ctx, l, 1, start)
 		_, err := l.Acquire(ctx)
 		// Its permit would have been due at 300ms, behind the two queued.
-		psWantRefusal(t, err, ReasonQueueFull, 300*time.Millisecond)
+		psWantRefusal(t, err, telemetry.ReasonQueueFull, 300*time.Millisecond)
 		if time.Since(start) != 0 {
 			t.Fatal("a refusal waited")
 		}
@@ -239,7 +240,7 @@ func TestPerSecondRefusesAtOnceWhenTheDeadlineComesFirst(t *testing.T) {
 		defer cancel()
 		a := psArrive(ctx, l, 1, start) // due at 100ms: inside the deadline
 		_, err := l.Acquire(ctx)        // due at 200ms: after it
-		psWantRefusal(t, err, ReasonDeadline, 200*time.Millisecond)
+		psWantRefusal(t, err, telemetry.ReasonDeadline, 200*time.Millisecond)
 		if time.Since(start) != 0 {
 			t.Fatal("the deadline refusal waited")
 		}
@@ -302,24 +303,6 @@ func TestPerSecondCancelledWaiterLeaksNoPermitAndLaterWaitersMoveUp(t *testing.T
 		defer ps.mu.Unlock()
 		if ps.queue.queued != 0 || ps.queue.front() != nil {
 			t.Fatalf("queue not empty after every waiter left: %d permits", ps.queue.queued)
-		}
-	})
-}
-
-func TestPerSecondEndedContextOnlyMattersWhenWaiting(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		l := mustPerSecond(t, 10, 1, WithQueueLimit(10))
-		ctx, cancel := context.WithCancel(context.Background())
-		cancel()
-		if _, err := l.Acquire(ctx); err != nil {
-			t.Fatalf("a free permit with an ended context: %v", err)
-		}
-		if _, err := l.Acquire(ctx); !errors.Is(err, context.Canceled) {
-			t.Fatalf("waiting with an ended context: %v; want context.Canceled", err)
-		}
-		if _, err := l.Acquire(context.Background()); err != nil {
-			// Nothing was booked: the permit is due at 100ms, so this waits.
-			t.Fatalf("after the ended context: %v", err)
 		}
 	})
 }

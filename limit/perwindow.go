@@ -11,6 +11,7 @@ import (
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit/window"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // maxSegments bounds WindowOptions.Segments: the engine keeps one slot per
@@ -77,6 +78,9 @@ func newPerWindow(o Options) (*perWindow, error) {
 func (l *perWindow) Acquire(ctx context.Context) (Lease, error) {
 	// AcquireN's fast path, repeated: a call through the Limiter interface
 	// then returns the lease once instead of copying it through two frames.
+	if ctx.Err() != nil {
+		return Lease{}, waitEnded(ctx, l.name, l.metrics, 1)
+	}
 	if l.waiting.Load() == 0 {
 		now := time.Since(l.epoch)
 		ok, retryAfter := l.engine.TryAcquire(now, 1)
@@ -85,7 +89,7 @@ func (l *perWindow) Acquire(ctx context.Context) (Lease, error) {
 			return spentLease(&l.spent, now, 1), nil
 		}
 		if !l.queueing {
-			return Lease{}, l.refuse(1, ReasonNoPermit, retryAfter)
+			return Lease{}, l.refuse(1, telemetry.ReasonNoPermit, retryAfter)
 		}
 		return l.acquireQueued(ctx, now, 1)
 	}
@@ -95,9 +99,9 @@ func (l *perWindow) Acquire(ctx context.Context) (Lease, error) {
 // AcquireN takes cost permits if the window has room for them. Without a
 // queue it refuses at once with a *RateLimitedError whose RetryAfter is
 // exact: the time until enough earlier permits leave the window. With a
-// queue it waits in FIFO order, unless the queue is full (ReasonQueueFull)
+// queue it waits in FIFO order, unless the queue is full (telemetry.ReasonQueueFull)
 // or ctx's deadline comes before the window could have room for this caller
-// and those queued ahead of it (ReasonDeadline). When ctx ends while it
+// and those queued ahead of it (telemetry.ReasonDeadline). When ctx ends while it
 // waits it returns waitEnded's error having taken nothing.
 //
 // Releasing a window lease frees nothing: a permit stays counted for Window
@@ -105,6 +109,9 @@ func (l *perWindow) Acquire(ctx context.Context) (Lease, error) {
 func (l *perWindow) AcquireN(ctx context.Context, cost int) (Lease, error) {
 	if cost < 0 || cost > l.capacity {
 		return Lease{}, &CostError{Limiter: l.name, Cost: cost, Capacity: l.capacity}
+	}
+	if ctx.Err() != nil {
+		return Lease{}, waitEnded(ctx, l.name, l.metrics, cost)
 	}
 	now := time.Since(l.epoch)
 	if cost == 0 {
@@ -119,7 +126,7 @@ func (l *perWindow) AcquireN(ctx context.Context, cost int) (Lease, error) {
 			return spentLease(&l.spent, now, cost), nil
 		}
 		if !l.queueing {
-			return Lease{}, l.refuse(cost, ReasonNoPermit, retryAfter)
+			return Lease{}, l.refuse(cost, telemetry.ReasonNoPermit, retryAfter)
 		}
 	}
 	return l.acquireQueued(ctx, now, cost)
@@ -146,12 +153,12 @@ func (l *perWindow) acquireQueued(ctx context.Context, now time.Duration, cost i
 	if !l.queue.fits(cost) {
 		l.waiting.Add(-1)
 		l.mu.Unlock()
-		return Lease{}, l.refuse(cost, ReasonQueueFull, ready)
+		return Lease{}, l.refuse(cost, telemetry.ReasonQueueFull, ready)
 	}
 	if deadline, ok := ctx.Deadline(); ok && deadline.Sub(l.epoch) <= now+ready {
 		l.waiting.Add(-1)
 		l.mu.Unlock()
-		return Lease{}, l.refuse(cost, ReasonDeadline, ready)
+		return Lease{}, l.refuse(cost, telemetry.ReasonDeadline, ready)
 	}
 	w := l.queue.push(cost)
 	d := time.Duration(0) // not the front: sleep until woken

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/headroom-go/headroom"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 func newWindowLimiter(t *testing.T, permits int, window time.Duration, opts ...Option) Limiter {
@@ -56,9 +57,9 @@ func TestPerWindowRefusesWithExactRetryAfter(t *testing.T) {
 		lease.Release() // frees nothing: a window permit is spent when granted
 		time.Sleep(10 * time.Second)
 		_, err = l.Acquire(ctx)
-		refusal(t, err, ReasonNoPermit, 30*time.Second) // the first two leave at 1m
+		refusal(t, err, telemetry.ReasonNoPermit, 30*time.Second) // the first two leave at 1m
 		_, err = l.AcquireN(ctx, 3)
-		refusal(t, err, ReasonNoPermit, 50*time.Second) // all three only at 1m20s
+		refusal(t, err, telemetry.ReasonNoPermit, 50*time.Second) // all three only at 1m20s
 		time.Sleep(30 * time.Second)
 		if _, err := l.AcquireN(ctx, 2); err != nil {
 			t.Fatalf("at 1m: %v; want two permits free", err)
@@ -186,7 +187,7 @@ func TestPerWindowQueueFull(t *testing.T) {
 		_, err := l.Acquire(ctx)
 		// Room for the queued two and this one: only once the window frees
 		// all of it, which is a lower bound on when this caller would run.
-		refusal(t, err, ReasonQueueFull, time.Second)
+		refusal(t, err, telemetry.ReasonQueueFull, time.Second)
 		if r := <-out; r.err != nil || r.at != time.Second {
 			t.Fatalf("queued caller got %v at %v; want a lease at 1s", r.err, r.at)
 		}
@@ -203,7 +204,7 @@ func TestPerWindowRefusesWhenTheDeadlineComesFirst(t *testing.T) {
 		defer cancel()
 		start := time.Now()
 		_, err := l.Acquire(short)
-		refusal(t, err, ReasonDeadline, time.Second)
+		refusal(t, err, telemetry.ReasonDeadline, time.Second)
 		if waited := time.Since(start); waited != 0 {
 			t.Fatalf("refused after %v; want at once", waited)
 		}

@@ -6,8 +6,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-
-	"github.com/headroom-go/headroom/limit/concurrency"
 )
 
 // TestPropertyConcurrencyNeverAboveLimit has 8 goroutines acquire random
@@ -52,50 +50,5 @@ func TestPropertyConcurrencyNeverAboveLimit(t *testing.T) {
 	}
 	if peak.Load() < limit {
 		t.Fatalf("peak held %d; want the whole limit %d used at some point", peak.Load(), limit)
-	}
-}
-
-// TestPropertyBulkheadEngineUnderChangingLimit races acquirers with
-// SetLimit: what is held never exceeds the largest limit set, and nothing
-// leaks.
-func TestPropertyBulkheadEngineUnderChangingLimit(t *testing.T) {
-	b, err := concurrency.New(4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var held, peak atomic.Int64
-	var stop atomic.Bool
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		rng := rand.New(rand.NewPCG(5, 5))
-		for !stop.Load() {
-			b.SetLimit(1 + rng.IntN(8))
-		}
-	})
-	var workers sync.WaitGroup
-	for g := range uint64(8) {
-		workers.Go(func() {
-			rng := rand.New(rand.NewPCG(g, 1))
-			for range 20000 {
-				cost := 1 + rng.IntN(3)
-				if ok, _ := b.TryAcquire(0, cost); !ok {
-					continue
-				}
-				n := held.Add(int64(cost))
-				for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
-				}
-				held.Add(-int64(cost))
-				b.Release(cost)
-			}
-		})
-	}
-	workers.Wait()
-	stop.Store(true)
-	wg.Wait()
-	if p := peak.Load(); p > 8 {
-		t.Fatalf("peak held %d; want at most 8, the largest limit set", p)
-	}
-	if b.InFlight() != 0 {
-		t.Fatalf("in flight after every release = %d; want 0", b.InFlight())
 	}
 }

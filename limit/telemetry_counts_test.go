@@ -1,7 +1,6 @@
 package limit
 
 import (
-	"context"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -11,14 +10,12 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 
 	"github.com/headroom-go/headroom"
+	"github.com/headroom-go/headroom/internal/metricstest"
 	"github.com/headroom-go/headroom/limit/adaptive"
 )
 
 func newReader(t *testing.T) (*sdkmetric.ManualReader, metric.MeterProvider) {
-	r := sdkmetric.NewManualReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r))
-	t.Cleanup(func() { mp.Shutdown(context.Background()) })
-	return r, mp
+	return metricstest.New(t)
 }
 
 // Throttles reported on PerSecond, PerWindow and Concurrency leases were

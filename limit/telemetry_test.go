@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/metric"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 
 	"github.com/headroom-go/headroom"
+	"github.com/headroom-go/headroom/internal/metricstest"
 	"github.com/headroom-go/headroom/limit/adaptive"
 )
 
@@ -33,9 +33,7 @@ func TestDroppedLimiterUnregistersItsMetrics(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			r := sdkmetric.NewManualReader()
-			mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r))
-			defer mp.Shutdown(context.Background())
+			r, mp := metricstest.New(t)
 			func() { // the limiter is reachable only inside
 				lim, err := build(mp)
 				if err != nil {
@@ -67,9 +65,7 @@ func TestDroppedLimiterUnregistersItsMetrics(t *testing.T) {
 // other shape does, not 1 per request.
 func TestAdaptiveRateQueueLengthCountsPermits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := sdkmetric.NewManualReader()
-		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r))
-		defer mp.Shutdown(context.Background())
+		r, mp := metricstest.New(t)
 		l, err := AdaptiveRate(adaptive.RateConfig{}, WithName("ar"), WithMeterProvider(mp), WithQueueLimit(100))
 		if err != nil {
 			t.Fatal(err)
@@ -117,9 +113,7 @@ func TestFreeLeaseCountsAsAcquired(t *testing.T) {
 		"adaptive_rate": {AdaptiveRate: &adaptive.RateConfig{}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			r := sdkmetric.NewManualReader()
-			mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r))
-			defer mp.Shutdown(context.Background())
+			r, mp := metricstest.New(t)
 			o.Name, o.MeterProvider = "x", mp
 			l, err := New(o)
 			if err != nil {
@@ -152,8 +146,7 @@ func TestRateLimitersReportTheirRatePerMinute(t *testing.T) {
 		{"10/10s", Options{PerWindow: &WindowOptions{Permits: 10, Window: headroom.Duration(10 * time.Second)}}, 60},
 		{"3/h", Options{PerWindow: &WindowOptions{Permits: 3, Window: headroom.Duration(time.Hour)}}, 0.05},
 	} {
-		r := sdkmetric.NewManualReader()
-		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r))
+		r, mp := metricstest.New(t)
 		c.o.Name, c.o.MeterProvider = "x", mp
 		if _, err := New(c.o); err != nil {
 			t.Fatal(err)
@@ -166,6 +159,5 @@ func TestRateLimitersReportTheirRatePerMinute(t *testing.T) {
 		if got, ok := metricValues(t, r)[key]; !ok || math.Abs(got-c.want) > 1e-12*c.want {
 			t.Errorf("%s: %s = %v (reported %v); want %v", c.name, key, got, ok, c.want)
 		}
-		mp.Shutdown(context.Background())
 	}
 }

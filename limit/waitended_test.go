@@ -8,10 +8,11 @@ import (
 	"time"
 
 	"github.com/headroom-go/headroom/limit/adaptive"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // A deadline that ends a caller's wait in the queue is the limiter's
-// refusal (ReasonDeadline) that still matches context.DeadlineExceeded, so
+// refusal (telemetry.ReasonDeadline) that still matches context.DeadlineExceeded, so
 // a retry runner reads it as a self-imposed throttle; a cancellation is
 // ctx.Err() as it is. (The rate shapes foresee a deadline that comes before
 // the permits and refuse at once, with the same reason.)
@@ -39,7 +40,7 @@ func TestWaitEndedByDeadlineIsARefusal(t *testing.T) {
 				defer cancel()
 				_, err = l.Acquire(ctx)
 				var rl *RateLimitedError
-				if !errors.As(err, &rl) || rl.Reason != ReasonDeadline || !errors.Is(err, context.DeadlineExceeded) {
+				if !errors.As(err, &rl) || rl.Reason != telemetry.ReasonDeadline || !errors.Is(err, context.DeadlineExceeded) {
 					t.Fatalf("wait ended by its deadline: %v; want a *RateLimitedError (deadline) matching DeadlineExceeded", err)
 				}
 
@@ -55,7 +56,7 @@ func TestWaitEndedByDeadlineIsARefusal(t *testing.T) {
 
 // A deadline that cannot be met is one shape whichever way it is met: a
 // context already expired, a miss the limiter foresees, and a wait the
-// deadline ends all return a *RateLimitedError with ReasonDeadline that
+// deadline ends all return a *RateLimitedError with telemetry.ReasonDeadline that
 // matches both ErrRateLimited and context.DeadlineExceeded.
 func TestDeadlineIsOneShape(t *testing.T) {
 	shapes := map[string]func() (Limiter, error){
@@ -72,7 +73,7 @@ func TestDeadlineIsOneShape(t *testing.T) {
 	check := func(t *testing.T, how string, err error) {
 		t.Helper()
 		var rl *RateLimitedError
-		if !errors.As(err, &rl) || rl.Reason != ReasonDeadline ||
+		if !errors.As(err, &rl) || rl.Reason != telemetry.ReasonDeadline ||
 			!errors.Is(err, ErrRateLimited) || !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("%s: %v; want a *RateLimitedError (deadline) matching ErrRateLimited and DeadlineExceeded", how, err)
 		}
@@ -99,6 +100,52 @@ func TestDeadlineIsOneShape(t *testing.T) {
 				defer cancel()
 				_, err = l.Acquire(short)
 				check(t, "deadline foreseen or ending the wait", err)
+			})
+		})
+	}
+}
+
+// A call whose context has ended takes nothing, whatever the shape and
+// even with a permit free: a cancellation returns ctx.Err(), a deadline a
+// refusal (telemetry.ReasonDeadline), and the permit is still there for the next
+// caller.
+func TestEndedContextTakesNothing(t *testing.T) {
+	shapes := map[string]func() (Limiter, error){
+		"per_second":  func() (Limiter, error) { return PerSecond(1, 1) },
+		"per_window":  func() (Limiter, error) { return PerWindow(1, time.Minute) },
+		"concurrency": func() (Limiter, error) { return Concurrency(1) },
+		"adaptive": func() (Limiter, error) {
+			return Adaptive(adaptive.ConcurrencyConfig{Minimum: 1, Initial: 1, Maximum: 1})
+		},
+		"adaptive_rate": func() (Limiter, error) {
+			return AdaptiveRate(adaptive.RateConfig{MaxUnitsPerMinute: 60, InitialUnitsPerMinute: 60, MinUnitsPerMinute: 60})
+		},
+	}
+	for name, build := range shapes {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				l, err := build()
+				if err != nil {
+					t.Fatal(err)
+				}
+				cancelled, cancel := context.WithCancel(context.Background())
+				cancel()
+				expired, cancel2 := context.WithDeadline(context.Background(), time.Now())
+				defer cancel2()
+				for _, cost := range []int{1, 0} {
+					if _, err := l.AcquireN(cancelled, cost); err != context.Canceled {
+						t.Errorf("cost %d with a cancelled context: %v; want context.Canceled", cost, err)
+					}
+					var rl *RateLimitedError
+					if _, err := l.AcquireN(expired, cost); !errors.As(err, &rl) || rl.Reason != telemetry.ReasonDeadline || !errors.Is(err, context.DeadlineExceeded) {
+						t.Errorf("cost %d with an expired context: %v; want a deadline refusal", cost, err)
+					}
+				}
+				lease, err := l.Acquire(context.Background())
+				if err != nil {
+					t.Fatalf("the permit the ended contexts left: %v", err)
+				}
+				lease.Release()
 			})
 		})
 	}

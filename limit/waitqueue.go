@@ -2,11 +2,11 @@ package limit
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"time"
 
 	"github.com/headroom-go/headroom/internal/metrics"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // waitQueue is the FIFO of callers waiting for permits, shared by every
@@ -67,6 +67,7 @@ type waiter struct {
 	ready      chan struct{} // capacity 1: grant or wake
 	timer      *time.Timer   // sleep's timer, kept across reuses
 	readyAt    time.Duration // a booked waiter's due time (PerSecond); owner's mu
+	lease      Lease         // what grant handed over, for an owner that makes it then (Concurrency)
 }
 
 // The results of sleep.
@@ -157,7 +158,7 @@ func (q *waitQueue) put(w *waiter) {
 	case <-w.ready:
 	default:
 	}
-	w.granted = false
+	w.granted, w.lease = false, Lease{}
 	q.pool.Put(w)
 }
 
@@ -190,17 +191,12 @@ func (w *waiter) sleep(ctx context.Context, d time.Duration) int {
 	}
 }
 
-// waitEnded is the error of a caller whose context ended its wait in the
-// queue. A deadline is a refusal of the limiter's, like the deadline it
-// foresees at once (ReasonDeadline), so that a retry runner reads a wait
-// that ran out its attempt's time as a self-imposed throttle and not as the
-// dependency's timeout; it still matches context.DeadlineExceeded. A
-// cancellation is ctx.Err() as it is.
+// waitEnded is ContextEnded's error for a caller of m's limiter, counted
+// as a denial when it is a refusal (a deadline).
 func waitEnded(ctx context.Context, limiter string, m *metrics.Limiter, cost int) error {
-	err := ctx.Err()
-	if !errors.Is(err, context.DeadlineExceeded) {
-		return err
+	err := ContextEnded(ctx, limiter)
+	if _, refused := err.(*RateLimitedError); refused {
+		m.DeniedN(telemetry.ReasonDeadline, cost)
 	}
-	m.DeniedN(ReasonDeadline, cost)
-	return &RateLimitedError{Limiter: limiter, Reason: ReasonDeadline}
+	return err
 }

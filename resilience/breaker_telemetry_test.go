@@ -1,15 +1,13 @@
 package resilience
 
 import (
-	"context"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/headroom-go/headroom/internal/metrics"
+	"github.com/headroom-go/headroom/internal/metricstest"
 	"github.com/headroom-go/headroom/telemetry"
 )
 
@@ -17,8 +15,7 @@ import (
 // gauge alone, read after it closed, says closed. The transitions counter
 // keeps every change, and the gauge's unit is a state, not a ratio.
 func TestBreakerCountsTransitions(t *testing.T) {
-	r := sdkmetric.NewManualReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r))
+	r, mp := metricstest.New(t)
 	br, err := NewBreaker(BreakerOptions{Name: "api", ConsecutiveFailures: 1, BreakDuration: time.Second, MeterProvider: mp})
 	if err != nil {
 		t.Fatal(err)
@@ -30,21 +27,12 @@ func TestBreakerCountsTransitions(t *testing.T) {
 	}
 	br.record(t0.Add(time.Second), true, Success, 0) // half-open, then closed
 
-	var rm metricdata.ResourceMetrics
-	if err := r.Collect(context.Background(), &rm); err != nil {
-		t.Fatal(err)
-	}
 	entered := map[string]int64{}
 	units := map[string]string{}
-	for _, sm := range rm.ScopeMetrics {
-		for _, m := range sm.Metrics {
-			units[m.Name] = m.Unit
-			if s, ok := m.Data.(metricdata.Sum[int64]); ok && m.Name == telemetry.BreakerTransitionsName {
-				for _, dp := range s.DataPoints {
-					v, _ := dp.Attributes.Value(telemetry.AttrBreakerState)
-					entered[v.AsString()] = dp.Value
-				}
-			}
+	for _, p := range metricstest.Collect(t, r) {
+		units[p.Name] = p.Unit
+		if p.Name == telemetry.BreakerTransitionsName {
+			entered[p.Attr(telemetry.AttrBreakerState)] = int64(p.Value)
 		}
 	}
 	want := map[string]int64{metrics.BreakerStateOpen: 1, metrics.BreakerStateHalfOpen: 1, metrics.BreakerStateClosed: 1}

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/headroom-go/headroom/internal/metricstest"
+	"github.com/headroom-go/headroom/telemetry"
 	"go.opentelemetry.io/otel/metric"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 )
 
 type transition struct{ From, To State }
@@ -206,9 +206,7 @@ func TestBreakerZeroOptionsArePolly(t *testing.T) {
 // of whichever change recorded last.
 func TestBreakerStateGaugeEndsAtCurrentState(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := sdkmetric.NewManualReader()
-		sdk := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r))
-		defer func() { _ = sdk.Shutdown(context.Background()) }()
+		r, sdk := metricstest.New(t)
 		var once sync.Once
 		entered, proceed := make(chan struct{}), make(chan struct{})
 		hold := func(v int64) { // holds the first record of "open" until proceed
@@ -232,16 +230,10 @@ func TestBreakerStateGaugeEndsAtCurrentState(t *testing.T) {
 		close(proceed) // the open change now reaches the gauge, last
 		synctest.Wait()
 
-		var rm metricdata.ResourceMetrics
-		if err := r.Collect(context.Background(), &rm); err != nil {
-			t.Fatal(err)
-		}
 		got := int64(-1)
-		for _, sm := range rm.ScopeMetrics {
-			for _, m := range sm.Metrics {
-				if g, ok := m.Data.(metricdata.Gauge[int64]); ok && m.Name == "headroom.runner.breaker.state" {
-					got = g.DataPoints[0].Value
-				}
+		for _, p := range metricstest.Collect(t, r) {
+			if p.Name == telemetry.BreakerStateName {
+				got = int64(p.Value)
 			}
 		}
 		if br.State() != Closed || got != int64(Closed) {

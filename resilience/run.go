@@ -35,21 +35,21 @@ import (
 // fn runs on the caller's goroutine; a panic in fn propagates to the caller
 // after the runner has released what it held for the attempt.
 func Run[T any](ctx context.Context, p *Policy, fn func(ctx context.Context) (T, error)) (T, error) {
-	v, err, _ := run(ctx, p, fn, nil)
+	v, _, err := run(ctx, p, fn, nil)
 	return v, err
 }
 
 // Try is Run that also reports every attempt and why the run stopped.
 func Try[T any](ctx context.Context, p *Policy, fn func(ctx context.Context) (T, error)) Result[T] {
 	var r Result[T]
-	r.Value, r.Err, r.Stop = run(ctx, p, fn, &r.Attempts)
+	r.Value, r.Stop, r.Err = run(ctx, p, fn, &r.Attempts)
 	return r
 }
 
 // run is Run and Try. rec, when not nil, receives the attempts.
-func run[T any](ctx context.Context, p *Policy, fn func(context.Context) (T, error), rec *[]Attempt) (v T, err error, stop StopReason) {
-	if err, stop = p.admit(ctx); stop != running {
-		return v, err, stop
+func run[T any](ctx context.Context, p *Policy, fn func(context.Context) (T, error), rec *[]Attempt) (v T, stop StopReason, err error) {
+	if stop, err = p.admit(ctx); stop != running {
+		return v, stop, err
 	}
 	var r runState
 	r.start(p, ctx, rec)
@@ -62,14 +62,14 @@ func run[T any](ctx context.Context, p *Policy, fn func(context.Context) (T, err
 		}
 		v, err = call(fn, a.ctx, a.ac, r.p.breaker, a.probe)
 		var verdict Verdict
-		if err, verdict, stop = r.judge(&a, n, err); stop != running {
+		if verdict, stop, err = r.judge(&a, n, err); stop != running {
 			break
 		}
 		if stop = r.decide(n, verdict); stop != running {
 			break
 		}
 		var cancelled error
-		if cancelled, stop = r.wait(verdict); stop != running {
+		if stop, cancelled = r.wait(verdict); stop != running {
 			if cancelled != nil {
 				err = cancelled
 			}
@@ -80,7 +80,7 @@ func run[T any](ctx context.Context, p *Policy, fn func(context.Context) (T, err
 	if stop == StopDeadline && err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		err = &deadlineError{err}
 	}
-	return v, err, stop
+	return v, stop, err
 }
 
 // deadlineError is the error of a run that stopped on its deadline after an

@@ -54,14 +54,14 @@ type attempt struct {
 }
 
 // admit returns why a run with p cannot start, and its error, or running.
-func (p *Policy) admit(ctx context.Context) (error, StopReason) {
+func (p *Policy) admit(ctx context.Context) (StopReason, error) {
 	if p == nil {
-		return errNilPolicy(), StopInvalid
+		return StopInvalid, errNilPolicy()
 	}
 	if e := ctx.Err(); e != nil {
 		return p.ended(ctx, e)
 	}
-	return nil, running
+	return running, nil
 }
 
 // errNilPolicy is what a run with a nil *Policy returns.
@@ -73,10 +73,10 @@ func errNilPolicy() error {
 
 // ended is the stop of a run whose caller's context had ended, with e,
 // before it began.
-func (p *Policy) ended(ctx context.Context, e error) (error, StopReason) {
+func (p *Policy) ended(ctx context.Context, e error) (StopReason, error) {
 	stop := callerStop(e)
 	p.tel.Stop(ctx, int(stop), false, 0, false)
-	return e, stop
+	return stop, e
 }
 
 // start begins a run of p: it reads the clock if the run needs it now and
@@ -146,9 +146,9 @@ func (r *runState) stop(stop StopReason, n int) {
 
 // judge takes the outcome of attempt a, which returned err: it classifies
 // it, lets the breaker, the budget, telemetry and the record know, and
-// returns the run's error, the verdict, and the stop reason the outcome
-// forces (running if none).
-func (r *runState) judge(a *attempt, n int, err error) (error, Verdict, StopReason) {
+// returns the verdict, the stop reason the outcome forces (running if
+// none), and the run's error.
+func (r *runState) judge(a *attempt, n int, err error) (Verdict, StopReason, error) {
 	if r.needEnd || err != nil {
 		a.end = time.Now()
 		if !r.now.IsZero() {
@@ -157,7 +157,7 @@ func (r *runState) judge(a *attempt, n int, err error) (error, Verdict, StopReas
 	}
 	verdict, evidence, stop := Verdict{}, true, running
 	if err != nil {
-		err, verdict, evidence, stop = r.classify(a, err)
+		verdict, evidence, stop, err = r.classify(a, err)
 	}
 	r.count(a, verdict, evidence)
 	r.p.tel.Attempt(r.ctx, int(verdict.Kind), verdict.SelfImposed, n+1, a.took, r.timed)
@@ -165,13 +165,13 @@ func (r *runState) judge(a *attempt, n int, err error) (error, Verdict, StopReas
 		*r.rec = append(*r.rec, Attempt{Verdict: verdict, Err: err, Duration: a.took})
 	}
 	r.now = a.end
-	return err, verdict, stop
+	return verdict, stop, err
 }
 
-// classify gives a failed attempt its verdict, its error as the run
-// reports it, whether the breaker may learn from it, and the stop reason
-// it forces (running if none).
-func (r *runState) classify(a *attempt, err error) (error, Verdict, bool, StopReason) {
+// classify gives a failed attempt its verdict, whether the breaker may
+// learn from it, the stop reason it forces (running if none), and its
+// error as the run reports it.
+func (r *runState) classify(a *attempt, err error) (Verdict, bool, StopReason, error) {
 	verdict := r.p.classify(err)
 	if e := r.ctx.Err(); e != nil {
 		// The caller's cancellation or deadline: stop at once, and teach
@@ -179,23 +179,23 @@ func (r *runState) classify(a *attempt, err error) (error, Verdict, bool, StopRe
 		if !errors.Is(err, e) {
 			err = errors.Join(e, err)
 		}
-		return err, verdict, false, callerStop(e)
+		return verdict, false, callerStop(e), err
 	}
 	// A self-imposed refusal stays one even when it wraps the deadline that
 	// ended its wait in our own queue: the dependency never saw the
 	// attempt, so it is no timeout of the dependency's.
 	if a.ac == nil || a.end.Before(a.ac.deadline) || !errors.Is(err, context.DeadlineExceeded) {
-		return err, verdict, true, running
+		return verdict, true, running, err
 	}
 	switch {
 	case verdict.SelfImposed && a.own:
-		return err, verdict, true, running
+		return verdict, true, running, err
 	case verdict.SelfImposed:
-		return err, verdict, true, StopDeadline // the policy's Timeout ended the wait: no time is left
+		return verdict, true, StopDeadline, err // the policy's Timeout ended the wait: no time is left
 	case a.own:
-		return &TimeoutError{Timeout: r.p.attemptTimeout, Err: err}, Verdict{Kind: Transient}, true, running
+		return Verdict{Kind: Transient}, true, running, &TimeoutError{Timeout: r.p.attemptTimeout, Err: err}
 	default: // the policy's overall Timeout ran out during the attempt
-		return err, Verdict{Kind: Transient}, false, StopDeadline
+		return Verdict{Kind: Transient}, false, StopDeadline, err
 	}
 }
 
@@ -236,14 +236,14 @@ func (r *runState) decide(n int, verdict Verdict) StopReason {
 // capped by MaximumDelay, and never past the deadline. It returns running,
 // or why the run stops instead, with the caller's context error when that
 // is why.
-func (r *runState) wait(verdict Verdict) (error, StopReason) {
+func (r *runState) wait(verdict Verdict) (StopReason, error) {
 	d := r.delay(verdict)
 	if r.hasDeadline && !r.now.Add(d).Before(r.deadline) {
-		return nil, StopDeadline
+		return StopDeadline, nil
 	}
 	if bu := r.p.budget; bu != nil && !verdict.SelfImposed && !bu.withdraw(r.now) {
 		r.p.tel.BudgetDenied(r.ctx)
-		return nil, StopBudgetExhausted
+		return StopBudgetExhausted, nil
 	}
 	if r.rec != nil {
 		(*r.rec)[len(*r.rec)-1].Delay = d
@@ -251,10 +251,10 @@ func (r *runState) wait(verdict Verdict) (error, StopReason) {
 	r.p.tel.Retry(r.ctx, int(verdict.Kind), verdict.SelfImposed, d)
 	if d > 0 && !sleep(r.ctx, d) {
 		e := r.ctx.Err()
-		return e, callerStop(e)
+		return callerStop(e), e
 	}
 	r.now = time.Now()
-	return nil, running
+	return running, nil
 }
 
 // delay is the wait before the retry of an attempt with verdict.

@@ -8,10 +8,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"go.opentelemetry.io/otel/attribute"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
+	"github.com/headroom-go/headroom/internal/metricstest"
 	"github.com/headroom-go/headroom/telemetry"
 )
 
@@ -21,9 +19,7 @@ import (
 // attempts and the delay between them.
 func TestRunRecordsDurationsAndRetries(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := sdkmetric.NewManualReader()
-		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r))
-		defer mp.Shutdown(context.Background())
+		r, mp := metricstest.New(t)
 		p, err := Default(WithName("api"), WithMeterProvider(mp), WithBreaker(nil), WithBudget(nil))
 		if err != nil {
 			t.Fatal(err)
@@ -42,31 +38,15 @@ func TestRunRecordsDurationsAndRetries(t *testing.T) {
 		}
 		_, _ = Run(t.Context(), p, func(ctx context.Context) (int, error) { return 1, nil })
 
-		var rm metricdata.ResourceMetrics
-		if err := r.Collect(context.Background(), &rm); err != nil {
-			t.Fatal(err)
-		}
 		got := map[string]float64{}
-		str := func(s attribute.Set, k string) string { v, _ := s.Value(attribute.Key(k)); return v.Emit() }
-		for _, sm := range rm.ScopeMetrics {
-			for _, m := range sm.Metrics {
-				switch d := m.Data.(type) {
-				case metricdata.Sum[int64]:
-					if m.Name == telemetry.CallsName {
-						for _, dp := range d.DataPoints {
-							got["calls "+str(dp.Attributes, telemetry.AttrStop)+" retried="+str(dp.Attributes, telemetry.AttrRetried)] = float64(dp.Value)
-						}
-					}
-				case metricdata.Histogram[float64]:
-					for _, dp := range d.DataPoints {
-						switch m.Name {
-						case telemetry.CallDurationName:
-							got["call seconds retried="+str(dp.Attributes, telemetry.AttrRetried)] = dp.Sum
-						case telemetry.AttemptDurationName:
-							got["attempt "+str(dp.Attributes, telemetry.AttrAttempt)+" "+str(dp.Attributes, telemetry.AttrVerdict)] = dp.Sum
-						}
-					}
-				}
+		for _, p := range metricstest.Collect(t, r) {
+			switch p.Name {
+			case telemetry.CallsName:
+				got["calls "+p.Attr(telemetry.AttrStop)+" retried="+p.Attr(telemetry.AttrRetried)] = p.Value
+			case telemetry.CallDurationName:
+				got["call seconds retried="+p.Attr(telemetry.AttrRetried)] = p.Sum
+			case telemetry.AttemptDurationName:
+				got["attempt "+p.Attr(telemetry.AttrAttempt)+" "+p.Attr(telemetry.AttrVerdict)] = p.Sum
 			}
 		}
 		want := map[string]float64{

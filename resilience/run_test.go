@@ -11,6 +11,7 @@ import (
 
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // refuser is a stand-in limiter: it refuses the first n acquisitions with a
@@ -26,7 +27,7 @@ func (r *refuser) acquire() (release func(), err error) {
 	i := r.calls
 	r.calls++
 	if i < r.n {
-		return nil, &limit.RateLimitedError{Limiter: "payments", RetryAfter: r.retryAfter(i), Reason: limit.ReasonNoPermit}
+		return nil, &limit.RateLimitedError{Limiter: "payments", RetryAfter: r.retryAfter(i), Reason: telemetry.ReasonNoPermit}
 	}
 	r.held++
 	return func() { r.held-- }, nil
@@ -527,7 +528,7 @@ func TestRefusalAtAttemptDeadlineIsSelfImposed(t *testing.T) {
 			WithThrottledBackoff(headroom.Backoff{Initial: headroom.Duration(time.Millisecond), Jitter: new(0.0)}), WithBreaker(br), WithBudget(bu)))
 		r := Try(t.Context(), p, func(ctx context.Context) (int, error) {
 			<-ctx.Done() // queued in our own limiter until the attempt's deadline
-			return 0, &waitRefusal{&limit.RateLimitedError{Limiter: "local", Reason: limit.ReasonDeadline}, ctx.Err()}
+			return 0, &waitRefusal{&limit.RateLimitedError{Limiter: "local", Reason: telemetry.ReasonDeadline}, ctx.Err()}
 		})
 		want := []attemptView{{Throttled, true, 0, time.Millisecond}, {Throttled, true, 0, 0}}
 		if d := cmp.Diff(want, views(r.Attempts)); d != "" {

@@ -67,6 +67,11 @@
 // http.client.request.duration (histogram, s), with the convention's
 // attributes (go.opentelemetry.io/otel/semconv).
 //
+// The values of AttrReason are the Reason constants: a limiter's denials
+// (ReasonNoPermit, ReasonQueueFull, ReasonMaxWait, ReasonDeadline, which a
+// *limit.RateLimitedError's Reason holds too) and the quota guard's
+// refusals (ReasonReserve, ReasonBlocked, ReasonProbe, ReasonInFlight).
+//
 // docs/telemetry.md describes each in full, with the PromQL for the common
 // questions; docs/dashboards holds a Grafana dashboard and alert rules.
 package telemetry

@@ -205,8 +205,8 @@ const (
 	// AttrOutcome is "acquired" or "denied", on LeasesName.
 	AttrOutcome = "headroom.outcome"
 
-	// AttrReason says why a lease was denied: "no_permit",
-	// "queue_full", "max_wait" or "deadline".
+	// AttrReason says why a lease was denied, or an attempt the quota
+	// guard refused: one of the Reason values below.
 	AttrReason = "headroom.reason"
 
 	// AttrRunner is the resilience runner's (the policy's) name.
@@ -233,12 +233,27 @@ const (
 	// "half_open" or "open".
 	AttrBreakerState = "headroom.breaker.state"
 
-	// AttrLayer is the httpx layer a limiter belongs to: "rate_limit",
-	// "adaptive_rate". Two layers on one host are two series, and a sum
-	// over the layers counts each call once per layer.
+	// AttrLayer is the httpx layer a limiter belongs to: "rate_limit".
+	// Two layers on one host are two series (told apart by
+	// AttrLimiterKind, and within a kind by AttrLimiter), and a sum over
+	// them counts each call once per layer.
 	AttrLayer = "headroom.layer"
 
 	// AttrQuotaKey is the quota guard's key: the host, or the key the
 	// caller chose.
 	AttrQuotaKey = "headroom.quota.key"
+)
+
+// The values of AttrReason. The first four say why a limiter denied a
+// lease, and are a *limit.RateLimitedError's Reason too; the last four say
+// what held an attempt the quota guard refused (QuotaRefusalsName).
+const (
+	ReasonNoPermit  = "no_permit"  // no permit free, and no queue to wait in
+	ReasonQueueFull = "queue_full" // the queue holds its QueueLimit already
+	ReasonMaxWait   = "max_wait"   // the wait would be longer than allowed
+	ReasonDeadline  = "deadline"   // the context ends before a permit would be free
+	ReasonReserve   = "reserve"    // the remaining allowance is inside the reserve
+	ReasonBlocked   = "blocked"    // a Retry-After or a backoff holds the key
+	ReasonProbe     = "probe"      // past a reset, one probe at a time until figures return
+	ReasonInFlight  = "in_flight"  // every in-flight slot of the key is taken
 )

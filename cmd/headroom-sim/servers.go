@@ -205,9 +205,7 @@ func writeServerTable(w io.Writer, o *options, runs []serverRun) error {
 	if withMode {
 		head = append([]string{"Mode"}, head...)
 	}
-	for _, p := range publishes {
-		head = append(head, p)
-	}
+	head = append(head, publishes...)
 	rows := [][]string{head}
 	for _, rk := range rowOrder {
 		row := []string{bucketLabel(sim.Config{Server: rk.server, Quota: rk.quota}), table.Human(rk.server.Window), table.Thousands(rk.quota)}

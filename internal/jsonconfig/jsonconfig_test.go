@@ -148,6 +148,8 @@ type diamond struct {
 }
 
 // A type embedded in itself: its fields are found once.
+//
+//lint:ignore U1000 the decoder under test reads it through reflection
 type loop struct {
 	*loop
 	X int
@@ -197,7 +199,8 @@ func TestDecodeFieldDominance(t *testing.T) {
 }
 
 type quotedFields struct {
-	N     int      `json:"n,string"`
+	N int `json:"n,string"`
+	//lint:ignore SA5008 the tag the decoder under test must refuse
 	Inner *named   `json:"inner,string"` // only a scalar is quoted
 	F     *float64 `json:",omitempty,string"`
 }

@@ -28,7 +28,7 @@ func ExampleNewLimiter() {
 	m.SetLimit(2)
 	m.Acquired()
 	m.Acquired()
-	m.Denied(metrics.ReasonNoPermit)
+	m.Denied(telemetry.ReasonNoPermit)
 
 	var rm metricdata.ResourceMetrics
 	if err := reader.Collect(ctx, &rm); err != nil {
@@ -41,9 +41,9 @@ func ExampleNewLimiter() {
 			case metricdata.Sum[int64]:
 				for _, dp := range d.DataPoints {
 					outcome, _ := dp.Attributes.Value(telemetry.AttrOutcome)
-					what := outcome.Emit()
+					what := outcome.String()
 					if reason, ok := dp.Attributes.Value(telemetry.AttrReason); ok {
-						what += " (" + reason.Emit() + ")"
+						what += " (" + reason.String() + ")"
 					}
 					if dp.Value > 0 {
 						lines = append(lines, fmt.Sprintf("%s %s: %d", mt.Name, what, dp.Value))
@@ -52,7 +52,7 @@ func ExampleNewLimiter() {
 			case metricdata.Gauge[float64]:
 				for _, dp := range d.DataPoints {
 					host, _ := dp.Attributes.Value(telemetry.AttrHost)
-					lines = append(lines, fmt.Sprintf("%s on %s: %g", mt.Name, host.Emit(), dp.Value))
+					lines = append(lines, fmt.Sprintf("%s on %s: %g", mt.Name, host.String(), dp.Value))
 				}
 			}
 		}
@@ -112,7 +112,7 @@ func ExampleNewRunner() {
 					if !ok {
 						what, _ = dp.Attributes.Value(telemetry.AttrStop)
 					}
-					lines = append(lines, fmt.Sprintf("%s %s: %d", mt.Name, what.Emit(), dp.Value))
+					lines = append(lines, fmt.Sprintf("%s %s: %d", mt.Name, what.String(), dp.Value))
 				}
 			case metricdata.Histogram[float64]:
 				for _, dp := range d.DataPoints {

@@ -48,6 +48,10 @@ type Limiter struct {
 	cuts       atomic.Int64
 	pauses     atomic.Int64
 	closed     atomic.Bool
+	// granted, when set, counts permits the limiter's engine granted
+	// (CountGrants); countedMore are their permits beyond one a lease.
+	granted     atomic.Pointer[func() int64]
+	countedMore atomic.Int64
 
 	// Set by NewLimiter, read-only after.
 	adaptive  bool
@@ -92,7 +96,7 @@ type stripe struct {
 
 // reasons are the values of telemetry.AttrReason on denied leases, in the order of
 // Limiter.denied.
-var reasons = [...]string{ReasonNoPermit, ReasonQueueFull, ReasonMaxWait, ReasonDeadline}
+var reasons = [...]string{telemetry.ReasonNoPermit, telemetry.ReasonQueueFull, telemetry.ReasonMaxWait, telemetry.ReasonDeadline}
 
 // waitBuckets are the bucket boundaries of telemetry.WaitDurationName, in seconds:
 // from a millisecond to the adaptive rate limiter's longest wait.
@@ -206,8 +210,14 @@ func (m *Limiter) observeLeases(o metric.Observer) {
 		noPermit += s.noPermit.Load()
 		other += s.other.Load()
 	}
+	permits := acquired + acquiredMore
+	if g := m.granted.Load(); g != nil {
+		n := (*g)()
+		acquired += n - m.countedMore.Load()
+		permits += n
+	}
 	o.ObserveInt64(m.leases, acquired, m.acqOpts...)
-	o.ObserveInt64(m.permits, acquired+acquiredMore, m.acqOpts...)
+	o.ObserveInt64(m.permits, permits, m.acqOpts...)
 	for i := range reasons {
 		n := noPermit
 		if i > 0 {
@@ -319,8 +329,29 @@ func (m *Limiter) AcquiredN(n int) {
 	}
 }
 
+// CountGrants makes granted the count of the permits the limiter's engine
+// granted, read when the meter collects, so that a grant costs the fast
+// path no atomic operation of the recorder's: a limiter whose engine
+// counts its grants reports those, and counts with Acquired and AcquiredN
+// only the grants its engine does not see. A lease of several permits that
+// granted counts is counted once more with CountedMore, so that it is one
+// lease. granted must not reference the limiter that owns m (see Sample).
+func (m *Limiter) CountGrants(granted func() int64) {
+	if m != nil {
+		m.granted.Store(&granted)
+	}
+}
+
+// CountedMore counts a granted lease of n permits that the engine's count
+// (CountGrants) has already counted as n permits: it is one lease.
+func (m *Limiter) CountedMore(n int) {
+	if m != nil && n > 1 {
+		m.countedMore.Add(int64(n - 1))
+	}
+}
+
 // Denied counts a refused lease of one permit with its reason, one of the
-// Reason constants; another reason is counted as denied without a reason.
+// telemetry.Reason values; another is counted as denied without a reason.
 func (m *Limiter) Denied(reason string) { m.DeniedN(reason, 1) }
 
 // DeniedN counts a refused lease of n permits with its reason; see Denied.
@@ -330,14 +361,14 @@ func (m *Limiter) DeniedN(reason string, n int) {
 	}
 	i := len(reasons)
 	switch reason {
-	case ReasonNoPermit:
+	case telemetry.ReasonNoPermit:
 		m.stripe().noPermit.Add(1)
 		i = 0
-	case ReasonQueueFull:
+	case telemetry.ReasonQueueFull:
 		i = 1
-	case ReasonMaxWait:
+	case telemetry.ReasonMaxWait:
 		i = 2
-	case ReasonDeadline:
+	case telemetry.ReasonDeadline:
 		i = 3
 	default:
 		m.stripe().other.Add(1)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/headroom-go/headroom/telemetry"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 )
@@ -78,14 +79,14 @@ func BenchmarkAcquiredSDKParallel(b *testing.B) {
 func BenchmarkDeniedNil(b *testing.B) {
 	m := nilLimiter
 	for b.Loop() {
-		m.Denied(ReasonNoPermit)
+		m.Denied(telemetry.ReasonNoPermit)
 	}
 }
 
 func BenchmarkDeniedSDK(b *testing.B) {
 	m := sdkLimiter(b)
 	for b.Loop() {
-		m.Denied(ReasonNoPermit)
+		m.Denied(telemetry.ReasonNoPermit)
 	}
 }
 
@@ -93,7 +94,7 @@ func BenchmarkDeniedSDKParallel(b *testing.B) {
 	m := sdkLimiter(b)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			m.Denied(ReasonNoPermit)
+			m.Denied(telemetry.ReasonNoPermit)
 		}
 	})
 }

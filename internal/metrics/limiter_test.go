@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"github.com/headroom-go/headroom/internal/metricstest"
 	"github.com/headroom-go/headroom/telemetry"
 
 	"context"
@@ -35,57 +36,20 @@ type point struct {
 	Buckets    []uint64          // histograms
 }
 
-func attrs(s attribute.Set) map[string]string {
-	m := map[string]string{}
-	for _, kv := range s.ToSlice() {
-		m[string(kv.Key)] = kv.Value.Emit()
-	}
-	return m
-}
-
 // collect reads r and returns its points, sorted, failing on any scope
 // other than telemetry.ScopeName or a cumulative-only violation.
 func collect(t *testing.T, r sdkmetric.Reader) []point {
 	t.Helper()
-	var rm metricdata.ResourceMetrics
-	if err := r.Collect(context.Background(), &rm); err != nil {
-		t.Fatalf("Collect: %v", err)
-	}
 	var ps []point
-	for _, sm := range rm.ScopeMetrics {
-		if sm.Scope.Name != telemetry.ScopeName {
-			t.Errorf("scope %q, want %q", sm.Scope.Name, telemetry.ScopeName)
+	for _, p := range metricstest.Collect(t, r) {
+		if p.Scope != telemetry.ScopeName {
+			t.Errorf("scope %q, want %q", p.Scope, telemetry.ScopeName)
 		}
-		for _, m := range sm.Metrics {
-			switch d := m.Data.(type) {
-			case metricdata.Sum[int64]:
-				kind := "sum"
-				if d.IsMonotonic {
-					kind = "monotonic sum"
-				}
-				if d.Temporality != metricdata.CumulativeTemporality {
-					t.Errorf("%s: temporality %v", m.Name, d.Temporality)
-				}
-				for _, dp := range d.DataPoints {
-					ps = append(ps, point{Name: m.Name, Unit: m.Unit, Kind: kind, Attrs: attrs(dp.Attributes), Value: float64(dp.Value)})
-				}
-			case metricdata.Gauge[int64]:
-				for _, dp := range d.DataPoints {
-					ps = append(ps, point{Name: m.Name, Unit: m.Unit, Kind: "gauge", Attrs: attrs(dp.Attributes), Value: float64(dp.Value)})
-				}
-			case metricdata.Gauge[float64]:
-				for _, dp := range d.DataPoints {
-					ps = append(ps, point{Name: m.Name, Unit: m.Unit, Kind: "gauge", Attrs: attrs(dp.Attributes), Value: dp.Value})
-				}
-			case metricdata.Histogram[float64]:
-				for _, dp := range d.DataPoints {
-					ps = append(ps, point{Name: m.Name, Unit: m.Unit, Kind: "histogram", Attrs: attrs(dp.Attributes),
-						Count: dp.Count, Sum: dp.Sum, Bounds: dp.Bounds, Buckets: dp.BucketCounts})
-				}
-			default:
-				t.Errorf("%s: unexpected aggregation %T", m.Name, m.Data)
-			}
+		if p.Kind != "gauge" && p.Temporality != metricdata.CumulativeTemporality {
+			t.Errorf("%s: temporality %v", p.Name, p.Temporality)
 		}
+		ps = append(ps, point{Name: p.Name, Unit: p.Unit, Kind: p.Kind, Attrs: p.AttrMap(), Value: p.Value,
+			Count: p.Count, Sum: p.Sum, Bounds: p.Bounds, Buckets: p.Buckets})
 	}
 	slices.SortFunc(ps, func(a, b point) int {
 		return strings.Compare(a.Name+fmt.Sprint(a.Attrs), b.Name+fmt.Sprint(b.Attrs))
@@ -95,14 +59,7 @@ func collect(t *testing.T, r sdkmetric.Reader) []point {
 
 func newSDK(t *testing.T) (*sdkmetric.ManualReader, *sdkmetric.MeterProvider) {
 	t.Helper()
-	r := sdkmetric.NewManualReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r))
-	t.Cleanup(func() {
-		if err := mp.Shutdown(context.Background()); err != nil {
-			t.Error(err)
-		}
-	})
-	return r, mp
+	return metricstest.New(t)
 }
 
 // with returns base plus more attributes.
@@ -150,11 +107,11 @@ func TestLimiterInstruments(t *testing.T) {
 	for range 3 {
 		m.Acquired()
 	}
-	m.Denied(ReasonNoPermit)
-	m.Denied(ReasonNoPermit)
-	m.Denied(ReasonQueueFull)
-	m.Denied(ReasonMaxWait)
-	m.Denied(ReasonDeadline)
+	m.Denied(telemetry.ReasonNoPermit)
+	m.Denied(telemetry.ReasonNoPermit)
+	m.Denied(telemetry.ReasonQueueFull)
+	m.Denied(telemetry.ReasonMaxWait)
+	m.Denied(telemetry.ReasonDeadline)
 	m.QueueAdd(5)
 	m.QueueAdd(-2)
 	m.SetLimit(10)
@@ -221,7 +178,7 @@ func TestLimiterAdaptiveCountersStartAtZero(t *testing.T) {
 }
 
 func TestLimiterDeniedByReason(t *testing.T) {
-	for _, reason := range []string{ReasonNoPermit, ReasonQueueFull, ReasonMaxWait, ReasonDeadline, "other"} {
+	for _, reason := range []string{telemetry.ReasonNoPermit, telemetry.ReasonQueueFull, telemetry.ReasonMaxWait, telemetry.ReasonDeadline, "other"} {
 		t.Run(reason, func(t *testing.T) {
 			r, mp := newSDK(t)
 			m := NewLimiter(mp, "l", KindPerWindow)
@@ -324,8 +281,8 @@ func gcUntil(tries int, done func() bool) bool {
 }
 
 type owner struct {
-	m   *Limiter
-	pad [64]byte // not a tiny allocation
+	m *Limiter
+	_ [64]byte // not a tiny allocation
 }
 
 func TestLimiterCloseWhenUnreachable(t *testing.T) {
@@ -431,7 +388,7 @@ func TestLimiterNilProviderUsesGlobal(t *testing.T) {
 func TestNilLimiter(t *testing.T) {
 	var m *Limiter
 	m.Acquired()
-	m.Denied(ReasonNoPermit)
+	m.Denied(telemetry.ReasonNoPermit)
 	m.Denied("other")
 	m.Waited(time.Second)
 	m.SetLimit(1)
@@ -536,7 +493,7 @@ func TestLimiterInstrumentErrors(t *testing.T) {
 			}
 			// Still usable, records nothing, closes cleanly.
 			m.Acquired()
-			m.Denied(ReasonMaxWait)
+			m.Denied(telemetry.ReasonMaxWait)
 			m.Waited(time.Second)
 			m.SetLimit(3)
 			m.Close()

@@ -44,8 +44,8 @@ func TestLimiterCountsPermits(t *testing.T) {
 	for range 4 {
 		m.AcquiredN(5)
 	}
-	m.DeniedN(ReasonNoPermit, 3)
-	m.DeniedN(ReasonQueueFull, 7)
+	m.DeniedN(telemetry.ReasonNoPermit, 3)
+	m.DeniedN(telemetry.ReasonQueueFull, 7)
 	got := map[string]float64{}
 	for _, p := range collect(t, r) {
 		if p.Name == telemetry.LeasesName || p.Name == telemetry.PermitsName {

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"github.com/headroom-go/headroom/internal/metricstest"
 	"github.com/headroom-go/headroom/telemetry"
 
 	"context"
@@ -10,51 +11,31 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 )
 
-// runnerSums reads every int64 sum as "name verdict/stop self_imposed" → value.
+// runnerSums reads every int64 sum as "name verdict/stop self_imposed" →
+// value, and every histogram's count the same way.
 func runnerSums(t *testing.T, r *sdkmetric.ManualReader) (map[string]int64, map[string]uint64) {
 	t.Helper()
-	var rm metricdata.ResourceMetrics
-	if err := r.Collect(context.Background(), &rm); err != nil {
-		t.Fatal(err)
-	}
 	sums, counts := map[string]int64{}, map[string]uint64{}
-	key := func(name string, s attribute.Set) string {
-		k := name
+	for _, p := range metricstest.Collect(t, r) {
+		k := p.Name
 		for _, a := range []string{telemetry.AttrRunner, telemetry.AttrVerdict, telemetry.AttrSelfImposed, telemetry.AttrStop, telemetry.AttrRetried, telemetry.AttrAttempt, telemetry.AttrBreakerState} {
-			if v, ok := s.Value(attribute.Key(a)); ok {
-				k += " " + v.Emit()
+			if v, ok := p.Attrs.Value(attribute.Key(a)); ok {
+				k += " " + v.String()
 			}
 		}
-		return k
-	}
-	for _, sm := range rm.ScopeMetrics {
-		for _, m := range sm.Metrics {
-			switch d := m.Data.(type) {
-			case metricdata.Sum[int64]:
-				for _, p := range d.DataPoints {
-					sums[key(m.Name, p.Attributes)] = p.Value
-				}
-			case metricdata.Gauge[int64]:
-				for _, p := range d.DataPoints {
-					sums[key(m.Name, p.Attributes)] = p.Value
-				}
-			case metricdata.Histogram[float64]:
-				for _, p := range d.DataPoints {
-					counts[key(m.Name, p.Attributes)] = p.Count
-				}
-			}
+		if p.Kind == "histogram" {
+			counts[k] = p.Count
+		} else {
+			sums[k] = int64(p.Value)
 		}
 	}
 	return sums, counts
 }
 
 func TestRunnerRecords(t *testing.T) {
-	reader := sdkmetric.NewManualReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	defer func() { _ = mp.Shutdown(context.Background()) }()
+	reader, mp := metricstest.New(t)
 	ctx := context.Background()
 
 	r := NewRunner(mp, "api")
@@ -114,9 +95,7 @@ func TestRunnerNil(t *testing.T) {
 }
 
 func TestRunnerAllocatesNothing(t *testing.T) {
-	reader := sdkmetric.NewManualReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	defer func() { _ = mp.Shutdown(context.Background()) }()
+	_, mp := metricstest.New(t)
 	ctx := context.Background()
 	for name, r := range map[string]*Runner{"sdk": NewRunner(mp, "api"), "global": NewRunner(nil, "api")} {
 		r.Attempt(ctx, 0, false, 1, time.Millisecond, true)
@@ -131,9 +110,7 @@ func TestRunnerAllocatesNothing(t *testing.T) {
 }
 
 func BenchmarkRunnerSuccess(b *testing.B) {
-	reader := sdkmetric.NewManualReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	defer func() { _ = mp.Shutdown(context.Background()) }()
+	_, mp := metricstest.New(b)
 	ctx := context.Background()
 	for name, r := range map[string]*Runner{"sdk": NewRunner(mp, "api"), "global": NewRunner(nil, "api")} {
 		b.Run(name, func(b *testing.B) {

@@ -3,11 +3,8 @@ package metrics
 // The values the recorders write on the attributes named in package
 // telemetry; docs/telemetry.md lists them for dashboard authors.
 
-// Values of AttrLayer.
-const (
-	LayerRateLimit    = "rate_limit"
-	LayerAdaptiveRate = "adaptive_rate"
-)
+// LayerRateLimit is the value of AttrLayer: the limiter layer of httpx.
+const LayerRateLimit = "rate_limit"
 
 // Values of AttrBreakerState.
 const (
@@ -35,18 +32,6 @@ const (
 const (
 	OutcomeAcquired = "acquired"
 	OutcomeDenied   = "denied"
-)
-
-// Values of AttrReason; they match limit's Reason constants.
-const (
-	ReasonNoPermit  = "no_permit"  // no permit free and queueing is off
-	ReasonQueueFull = "queue_full" // the queue was full
-	ReasonMaxWait   = "max_wait"   // the wait would exceed the maximum wait
-	ReasonDeadline  = "deadline"   // the wait would outlast the context's deadline
-	ReasonReserve   = "reserve"    // quota guard: the remaining allowance is inside the reserve
-	ReasonBlocked   = "blocked"    // quota guard: a Retry-After or a backoff holds the key
-	ReasonProbe     = "probe"      // quota guard: past a reset, one probe at a time until figures return
-	ReasonInFlight  = "in_flight"  // quota guard: every in-flight slot for the key is taken
 )
 
 // Values of AttrVerdict.

@@ -5,7 +5,7 @@
 // field path for a configuration written in Go ("PerWindow.Window"), the
 // JSON path for one read from JSON (`limiters["github"].perWindow.window`).
 //
-// A List has a path prefix: At and Key make the List of a nested setting,
+// A List has a path prefix: At and Entry make the List of a nested setting,
 // so that the code that checks a setting names its fields alone and the
 // List says where they sit. A package whose options another package's
 // options hold registers its check (Register); the holder runs it under

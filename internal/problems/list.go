@@ -76,8 +76,8 @@ func (l *List) At(field string) *List {
 	return &sub
 }
 
-// Key is the List of the entry key of the map l checks.
-func (l *List) Key(key string) *List {
+// Entry is the List of the entry key of the map l checks.
+func (l *List) Entry(key string) *List {
 	sub := *l
 	sub.prefix = l.prefix + "[" + strconv.Quote(key) + "]"
 	if l.json != nil {

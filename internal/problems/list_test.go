@@ -50,11 +50,11 @@ func TestListNamesFieldsWhereTheySit(t *testing.T) {
 	bad := &inner{MaxWait: -1}
 	g := New("pkg")
 	Check(g.At("Inner"), bad)
-	Check(g.At("Byname").Key("a"), bad)
+	Check(g.At("Byname").Entry("a"), bad)
 	g.Add("Name", "", "a name")
 	j := JSON("pkg", reflect.TypeFor[outer](), nil)
 	Check(j.At("Inner"), bad)
-	Check(j.At("Byname").Key("a"), bad)
+	Check(j.At("Byname").Entry("a"), bad)
 	j.Add("Name", "", "a name")
 	want := []string{
 		"pkg: Inner.MaxWait = -1: want at least Min",

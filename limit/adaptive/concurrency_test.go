@@ -11,7 +11,7 @@ import (
 	"github.com/headroom-go/headroom"
 )
 
-const concMS = time.Millisecond
+const msec = time.Millisecond
 
 // grab is TryAcquire's verdict alone: the engine reads no time and names
 // no wait.
@@ -36,20 +36,20 @@ func concWarm(t *testing.T, cfg ConcurrencyConfig) (*Concurrency, time.Duration)
 	c := newConc(t, cfg)
 	now := time.Duration(0)
 	for range latWarmup {
-		now += concMS
+		now += msec
 		if !grab(c, 1) {
 			t.Fatal("refused during warm-up with nothing in flight")
 		}
-		c.Release(now, 10*concMS, 1, Success)
+		c.Release(now, 10*msec, 1, Success)
 	}
-	if b, ok := c.Baseline(); !ok || b < 9*concMS || b > 11*concMS {
+	if b, ok := c.Baseline(); !ok || b < 9*msec || b > 11*msec {
 		t.Fatalf("baseline after warm-up = %v, %v; want ≈10ms", b, ok)
 	}
 	// Finish the round in progress with fast calls, unconstrained.
 	for c.roundDone != 0 {
-		now += concMS
+		now += msec
 		grab(c, 1)
-		c.Release(now, 10*concMS, 1, Success)
+		c.Release(now, 10*msec, 1, Success)
 	}
 	if c.Limit() != c.cfg.Initial {
 		t.Fatalf("limit %d after an unconstrained warm-up, want Initial %d", c.Limit(), c.cfg.Initial)
@@ -110,12 +110,12 @@ func TestConcurrencyWarmupHoldsInitial(t *testing.T) {
 			grab(c, 1) // constrained
 		}
 		for j := range 20 {
-			now += concMS
+			now += msec
 			if j == 0 && i == 0 {
-				c.Release(now, concMS, 1, Dropped)
+				c.Release(now, msec, 1, Dropped)
 				continue
 			}
-			c.Release(now, time.Duration(i+1)*concMS, 1, Success)
+			c.Release(now, time.Duration(i+1)*msec, 1, Success)
 		}
 		if _, ok := c.CurrentLimit(); ok && c.base.seen < latWarmup {
 			t.Fatalf("CurrentLimit reports a value after %d calls", c.base.seen)
@@ -134,15 +134,15 @@ func TestConcurrencyWarmupHoldsInitial(t *testing.T) {
 
 func TestConcurrencyDecreasesWhenFastestIsSlow(t *testing.T) {
 	c, now := concWarm(t, ConcurrencyConfig{})
-	// The fastest call of the round at 21 concMS > 2 × 10 concMS.
-	now, changed := concRound(c, now, false, concFixed(21*concMS))
+	// The fastest call of the round at 21 msec > 2 × 10 msec.
+	now, changed := concRound(c, now, false, concFixed(21*msec))
 	if !changed || c.Limit() != 18 {
 		t.Fatalf("limit %d (changed %v) after a slow round, want 20 × 0.9 = 18", c.Limit(), changed)
 	}
 	// One fast call among slow ones is a tail, not a queue: no decrease.
 	now, _ = concRound(c, now, false, func(i int) time.Duration {
 		if i == 3 {
-			return 10 * concMS
+			return 10 * msec
 		}
 		return time.Second
 	})
@@ -162,13 +162,13 @@ func TestConcurrencyGrowsOnlyWhenConstrained(t *testing.T) {
 	c, now := concWarm(t, ConcurrencyConfig{})
 	// Under-used and fast: idle never grows.
 	for range 10 {
-		now, _ = concRound(c, now, false, concFixed(10*concMS))
+		now, _ = concRound(c, now, false, concFixed(10*msec))
 	}
 	if c.Limit() != 20 {
 		t.Fatalf("limit %d after unconstrained rounds, want 20", c.Limit())
 	}
 	// In-flight reaching the limit: +1 per round.
-	now, changed := concRound(c, now, true, concFixed(10*concMS))
+	now, changed := concRound(c, now, true, concFixed(10*msec))
 	if !changed || c.Limit() != 21 {
 		t.Fatalf("limit %d (changed %v) after a full round, want 21", c.Limit(), changed)
 	}
@@ -182,11 +182,11 @@ func TestConcurrencyGrowsOnlyWhenConstrained(t *testing.T) {
 		if i == 0 {
 			c.Blocked() // a caller queued behind others
 		}
-		now += concMS
+		now += msec
 		grab(c, 1)
-		c.Release(now, 10*concMS, 1, Success)
+		c.Release(now, 10*msec, 1, Success)
 	}
-	c.Release(now, 10*concMS, 1, Success)
+	c.Release(now, 10*msec, 1, Success)
 	if c.Limit() != 22 {
 		t.Fatalf("limit %d after a round with a queued caller, want 22", c.Limit())
 	}
@@ -195,7 +195,7 @@ func TestConcurrencyGrowsOnlyWhenConstrained(t *testing.T) {
 func TestConcurrencyNeverAboveMaximum(t *testing.T) {
 	c, now := concWarm(t, ConcurrencyConfig{Maximum: 23})
 	for range 10 {
-		now, _ = concRound(c, now, true, concFixed(10*concMS))
+		now, _ = concRound(c, now, true, concFixed(10*msec))
 	}
 	if c.Limit() != 23 {
 		t.Fatalf("limit %d, want Maximum 23", c.Limit())
@@ -254,11 +254,11 @@ func TestConcurrencyDroppedForcesDecrease(t *testing.T) {
 		grab(c, 1)
 	}
 	for i := range 20 {
-		now += concMS
+		now += msec
 		if i < 5 {
 			c.Release(now, time.Microsecond, 1, Dropped)
 		} else {
-			c.Release(now, 10*concMS, 1, Success)
+			c.Release(now, 10*msec, 1, Success)
 		}
 	}
 	if c.Limit() != 18 {
@@ -291,7 +291,7 @@ func TestConcurrencyZeroAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(10_000, func() {
 		now += 50 * time.Microsecond
 		if grab(c, 1) {
-			c.Release(now, time.Duration(now%(7*concMS)), 1, Success)
+			c.Release(now, time.Duration(now%(7*msec)), 1, Success)
 		}
 	}); n != 0 {
 		t.Fatalf("TryAcquire+Release allocates %v times", n)
@@ -304,7 +304,7 @@ func BenchmarkConcurrencyAcquireRelease(b *testing.B) {
 	for b.Loop() {
 		now += time.Microsecond
 		grab(c, 1)
-		c.Release(now, time.Duration(now%(7*concMS)), 1, Success)
+		c.Release(now, time.Duration(now%(7*msec)), 1, Success)
 	}
 }
 

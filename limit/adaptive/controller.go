@@ -42,7 +42,7 @@ type RateState struct {
 	// SendRateAtLastDecrease is MeasuredRate when the last cut happened; 0
 	// before the first cut, or when nothing had been measured yet. CUBIC
 	// takes W = min(RateBeforeLastDecrease, SendRateAtLastDecrease) from
-	// it (headroom's addition to the seed's state, so that CUBIC stays
+	// it (headroom's addition to the controller's state, so that CUBIC stays
 	// pure).
 	SendRateAtLastDecrease float64
 	// SinceLastDecrease is the time since the last cut; before the first

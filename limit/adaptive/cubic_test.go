@@ -72,7 +72,7 @@ func TestCubicAWSCurveVector(t *testing.T) {
 //   - Our built-in controllers have a slow start and cut to the accepted
 //     rate (Rate.OnSuccess, Rate.OnThrottled), which the SDK has not: the
 //     runs use CUBIC as a controller of the caller's (awsCubic), which the
-//     limiter drives by the seed's rules alone.
+//     limiter drives by the rules alone.
 func TestCubicAWSEndToEndVector(t *testing.T) {
 	rows := []struct {
 		ms        int
@@ -171,7 +171,7 @@ func TestCubicRules(t *testing.T) {
 }
 
 // Through the engine: after a pause, t counts from the end of the pause,
-// and SendRateAtLastDecrease gives W. (CUBIC by the seed's rules alone, as
+// and SendRateAtLastDecrease gives W. (CUBIC by the rules alone, as
 // awsCubic is driven, so that the cut is β·W.)
 func TestCubicEngineExcludesPause(t *testing.T) {
 	c := DefaultRateConfig()

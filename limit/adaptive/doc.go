@@ -56,7 +56,7 @@
 //	// Dropped and Ignored (a network error, a 5xx that is not a throttle)
 //	// change nothing.
 //
-// The names, and the seeds' names they stand for:
+// The names, and the names a .NET rendering of the same design gives them:
 //
 //	RateConfig                MinUnitsPerMinute, MaxUnitsPerMinute, InitialUnitsPerMinute,
 //	                          Burst (here BurstTime), MaxWait, DecreaseCooldown, MaxPause,

@@ -1,95 +1,171 @@
 package concurrency
 
 import (
+	"strconv"
 	"sync/atomic"
 	"time"
 
 	"github.com/headroom-go/headroom/internal/problems"
 )
 
-// A Bulkhead lets at most Limit permits be held at once. Acquiring and
-// releasing are lock-free: a compare-and-swap on the in-flight count, and an
-// atomic add. It is safe for concurrent use.
+// MaxLimit is the largest limit a Bulkhead takes: it keeps a slot of 8
+// bytes per permit.
+const MaxLimit = 1 << 16
+
+// Bits of a slot's word: held, held anonymously (by TryAcquire, not Take),
+// and above them the slot's generation, which every release moves on.
+const (
+	heldBit  = 1
+	anonBit  = 2
+	genShift = 2
+	genMask  = 1<<48 - 1 // a ticket keeps 48 bits of the generation and 16 of the slot
+)
+
+// A Bulkhead lets at most Limit permits be held at once. Each permit is a
+// slot, and taking or giving back a permit is one compare-and-swap on its
+// slot's word; nothing else is shared.
 //
-// The limit may change while permits are held (SetLimit): lowering it below
-// the in-flight count revokes nothing, it only refuses new permits until
-// enough have been released.
+// A permit taken with Take is named by a ticket, the slot and its
+// generation, and only Give of that ticket frees it: the first Give frees
+// the slot and moves its generation on, so a copy of the ticket given later
+// frees nothing, even once the slot serves another holder. Permits taken
+// with TryAcquire are anonymous: Release gives back any of them.
+//
+// It is safe for concurrent use, and reads no clock.
 type Bulkhead struct {
-	inFlight atomic.Int64
-	limit    atomic.Int64
+	// hint is where the next search for a free slot starts: the slot last
+	// freed, which the next taker then finds at once.
+	hint  atomic.Uint32
+	slots []atomic.Uint64
 }
 
 // New returns a bulkhead that lets limit permits be held at once, or a
-// *headroom.ConfigError for a limit below 0. The bounds: limit is 0 or more;
-// 0 refuses every permit until SetLimit raises it.
+// *headroom.ConfigError for a limit below 0 or above MaxLimit. 0 refuses
+// every permit.
 func New(limit int) (*Bulkhead, error) {
-	if limit < 0 {
+	if limit < 0 || limit > MaxLimit {
 		l := problems.New("concurrency")
-		l.Add("limit", limit, "0 or more permits")
+		l.Add("limit", limit, "0 to "+strconv.Itoa(MaxLimit)+" permits")
 		return nil, l.Err()
 	}
-	b := &Bulkhead{}
-	b.limit.Store(int64(limit))
-	return b, nil
+	return &Bulkhead{slots: make([]atomic.Uint64, limit)}, nil
 }
 
-// TryAcquire takes cost permits when in-flight+cost stays within the limit,
-// and reports whether it did. A cost of 0 always succeeds and takes nothing;
-// a negative cost never does. It takes now as every engine does, and needs
-// it not: permits come back on Release, not with time, so a refusal's
-// retryAfter is 0 (when a holder releases is not the bulkhead's to know).
+// Take takes one permit, and reports it by its ticket: the one thing that
+// gives it back (Give). It takes now as every engine does, and needs it
+// not: ok is false when every permit is held, and when a holder releases is
+// not the bulkhead's to know.
+func (b *Bulkhead) Take(now time.Duration) (ticket uint64, ok bool) {
+	n := uint32(len(b.slots))
+	i := b.hint.Load()
+	for range n {
+		if i >= n {
+			i = 0
+		}
+		s := &b.slots[i]
+		if w := s.Load(); w&heldBit == 0 && s.CompareAndSwap(w, w|heldBit) {
+			return (w>>genShift)<<16 | uint64(i), true
+		}
+		i++
+	}
+	return 0, false
+}
+
+// Give gives back the permit of ticket, and reports whether it did: only
+// the first Give of a ticket, or of any copy of it, frees the permit.
+func (b *Bulkhead) Give(ticket uint64) bool {
+	i, gen := ticket&0xffff, ticket>>16
+	if i >= uint64(len(b.slots)) {
+		return false
+	}
+	if !b.slots[i].CompareAndSwap(gen<<genShift|heldBit, (gen+1)&genMask<<genShift) {
+		return false
+	}
+	b.point(uint32(i))
+	return true
+}
+
+// point makes slot i, just freed, where the next search starts. A store
+// is a locked instruction on some machines: it is skipped when the hint is
+// there already, as it is for a caller that takes and gives back in turn.
+func (b *Bulkhead) point(i uint32) {
+	if b.hint.Load() != i {
+		b.hint.Store(i)
+	}
+}
+
+// Holds reports whether ticket's permit is still held: taken, and given
+// back by no copy of the ticket.
+func (b *Bulkhead) Holds(ticket uint64) bool {
+	i, gen := ticket&0xffff, ticket>>16
+	return i < uint64(len(b.slots)) && b.slots[i].Load() == gen<<genShift|heldBit
+}
+
+// TryAcquire takes cost anonymous permits when that many are free, and
+// reports whether it did; Release gives them back. A cost of 0 always
+// succeeds and takes nothing; a negative cost, or one above the limit,
+// never does. Like Take it needs not now, and a refusal's retryAfter is 0.
 func (b *Bulkhead) TryAcquire(now time.Duration, cost int) (ok bool, retryAfter time.Duration) {
-	c := int64(cost)
-	if c < 0 {
+	if cost < 0 || cost > len(b.slots) {
 		return false, 0
 	}
-	for {
-		// c > limit-n rather than n+c > limit, which wraps for a huge c.
-		// (limit-n wraps only for a huge limit and an n below 0, which an
-		// over-Release leaves for a moment; it then refuses.)
-		n := b.inFlight.Load()
-		if c > b.limit.Load()-n {
+	for taken := 0; taken < cost; taken++ {
+		if !b.takeAnon() {
+			b.Release(taken) // not all free: give back the share taken
 			return false, 0
 		}
-		if b.inFlight.CompareAndSwap(n, n+c) {
-			return true, 0
-		}
 	}
+	return true, 0
 }
 
-// Release gives back cost permits taken by a successful TryAcquire. Every
-// permit must be released once: releasing what was never taken would let the
-// bulkhead admit more than its limit. Release never takes the in-flight
-// count below 0.
+// takeAnon takes one free slot anonymously.
+func (b *Bulkhead) takeAnon() bool {
+	for i := range b.slots {
+		s := &b.slots[i]
+		if w := s.Load(); w&heldBit == 0 && s.CompareAndSwap(w, w|heldBit|anonBit) {
+			return true
+		}
+	}
+	return false
+}
+
+// Release gives back cost anonymous permits, taken by TryAcquire. It
+// never frees a permit taken with Take, and stops when no anonymous permit
+// is held.
 func (b *Bulkhead) Release(cost int) {
-	c := int64(cost)
-	if c <= 0 {
-		return
-	}
-	if b.inFlight.Add(-c) >= 0 {
-		return
-	}
-	// Released more than was held: put the count back to 0 rather than
-	// let a negative count admit permits beyond the limit later.
-	for {
-		n := b.inFlight.Load()
-		if n >= 0 || b.inFlight.CompareAndSwap(n, 0) {
-			return
+	for i := 0; cost > 0 && i < len(b.slots); i++ {
+		s := &b.slots[i]
+		if w := s.Load(); w&anonBit != 0 && s.CompareAndSwap(w, (w>>genShift+1)&genMask<<genShift) {
+			b.point(uint32(i))
+			cost--
 		}
 	}
 }
 
-// SetLimit changes the limit; a value below 0 is taken as 0. Permits already
-// held stay held. A shell with queued callers should try to serve them after
-// raising the limit, since no release will tell it there is room.
-func (b *Bulkhead) SetLimit(limit int) { b.limit.Store(int64(max(limit, 0))) }
+// Limit is how many permits may be held at once.
+func (b *Bulkhead) Limit() int { return len(b.slots) }
 
-// Limit is the current limit.
-func (b *Bulkhead) Limit() int { return int(b.limit.Load()) }
+// InFlight is how many permits are held now. It reads every slot: it is
+// for telemetry and tests, not for a fast path.
+func (b *Bulkhead) InFlight() int {
+	n := 0
+	for i := range b.slots {
+		n += int(b.slots[i].Load() & heldBit)
+	}
+	return n
+}
 
-// InFlight is how many permits are held now.
-func (b *Bulkhead) InFlight() int { return int(b.inFlight.Load()) }
+// Granted is how many permits the bulkhead has granted, those given back
+// and those held. It reads every slot: it is for telemetry, not for a fast
+// path. It wraps at 2^48 grants of one slot.
+func (b *Bulkhead) Granted() int64 {
+	var n int64
+	for i := range b.slots {
+		w := b.slots[i].Load()
+		n += int64(w>>genShift) + int64(w&heldBit)
+	}
+	return n
+}
 
-// Available is how many permits could be taken now; 0 when the in-flight
-// count is at or above a lowered limit.
-func (b *Bulkhead) Available() int { return int(max(b.limit.Load()-b.inFlight.Load(), 0)) }
+// Available is how many permits could be taken now.
+func (b *Bulkhead) Available() int { return len(b.slots) - b.InFlight() }

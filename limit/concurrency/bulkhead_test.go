@@ -2,7 +2,6 @@ package concurrency
 
 import (
 	"errors"
-	"math"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -27,20 +26,55 @@ func take(b *Bulkhead, cost int) bool {
 	return ok
 }
 
-func TestBulkheadNewRejectsNegative(t *testing.T) {
-	b, err := New(-1)
-	want := &headroom.ConfigError{Package: "concurrency", Field: "limit", Value: -1, Want: "0 or more permits"}
-	var got *headroom.ConfigError
-	errors.As(err, &got)
-	if diff := cmp.Diff(want, got); diff != "" || !errors.Is(err, headroom.ErrConfig) || b != nil {
-		t.Fatalf("New(-1) error (-want +got):\n%s", diff)
+func TestBulkheadNewRejectsOutOfBounds(t *testing.T) {
+	for _, limit := range []int{-1, MaxLimit + 1} {
+		b, err := New(limit)
+		want := &headroom.ConfigError{Package: "concurrency", Field: "limit", Value: limit, Want: "0 to 65536 permits"}
+		var got *headroom.ConfigError
+		errors.As(err, &got)
+		if diff := cmp.Diff(want, got); diff != "" || !errors.Is(err, headroom.ErrConfig) || b != nil {
+			t.Fatalf("New(%d) error (-want +got):\n%s", limit, diff)
+		}
 	}
 	if b, err := New(0); err != nil || take(b, 1) {
 		t.Fatalf("New(0) = %v, %v; want a bulkhead that refuses", b, err)
 	}
+	if _, ok := newBulkhead(t, 0).Take(0); ok {
+		t.Fatal("New(0) gave a ticket")
+	}
 }
 
-func TestBulkheadAcquireRelease(t *testing.T) {
+// A ticket frees its permit once: a copy given again frees nothing, even
+// after the slot has served another holder.
+func TestBulkheadTicketFreesOnce(t *testing.T) {
+	b := newBulkhead(t, 1)
+	a, ok := b.Take(0)
+	if !ok || !b.Holds(a) || b.InFlight() != 1 {
+		t.Fatal("Take refused within the limit")
+	}
+	if _, ok := b.Take(0); ok {
+		t.Fatal("Take granted beyond the limit")
+	}
+	copyOfA := a
+	if !b.Give(a) || b.Holds(a) {
+		t.Fatal("Give of a held ticket did not free it")
+	}
+	c, ok := b.Take(0)
+	if !ok || c == a {
+		t.Fatalf("Take after a Give = %x, %v; want a new ticket for the same slot", c, ok)
+	}
+	if b.Give(copyOfA) || !b.Holds(c) || b.InFlight() != 1 {
+		t.Fatal("a copy of a given ticket freed the slot's next holder")
+	}
+	if !b.Give(c) || b.Give(c) || b.InFlight() != 0 {
+		t.Fatal("a ticket freed twice, or not at all")
+	}
+	if b.Give(1<<16|7) || b.Holds(7) {
+		t.Fatal("a ticket of a slot the bulkhead has not freed something")
+	}
+}
+
+func TestBulkheadAnonymousPermits(t *testing.T) {
 	b := newBulkhead(t, 3)
 	if !take(b, 2) || !take(b, 1) {
 		t.Fatal("refused within the limit")
@@ -51,82 +85,28 @@ func TestBulkheadAcquireRelease(t *testing.T) {
 	if !take(b, 0) {
 		t.Fatal("cost 0 refused when full")
 	}
-	if take(b, -1) {
-		t.Fatal("negative cost granted")
-	}
-	if got := b.InFlight(); got != 3 {
-		t.Fatalf("InFlight = %d; want 3", got)
+	if take(b, -1) || take(b, 4) {
+		t.Fatal("a negative cost, or one above the limit, granted")
 	}
 	b.Release(2)
 	if take(b, 3) {
 		t.Fatal("granted 3 with 1 held and limit 3")
 	}
-	if !take(b, 2) {
-		t.Fatal("refused 2 with 1 held and limit 3")
+	if b.Available() != 2 || !take(b, 2) || b.Available() != 0 {
+		t.Fatalf("want 2 more permits with 1 held and limit 3; available %d", b.Available())
 	}
-	if got := b.Available(); got != 0 {
-		t.Fatalf("Available = %d; want 0", got)
-	}
-}
-
-// A cost so large that in-flight+cost would wrap below zero is refused, not
-// granted as if it were small; so is anything more once a huge limit is
-// full.
-func TestBulkheadHugeCostNeverWraps(t *testing.T) {
-	b := newBulkhead(t, 10)
-	if !take(b, 1) {
-		t.Fatal("refused within the limit")
-	}
-	if take(b, math.MaxInt) {
-		t.Fatalf("granted a cost of MaxInt with a limit of 10; in flight %d", b.InFlight())
-	}
-	huge := newBulkhead(t, math.MaxInt)
-	if !take(huge, math.MaxInt) {
-		t.Fatal("refused a cost of MaxInt under a limit of MaxInt")
-	}
-	if take(huge, 1) || huge.Available() != 0 {
-		t.Fatalf("granted a unit beyond a full limit of MaxInt; in flight %d", huge.InFlight())
-	}
-}
-
-func TestBulkheadSetLimitRevokesNothing(t *testing.T) {
-	b := newBulkhead(t, 4)
-	if !take(b, 4) {
-		t.Fatal("refused within the limit")
-	}
-	b.SetLimit(2)
-	if b.Limit() != 2 || b.InFlight() != 4 || b.Available() != 0 {
-		t.Fatalf("after SetLimit(2): limit %d, in flight %d, available %d; want 2, 4, 0", b.Limit(), b.InFlight(), b.Available())
-	}
-	b.Release(1)
-	if take(b, 1) {
-		t.Fatal("granted with 3 held over a limit of 2")
-	}
-	b.Release(2)
-	if !take(b, 1) || take(b, 1) {
-		t.Fatal("want exactly one more permit with 1 held and limit 2")
-	}
-	b.SetLimit(-5)
-	if b.Limit() != 0 {
-		t.Fatalf("SetLimit(-5) left limit %d; want 0", b.Limit())
-	}
-}
-
-func TestBulkheadOverReleaseStopsAtZero(t *testing.T) {
-	b := newBulkhead(t, 2)
-	take(b, 1)
+	// Release never frees a ticket's permit, and stops when none is left.
+	b.Release(3)
+	tk, _ := b.Take(0)
 	b.Release(5)
-	if got := b.InFlight(); got != 0 {
-		t.Fatalf("InFlight after over-release = %d; want 0", got)
-	}
-	if !take(b, 2) || take(b, 1) {
-		t.Fatal("over-release let the bulkhead admit more than its limit")
+	if !b.Holds(tk) || b.InFlight() != 1 {
+		t.Fatal("Release freed a ticket's permit")
 	}
 }
 
-// TestBulkheadNeverAboveLimit races acquirers and checks, with a counter of
-// its own, that no more than the limit is ever held, and that all of the
-// limit is usable.
+// TestBulkheadNeverAboveLimit races takers of both kinds and checks, with a
+// counter of its own, that no more than the limit is ever held, and that
+// nothing is left held.
 func TestBulkheadNeverAboveLimit(t *testing.T) {
 	const limit = 5
 	b := newBulkhead(t, limit)
@@ -136,14 +116,24 @@ func TestBulkheadNeverAboveLimit(t *testing.T) {
 		wg.Go(func() {
 			for i := range 20000 {
 				cost := 1 + (g+i)%3
-				if !take(b, cost) {
+				var ticket uint64
+				if cost == 1 {
+					var ok bool
+					if ticket, ok = b.Take(0); !ok {
+						continue
+					}
+				} else if !take(b, cost) {
 					continue
 				}
 				n := held.Add(int64(cost))
 				for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
 				}
 				held.Add(-int64(cost))
-				b.Release(cost)
+				if cost == 1 {
+					b.Give(ticket)
+				} else {
+					b.Release(cost)
+				}
 			}
 		})
 	}
@@ -156,11 +146,10 @@ func TestBulkheadNeverAboveLimit(t *testing.T) {
 	}
 }
 
-func BenchmarkBulkheadAcquireRelease(b *testing.B) {
-	bh := newBulkhead(b, 1<<30)
-	b.ReportAllocs()
+func BenchmarkBulkheadTakeGive(b *testing.B) {
+	bh := newBulkhead(b, MaxLimit)
 	for b.Loop() {
-		bh.TryAcquire(0, 1)
-		bh.Release(1)
+		t, _ := bh.Take(0)
+		bh.Give(t)
 	}
 }

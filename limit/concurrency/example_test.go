@@ -6,18 +6,23 @@ import (
 	"github.com/headroom-go/headroom/limit/concurrency"
 )
 
-// At most two permits held at once; a release makes room for the next.
+// At most two permits held at once; a permit given back makes room for the
+// next, once.
 func ExampleNew() {
 	b, err := concurrency.New(2)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	take := func() bool { ok, _ := b.TryAcquire(0, 1); return ok }
-	fmt.Println(take(), take(), take())
-	b.Release(1)
-	fmt.Println(take(), b.InFlight())
+	first, _ := b.Take(0)
+	_, ok2 := b.Take(0)
+	_, ok3 := b.Take(0)
+	fmt.Println(ok2, ok3)
+	fmt.Println(b.Give(first), b.Give(first)) // a ticket frees its permit once
+	_, ok4 := b.Take(0)
+	fmt.Println(ok4, b.InFlight())
 	// Output:
-	// true true false
+	// true false
+	// true false
 	// true 2
 }

@@ -2,16 +2,15 @@ package quota
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
 	"weak"
 
 	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // Guard keeps the published quota of each key and turns attempts away while
@@ -27,10 +26,11 @@ import (
 // an argument too. Times are kept as Unix nanoseconds, so now must lie
 // between the years 1678 and 2262. Keys have state only once a response has
 // published something about them or a slot is taken for them: a key the
-// guard knows nothing about is always admitted.
+// guard knows nothing about is always admitted. At most Options.MaxKeys
+// keys have state at once, the least recently used going first.
 type Guard struct {
 	c         config
-	m         sync.Map // string → *entry
+	keys      keys
 	lastSweep atomic.Int64
 	tel       *metrics.Guard
 }
@@ -41,6 +41,7 @@ func New(o Options) (*Guard, error) {
 		return nil, err
 	}
 	g := &Guard{c: o.config()}
+	g.keys.max = g.c.maxKeys
 	g.tel = metrics.NewGuard(o.MeterProvider, g.c.name, keyStates(weak.Make(g)))
 	// The meter provider holds the gauges' callback until it is
 	// unregistered: unregister it when the guard is dropped.
@@ -53,28 +54,26 @@ func (g *Guard) Key(r *http.Request) string { return g.c.key(r) }
 
 // lookup returns the state a key reads: its own, or the one it shares.
 func (g *Guard) lookup(key string) *entry {
-	v, ok := g.m.Load(key)
+	e, ok := g.keys.load(key)
 	if !ok {
 		return nil
 	}
-	e := v.(*entry)
 	if s := e.shared.Load(); s != nil {
 		return s
 	}
 	return e
 }
 
-// own returns the key's own entry, creating it.
-func (g *Guard) own(key string) *entry {
-	if v, ok := g.m.Load(key); ok {
-		return v.(*entry)
+// own returns the key's own entry, creating it at n (Unix nanoseconds).
+func (g *Guard) own(key string, n int64) *entry {
+	if e, ok := g.keys.load(key); ok {
+		return e
 	}
 	e := &entry{}
 	if g.c.maxInFlight > 0 {
 		e.sem = make(chan struct{}, g.c.maxInFlight)
 	}
-	v, _ := g.m.LoadOrStore(key, e)
-	return v.(*entry)
+	return g.keys.store(key, e, n)
 }
 
 // TryAcquireAt decides an attempt of cost units for key at now, and returns
@@ -104,7 +103,7 @@ func (g *Guard) admit(key string, now time.Time, cost int64, wake bool) (time.Du
 	e := g.lookup(key)
 	if e == nil {
 		// The first attempt to a key: it goes alone (see entry.admit).
-		e = g.own(key)
+		e = g.own(key, n)
 		e.touched.CompareAndSwap(0, n)
 	}
 	e.mu.Lock()
@@ -127,17 +126,9 @@ func (g *Guard) refuse(d time.Duration, reason string) error {
 	return &limit.RateLimitedError{Limiter: g.c.name, RetryAfter: d, Reason: reason}
 }
 
-// waitEnded is the error of a caller whose context ended its wait: for a
-// deadline a refusal of the guard's (ReasonDeadline) that still matches
-// context.DeadlineExceeded, as the limiters' waits end, so that a retry
-// runner reads it as a self-imposed throttle; for a cancellation ctx.Err().
-func (g *Guard) waitEnded(ctx context.Context) error {
-	err := ctx.Err()
-	if !errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	return &limit.RateLimitedError{Limiter: g.c.name, Reason: limit.ReasonDeadline}
-}
+// waitEnded is the error of a caller whose context has ended, as every
+// limiter's (limit.ContextEnded).
+func (g *Guard) waitEnded(ctx context.Context) error { return limit.ContextEnded(ctx, g.c.name) }
 
 // waitN holds the caller until key admits an attempt of cost units, and
 // takes it; it returns when the attempt was admitted. A caller held for a
@@ -158,10 +149,10 @@ func (g *Guard) waitN(ctx context.Context, key string, cost int64, q *queued) (t
 			return now, nil
 		}
 		if d > g.c.maxWait {
-			return time.Time{}, g.refuse(d, limit.ReasonMaxWait)
+			return time.Time{}, g.refuse(d, telemetry.ReasonMaxWait)
 		}
 		if dl, ok := ctx.Deadline(); ok && now.Add(d).After(dl) {
-			return time.Time{}, g.refuse(d, limit.ReasonDeadline)
+			return time.Time{}, g.refuse(d, telemetry.ReasonDeadline)
 		}
 		if err := q.join(d); err != nil {
 			return time.Time{}, err
@@ -311,23 +302,23 @@ func (g *Guard) Observe(key string, r Response, now time.Time) {
 // An entry a response informs is marked touched and contacted at n.
 func (g *Guard) entryFor(key string, q *Quota, informative, success bool, n int64) *entry {
 	if !informative {
-		v, ok := g.m.Load(key)
+		e, ok := g.keys.load(key)
 		if !ok {
 			return nil // nothing to reset
 		}
-		v.(*entry).contact()
+		e.contact()
 		if !success {
 			return nil
 		}
 	}
-	e := g.own(key)
+	e := g.own(key, n)
 	if informative {
 		e.touched.Store(n)
 		e.contact()
 	}
 	if q != nil && g.c.share != nil && q.Key != "" {
 		if sk := g.c.share(key, q.Key); sk != "" && sk != key {
-			e.shared.Store(g.own(sk))
+			e.shared.Store(g.own(sk, n))
 		}
 	}
 	if s := e.shared.Load(); s != nil {
@@ -362,11 +353,14 @@ func (e *entry) retryAfter(until int64, throttled bool) {
 // State returns a snapshot of key at now, false when the guard holds nothing
 // for it.
 func (g *Guard) State(key string, now time.Time) (State, bool) {
-	e := g.lookup(key)
-	if e == nil {
+	own, ok := g.keys.peek(key) // a reading is no use of the key
+	if !ok {
 		return State{}, false
 	}
-	own := g.own(key)
+	e := own
+	if s := own.shared.Load(); s != nil {
+		e = s
+	}
 	n := now.UnixNano()
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -396,16 +390,9 @@ func (g *Guard) sweep(n int64) {
 	if n-last < int64(g.c.ttl) || !g.lastSweep.CompareAndSwap(last, n) {
 		return
 	}
-	g.m.Range(func(k, v any) bool {
-		e := v.(*entry)
-		if n-e.touched.Load() <= int64(g.c.ttl) || len(e.sem) > 0 {
-			return true
-		}
-		e.mu.Lock()
-		idle := e.blocked <= n
-		e.mu.Unlock()
-		if idle {
-			g.m.CompareAndDelete(k, e)
+	g.keys.each(func(key string, e *entry) bool {
+		if n-e.touched.Load() > int64(g.c.ttl) && e.mayGo(n) {
+			g.keys.delete(key, e)
 		}
 		return true
 	})
@@ -424,7 +411,10 @@ func (g *Guard) sweep(n int64) {
 // ReasonDeadline or ReasonMaxWait, at once, when the wait would outlast the
 // context's deadline or MaxWait; ReasonDeadline, matching
 // context.DeadlineExceeded, when the deadline ends a wait. A cancelled
-// context ends a wait with ctx.Err(). On error no slot is held. The caller
+// context ends a wait with ctx.Err(). A context that has ended before the
+// call takes nothing, even when the key has room: ctx.Err() or
+// ReasonDeadline, as every limiter's (limit.ContextEnded). On error no slot
+// is held. The caller
 // sends the request, calls Observe with what came back, and releases the
 // slot:
 //
@@ -439,11 +429,14 @@ func (g *Guard) sweep(n int64) {
 //		g.Observe(key, quota.Response{Status: resp.StatusCode, Header: resp.Header, Sent: slot.Sent(), Cost: 1}, time.Now())
 //	}
 func (g *Guard) Acquire(ctx context.Context, key string, cost int) (Slot, error) {
+	if err := g.waitEnded(ctx); err != nil {
+		return Slot{}, err
+	}
 	var s Slot
 	var err error
 	slotted := false
 	if g.c.queueLimit != 0 {
-		q := queued{g: g, e: g.own(key), cost: int64(max(cost, 1))}
+		q := queued{g: g, e: g.own(key, time.Now().UnixNano()), cost: int64(max(cost, 1))}
 		if s, err = g.waitSlot(ctx, key, &q); err == nil {
 			slotted = true
 			s.sent, err = g.waitN(ctx, key, int64(cost), &q)
@@ -453,7 +446,7 @@ func (g *Guard) Acquire(ctx context.Context, key string, cost int) (Slot, error)
 		slotted = true
 		s.sent = time.Now()
 		if ok, d := g.TryAcquireAt(key, s.sent, cost); !ok {
-			err = g.refuse(d, limit.ReasonNoPermit)
+			err = g.refuse(d, telemetry.ReasonNoPermit)
 		}
 	}
 	if err != nil {
@@ -483,7 +476,7 @@ func (q *queued) join(d time.Duration) error {
 	}
 	if n := q.e.waiting.Add(q.cost); q.g.c.queueLimit > 0 && n > q.g.c.queueLimit {
 		q.e.waiting.Add(-q.cost)
-		return q.g.refuse(d, limit.ReasonQueueFull)
+		return q.g.refuse(d, telemetry.ReasonQueueFull)
 	}
 	q.joined = true
 	return nil

@@ -3,6 +3,7 @@ package quota
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"sync"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 func newGuard(t *testing.T, o Options) *Guard {
@@ -43,7 +45,7 @@ func admitN(g *Guard, key string, now time.Time, cost int) time.Duration {
 // size is how many keys g holds.
 func (g *Guard) size() int {
 	n := 0
-	g.m.Range(func(any, any) bool { n++; return true })
+	g.keys.each(func(string, *entry) bool { n++; return true })
 	return n
 }
 
@@ -449,7 +451,7 @@ func TestInFlightCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = g.Acquire(ctx, "h", 1)
-	want := &limit.RateLimitedError{Limiter: "quota", Reason: limit.ReasonNoPermit}
+	want := &limit.RateLimitedError{Limiter: "quota", Reason: telemetry.ReasonNoPermit}
 	if diff := cmp.Diff(want, err); diff != "" || !errors.Is(err, limit.ErrRateLimited) {
 		t.Fatalf("third (-want +got):\n%s", diff)
 	}
@@ -501,10 +503,10 @@ func TestWaitRefusals(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 		defer cancel()
 		var rl *limit.RateLimitedError
-		if _, err := g.Acquire(ctx, "h", 1); !errors.As(err, &rl) || rl.Reason != limit.ReasonDeadline {
+		if _, err := g.Acquire(ctx, "h", 1); !errors.As(err, &rl) || rl.Reason != telemetry.ReasonDeadline {
 			t.Fatalf("deadline: %v", err)
 		}
-		if _, err := g.Acquire(t.Context(), "long", 1); !errors.As(err, &rl) || rl.Reason != limit.ReasonMaxWait || rl.RetryAfter != time.Minute {
+		if _, err := g.Acquire(t.Context(), "long", 1); !errors.As(err, &rl) || rl.Reason != telemetry.ReasonMaxWait || rl.RetryAfter != time.Minute {
 			t.Fatalf("max wait: %v", err)
 		}
 		if time.Since(now) != 0 {
@@ -574,7 +576,7 @@ func TestAcquireRefusesAtOnce(t *testing.T) {
 		g := newGuard(t, Options{Name: "api", MaxInFlight: 1, QueueLimit: new(0)})
 		g.Observe("h", Response{Status: 200, Header: xh(0, 10, time.Minute)}, time.Now())
 		_, err := g.Acquire(t.Context(), "h", 1)
-		want := &limit.RateLimitedError{Limiter: "api", RetryAfter: time.Minute, Reason: limit.ReasonNoPermit}
+		want := &limit.RateLimitedError{Limiter: "api", RetryAfter: time.Minute, Reason: telemetry.ReasonNoPermit}
 		if diff := cmp.Diff(want, err); diff != "" || !errors.Is(err, limit.ErrRateLimited) {
 			t.Fatalf("refusal (-want +got):\n%s", diff)
 		}
@@ -676,7 +678,7 @@ func TestQueueLimit(t *testing.T) {
 		}
 		synctest.Wait()
 		var rl *limit.RateLimitedError
-		if _, err := g.Acquire(t.Context(), "h", 1); !errors.As(err, &rl) || rl.Reason != limit.ReasonQueueFull || rl.RetryAfter != 30*time.Second {
+		if _, err := g.Acquire(t.Context(), "h", 1); !errors.As(err, &rl) || rl.Reason != telemetry.ReasonQueueFull || rl.RetryAfter != 30*time.Second {
 			t.Fatalf("a fourth unit: %v; want queue_full after 30s", err)
 		}
 		if _, err := g.Acquire(t.Context(), "other", 5); err != nil {
@@ -686,8 +688,62 @@ func TestQueueLimit(t *testing.T) {
 		if got := time.Since(start); got < 30*time.Second {
 			t.Fatalf("held for %v; want until the reset, 30s, or after", got)
 		}
-		if n := g.own("h").waiting.Load(); n != 0 {
+		if n := g.own("h", 0).waiting.Load(); n != 0 {
 			t.Fatalf("%d units still counted as held after every Acquire returned", n)
 		}
 	})
+}
+
+// The guard keeps state for at most MaxKeys keys: a stream of new keys
+// drops the least recently used, never one in use, one a Retry-After
+// blocks, nor one used since the others.
+func TestMaxKeysDropsTheLeastRecentlyUsed(t *testing.T) {
+	g := newGuard(t, Options{MaxKeys: 8, MaxInFlight: 1})
+	busy, err := g.Acquire(t.Context(), "busy", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Observe("blocked", Response{Status: http.StatusTooManyRequests, Header: http.Header{"Retry-After": {"60"}}}, time.Now())
+	g.Observe("known", Response{Status: 200, Header: xh(0, 10, time.Hour)}, time.Now())
+	for i := range 100 {
+		g.Observe(fmt.Sprintf("k%d.test", i), Response{Status: 200, Header: xh(5, 10, time.Hour)}, time.Now())
+		admit(g, "known", time.Now()) // used all along: it stays
+		if n := g.size(); n > 8 {
+			t.Fatalf("after %d new keys the guard holds %d; want at most 8", i+1, n)
+		}
+	}
+	for _, key := range []string{"busy", "blocked", "known"} {
+		if _, ok := g.State(key, time.Now()); !ok {
+			t.Errorf("%s was dropped", key)
+		}
+	}
+	if _, ok := g.State("k0.test", time.Now()); ok {
+		t.Error("the least recently used key was kept")
+	}
+	if d := admit(g, "blocked", time.Now()); d <= 0 {
+		t.Errorf("the blocked key admits an attempt (wait %v): what the server asked for was forgotten", d)
+	}
+	busy.Release()
+}
+
+// A context that has ended takes nothing from the guard, as from every
+// limiter, even when the key has room.
+func TestEndedContextTakesNothing(t *testing.T) {
+	g := newGuard(t, Options{MaxInFlight: 1, QueueLimit: new(0)})
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := g.Acquire(ctx, "h", 1); err != context.Canceled {
+		t.Fatalf("a cancelled context: %v; want context.Canceled", err)
+	}
+	expired, cancel2 := context.WithDeadline(t.Context(), time.Now().Add(-time.Second))
+	defer cancel2()
+	var rl *limit.RateLimitedError
+	if _, err := g.Acquire(expired, "h", 1); !errors.As(err, &rl) || rl.Reason != telemetry.ReasonDeadline {
+		t.Fatalf("an expired context: %v; want a deadline refusal", err)
+	}
+	s, err := g.Acquire(t.Context(), "h", 1)
+	if err != nil {
+		t.Fatalf("the slot the ended contexts left: %v", err)
+	}
+	s.Release()
 }

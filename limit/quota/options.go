@@ -1,6 +1,7 @@
 package quota
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -90,6 +91,15 @@ type Options struct {
 	// MaxRetryAfter caps every wait further.
 	Backoff headroom.Backoff `json:"backoff,omitzero"`
 
+	// MaxKeys bounds how many keys have state at once; 0 means 1,024, as
+	// many as an HTTP client keeps per-host limiters for. When a new key
+	// comes and the bound is reached, the least recently used keys are
+	// dropped, an eighth of the bound at a time, but never one with an
+	// attempt in flight or waiting, or one a Retry-After or backoff still
+	// blocks: what the guard learned of a key lasts while the key is in
+	// use. A dropped key starts afresh, its first attempt a probe.
+	MaxKeys int `json:"maxKeys,omitempty"`
+
 	// MaxInFlight caps the requests in flight per key. 0, the default, sets
 	// no cap: the limit shapes already offer Concurrency; 5 is a sensible
 	// cap when one is wanted.
@@ -145,6 +155,7 @@ type config struct {
 	assumedReset  time.Duration
 	backoff       headroom.Backoff
 	maxInFlight   int
+	maxKeys       int
 	key           func(*http.Request) string
 	share         func(key, hint string) string
 	seed          uint64
@@ -183,6 +194,9 @@ func (o *Options) check(l *problems.List) {
 	if o.MaxInFlight < 0 {
 		l.Add("MaxInFlight", o.MaxInFlight, "0 (no cap) or more")
 	}
+	if o.MaxKeys < 0 {
+		l.Add("MaxKeys", o.MaxKeys, "0 (1,024) or more")
+	}
 	if q := o.QueueLimit; q != nil && *q < 0 {
 		l.Add("QueueLimit", *q, "0 (refuse at once) or more; nil holds every attempt")
 	}
@@ -202,6 +216,7 @@ func (o *Options) config() config {
 		assumedReset:  time.Duration(o.AssumedReset),
 		backoff:       backoffcurve.WithDefaults(o.Backoff, defaultBackoff()),
 		maxInFlight:   o.MaxInFlight,
+		maxKeys:       cmp.Or(o.MaxKeys, defaultMaxKeys),
 		key:           o.Key,
 		share:         o.Share,
 		seed:          o.Seed,

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // A Slot is one request in flight for a key, taken by Acquire. Release it
@@ -34,16 +34,16 @@ func (s *Slot) Release() {
 }
 
 // takeSlot takes an in-flight slot for key, or refuses with
-// limit.ReasonNoPermit when MaxInFlight are out. Without a cap it returns
+// telemetry.ReasonNoPermit when MaxInFlight are out. Without a cap it returns
 // the zero Slot at once.
 func (g *Guard) takeSlot(key string) (Slot, error) {
 	if g.c.maxInFlight == 0 {
 		return Slot{}, nil
 	}
-	if s, ok := g.own(key).tryTake(); ok {
+	if s, ok := g.own(key, time.Now().UnixNano()).tryTake(); ok {
 		return s, nil
 	}
-	return Slot{}, g.refuse(0, limit.ReasonNoPermit)
+	return Slot{}, g.refuse(0, telemetry.ReasonNoPermit)
 }
 
 // waitSlot takes an in-flight slot for key, waiting in FIFO order for one
@@ -54,9 +54,9 @@ func (g *Guard) waitSlot(ctx context.Context, key string, q *queued) (Slot, erro
 	if g.c.maxInFlight == 0 {
 		return Slot{}, nil
 	}
-	e := g.own(key)
-	// A free slot is taken even when the context has ended: the select
-	// below would pick between the two at random.
+	e := g.own(key, time.Now().UnixNano())
+	// A free slot is taken at once: the select below would pick at random
+	// between it and a context that ends meanwhile.
 	if s, ok := e.tryTake(); ok {
 		return s, nil
 	}

@@ -187,6 +187,7 @@ type entry struct {
 	shared  atomic.Pointer[entry] // the state this key shares (Options.Share)
 	sem     chan struct{}         // in-flight slots; nil without a cap
 	waiting atomic.Int64          // units Acquire holds for the key (Options.QueueLimit)
+	used    atomic.Uint64         // the key map's clock at the key's last use (keys)
 }
 
 // admission is one admitted attempt: when, its units, the units admitted
@@ -687,10 +688,11 @@ type State struct {
 // PerMinute is Limit as units per minute: Limit over Window, or over
 // window when nothing says what Window is (no published or documented
 // window, no reset seen yet). It is 0 when the state is not Known or has no
-// limit. It is what an adaptive rate limiter's SetPublishedLimit takes:
+// limit. It is what the adaptive rate engine's SetPublishedLimit takes, r
+// an *adaptive.Rate on its own clock (since):
 //
 //	st, _ := g.State(key, now)
-//	lim.SetPublishedLimit(st.PerMinute(time.Minute))
+//	r.SetPublishedLimit(since, st.PerMinute(time.Minute), st.Window)
 func (s State) PerMinute(window time.Duration) float64 {
 	if !s.Known || s.Limit <= 0 {
 		return 0

@@ -7,6 +7,7 @@ import (
 
 	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // keyStates reads the guard's keys for its gauges, through a weak pointer
@@ -18,8 +19,7 @@ func keyStates(wp weak.Pointer[Guard]) func(report func(metrics.KeyState)) {
 			return
 		}
 		now := time.Now()
-		g.m.Range(func(k, _ any) bool {
-			key := k.(string)
+		g.keys.each(func(key string, _ *entry) bool {
 			st, ok := g.State(key, now)
 			if !ok {
 				return true
@@ -45,7 +45,7 @@ func (g *Guard) refused(key string, slotted bool, err error) {
 	if g.tel == nil || !errors.As(err, &rl) {
 		return
 	}
-	reason := metrics.ReasonInFlight
+	reason := telemetry.ReasonInFlight
 	if slotted {
 		reason = g.cause(key, time.Now())
 	}
@@ -57,16 +57,16 @@ func (g *Guard) refused(key string, slotted bool, err error) {
 func (g *Guard) cause(key string, now time.Time) string {
 	e := g.lookup(key)
 	if e == nil {
-		return metrics.ReasonReserve
+		return telemetry.ReasonReserve
 	}
 	n := now.UnixNano()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	switch {
 	case e.blocked > n:
-		return metrics.ReasonBlocked
+		return telemetry.ReasonBlocked
 	case e.probing || !e.contacted:
-		return metrics.ReasonProbe
+		return telemetry.ReasonProbe
 	}
-	return metrics.ReasonReserve
+	return telemetry.ReasonReserve
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/headroom-go/headroom"
 )
 
-const tbMs = time.Millisecond
+const msec = time.Millisecond
 
 func TestTokenBucketStartsFullThenRefusesWithExactRetryAfter(t *testing.T) {
 	b := newBucket(t, 10, 3) // a permit every 100ms
@@ -22,14 +22,14 @@ func TestTokenBucketStartsFullThenRefusesWithExactRetryAfter(t *testing.T) {
 		}
 	}
 	ok, retry := b.TryAcquire(0, 1)
-	if ok || retry != 100*tbMs {
+	if ok || retry != 100*msec {
 		t.Fatalf("TryAcquire on an empty bucket = %v, %v; want false, 100ms", ok, retry)
 	}
 	// Exact: one nanosecond early is still too early, on time succeeds.
-	if ok, retry := b.TryAcquire(100*tbMs-1, 1); ok || retry != 1 {
+	if ok, retry := b.TryAcquire(100*msec-1, 1); ok || retry != 1 {
 		t.Fatalf("TryAcquire 1ns before the refill = %v, %v; want false, 1ns", ok, retry)
 	}
-	if ok, _ := b.TryAcquire(100*tbMs, 1); !ok {
+	if ok, _ := b.TryAcquire(100*msec, 1); !ok {
 		t.Fatal("TryAcquire at the promised time refused")
 	}
 }
@@ -37,14 +37,14 @@ func TestTokenBucketStartsFullThenRefusesWithExactRetryAfter(t *testing.T) {
 func TestTokenBucketRetryAfterScalesWithCostAndDebt(t *testing.T) {
 	b := newBucket(t, 10, 3)
 	b.TryAcquire(0, 3)
-	if ok, retry := b.TryAcquire(0, 2); ok || retry != 200*tbMs {
+	if ok, retry := b.TryAcquire(0, 2); ok || retry != 200*msec {
 		t.Fatalf("cost 2 on an empty bucket = %v, %v; want false, 200ms", ok, retry)
 	}
 	// 150ms later one permit and a half have come back: 50ms more for two.
-	if ok, retry := b.TryAcquire(150*tbMs, 2); ok || retry != 50*tbMs {
+	if ok, retry := b.TryAcquire(150*msec, 2); ok || retry != 50*msec {
 		t.Fatalf("cost 2 at 150ms = %v, %v; want false, 50ms", ok, retry)
 	}
-	if ok, _ := b.TryAcquire(200*tbMs, 2); !ok {
+	if ok, _ := b.TryAcquire(200*msec, 2); !ok {
 		t.Fatal("cost 2 at 200ms refused")
 	}
 }
@@ -58,7 +58,7 @@ func TestTokenBucketRefillStopsAtBurst(t *testing.T) {
 			t.Fatalf("take %d after idling refused", i+1)
 		}
 	}
-	if ok, retry := b.TryAcquire(now, 1); ok || retry != 100*tbMs {
+	if ok, retry := b.TryAcquire(now, 1); ok || retry != 100*msec {
 		t.Fatalf("third take after idling = %v, %v; want false, 100ms", ok, retry)
 	}
 }
@@ -68,8 +68,8 @@ func TestTokenBucketRefusalWritesNothing(t *testing.T) {
 	b.TryAcquire(0, 1)
 	before := b.tat.Load()
 	for range 5 {
-		b.TryAcquire(10*tbMs, 1)
-		b.Reserve(10*tbMs, 1, 50*tbMs) // would be ready at 100ms: beyond maxAhead
+		b.TryAcquire(10*msec, 1)
+		b.Reserve(10*msec, 1, 50*msec) // would be ready at 100ms: beyond maxAhead
 	}
 	if after := b.tat.Load(); after != before {
 		t.Fatalf("refusals moved TAT from %d to %d", before, after)
@@ -116,7 +116,7 @@ func TestTokenBucketFractionalRates(t *testing.T) {
 		{0.1, 10 * time.Second},
 		{3, 333333334},   // 1/3 s rounded up: never faster than asked
 		{1e9 / 7, 7},     // 7.000000000000001 in float: not rounded up to 8
-		{1000, tbMs},     // exact
+		{1000, msec},     // exact
 		{1e9, 1},         // the highest rate
 		{math.Inf(1), 0}, // no limit
 	} {
@@ -218,11 +218,11 @@ func TestTokenBucketReservationsAreFIFO(t *testing.T) {
 	b.TryAcquire(0, 1)
 	var last time.Duration
 	for i, cost := range []int{1, 1, 1} {
-		at, ok := b.Reserve(time.Duration(i)*tbMs, cost, time.Second)
+		at, ok := b.Reserve(time.Duration(i)*msec, cost, time.Second)
 		if !ok {
 			t.Fatalf("reservation %d refused", i)
 		}
-		if want := time.Duration(i+1) * 100 * tbMs; at != want {
+		if want := time.Duration(i+1) * 100 * msec; at != want {
 			t.Fatalf("reservation %d ready at %v, want %v", i, at, want)
 		}
 		if at <= last {
@@ -231,10 +231,10 @@ func TestTokenBucketReservationsAreFIFO(t *testing.T) {
 		last = at
 	}
 	// maxAhead bounds the wait: the next would be ready at 400ms.
-	if at, ok := b.Reserve(0, 1, 399*tbMs); ok || at != 400*tbMs {
+	if at, ok := b.Reserve(0, 1, 399*msec); ok || at != 400*msec {
 		t.Fatalf("Reserve beyond maxAhead = %v, %v; want 400ms, false", at, ok)
 	}
-	if at, ok := b.Reserve(0, 1, 400*tbMs); !ok || at != 400*tbMs {
+	if at, ok := b.Reserve(0, 1, 400*msec); !ok || at != 400*msec {
 		t.Fatalf("Reserve at exactly maxAhead = %v, %v; want 400ms, true", at, ok)
 	}
 }
@@ -277,29 +277,29 @@ func TestTokenBucketCancelShiftsLaterWaitersAndLeaksNothing(t *testing.T) {
 	}
 	r2, _ = b.Reserve(0, 1, time.Second)  // 200ms
 	r3, _ := b.Reserve(0, 1, time.Second) // 300ms
-	if r1 != 100*tbMs || r2 != 200*tbMs || r3 != 300*tbMs {
+	if r1 != 100*msec || r2 != 200*msec || r3 != 300*msec {
 		t.Fatalf("ready at %v, %v, %v; want 100ms, 200ms, 300ms", r1, r2, r3)
 	}
 
-	shift, ok := b.Cancel(50*tbMs, r2, 1)
-	if !ok || shift != 100*tbMs {
+	shift, ok := b.Cancel(50*msec, r2, 1)
+	if !ok || shift != 100*msec {
 		t.Fatalf("Cancel of a pending reservation = %v, %v; want 100ms, true", shift, ok)
 	}
 	r3 -= shift // the caller's duty: r3 is now due at 200ms
 
 	// r3 still pends until 200ms: nobody may take before it.
-	if ok, retry := b.TryAcquire(150*tbMs, 1); ok || 150*tbMs+retry != r3+b.Interval() {
+	if ok, retry := b.TryAcquire(150*msec, 1); ok || 150*msec+retry != r3+b.Interval() {
 		t.Fatalf("TryAcquire at 150ms = %v, %v; want false, free at 300ms (after r3 at %v)", ok, retry, r3)
 	}
 	// The cancelled slot is not lost: the next reservation takes r3's old time.
-	if at, ok := b.Reserve(60*tbMs, 1, time.Second); !ok || at != 300*tbMs {
+	if at, ok := b.Reserve(60*msec, 1, time.Second); !ok || at != 300*msec {
 		t.Fatalf("Reserve after Cancel = %v, %v; want 300ms, true", at, ok)
 	}
 	// Cancelling the tail gives its slot to the next booking.
-	if shift, ok := b.Cancel(70*tbMs, 300*tbMs, 1); !ok || shift != 100*tbMs {
+	if shift, ok := b.Cancel(70*msec, 300*msec, 1); !ok || shift != 100*msec {
 		t.Fatalf("Cancel of the tail = %v, %v", shift, ok)
 	}
-	if at, _ := b.Reserve(80*tbMs, 1, time.Second); at != 300*tbMs {
+	if at, _ := b.Reserve(80*msec, 1, time.Second); at != 300*msec {
 		t.Fatalf("Reserve after cancelling the tail ready at %v, want 300ms", at)
 	}
 }
@@ -309,7 +309,7 @@ func TestTokenBucketCancelOfADueReservationChangesNothing(t *testing.T) {
 	b.TryAcquire(0, 1)
 	at, _ := b.Reserve(0, 1, time.Second)
 	before := b.tat.Load()
-	for _, now := range []time.Duration{at, at + tbMs} {
+	for _, now := range []time.Duration{at, at + msec} {
 		if shift, ok := b.Cancel(now, at, 1); ok || shift != 0 {
 			t.Fatalf("Cancel at %v of a reservation due at %v = %v, %v; want 0, false", now, at, shift, ok)
 		}
