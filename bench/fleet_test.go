@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/headroom-go/headroom/fleet"
+	"github.com/headroom-go/headroom/limit"
 )
 
 // The shared limiters against go-redis/redis_rate v10, on one Redis, in one
@@ -217,3 +219,104 @@ func BenchmarkRedisBatch(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRedisOneKey is what one Redis server sustains for the fleet's
+// scripts on one key — one shard — at 1 to 64 connections: conns
+// limiters of one limit, each with a client of one connection and one
+// caller, so that every acquire is one command (EVALSHA of the token
+// bucket's or the window's script) and the acquires a second are the
+// commands a second. docs/fleet.md models from it how many processes one
+// key serves.
+//
+// Run: cd bench && go test -run '^$' -bench RedisOneKey -count 6 -benchtime 2s | tee onekey.txt &&
+// benchstat -col /conns onekey.txt
+func BenchmarkRedisOneKey(b *testing.B) {
+	for _, script := range []string{"gcra", "window"} {
+		for _, conns := range []int{1, 2, 4, 8, 16, 32, 64} {
+			b.Run("script="+script+"/conns="+strconv.Itoa(conns), func(b *testing.B) {
+				c, _, prefix := benchRedis(b)
+				o := c.Options()
+				var next atomic.Int64
+				var acquires []func() bool
+				for range conns {
+					oc := *o
+					oc.PoolSize, oc.MinIdleConns = 1, 1
+					cc := redis.NewClient(&oc)
+					b.Cleanup(func() { cc.Close() })
+					var lim limit.Limiter
+					var err error
+					fo := fleet.Options{Name: "onekey", Prefix: prefix, Timeout: 3 * time.Second}
+					if script == "gcra" {
+						lim, err = fleet.PerSecond(cc, redisRate, redisRate, fo)
+					} else {
+						lim, err = fleet.PerWindow(cc, 1_000_000_000, time.Second, fo)
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+					acquires = append(acquires, func() bool { _, err := lim.Acquire(context.Background()); return err == nil })
+				}
+				for _, a := range acquires {
+					a() // loads the script, dials the connection
+				}
+				b.SetParallelism(max(conns/runtimeProcs(), 1))
+				b.ResetTimer()
+				b.RunParallel(func(pb *testing.PB) {
+					acquire := acquires[int(next.Add(1)-1)%conns]
+					for pb.Next() {
+						if !acquire() {
+							b.Error("refused")
+							return
+						}
+					}
+				})
+				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "cmds/s")
+			})
+		}
+	}
+}
+
+// BenchmarkRedisWait is what WAIT would cost an acquire: on the master of
+// the topologies' Sentinel setup (.ci/redis-topologies.sh, its env
+// sourced), an acquire alone, and an acquire followed by WAIT 1 100 — the
+// master holds the answer until its replica has the grant, which a
+// failover then cannot forget. (WAIT may not run inside a script.)
+//
+// Run: . DIR/env && cd bench && go test -run '^$' -bench RedisWait -count 6 -benchtime 2s | tee wait.txt &&
+// benchstat -col /wait wait.txt
+func BenchmarkRedisWait(b *testing.B) {
+	spec := os.Getenv("HEADROOM_REDIS_SENTINEL")
+	if spec == "" {
+		b.Skip("HEADROOM_REDIS_SENTINEL is not set: .ci/redis-topologies.sh start DIR && . DIR/env")
+	}
+	master, sentinels, _ := strings.Cut(spec, "@")
+	redis.SetLogger(quiet{}) // the Sentinel client's notes would break the benchmark's lines
+	for _, wait := range []bool{false, true} {
+		b.Run("wait="+strconv.FormatBool(wait), func(b *testing.B) {
+			c := redis.NewFailoverClient(&redis.FailoverOptions{MasterName: master, SentinelAddrs: strings.Split(sentinels, ","),
+				ContextTimeoutEnabled: true})
+			defer c.Close()
+			lim, err := fleet.PerSecond(c, redisRate, redisRate, fleet.Options{Name: "wait", Prefix: "headroom-bench-wait", Timeout: 3 * time.Second})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			lim.Acquire(ctx)
+			lat := measureAcquires(b, 1, func() bool {
+				_, err := lim.Acquire(ctx)
+				if err == nil && wait {
+					err = c.Wait(ctx, 1, 100*time.Millisecond).Err()
+				}
+				return err == nil
+			})
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+		})
+	}
+}
+
+// quiet is a go-redis logger that says nothing.
+type quiet struct{}
+
+func (quiet) Printf(context.Context, string, ...any) {}

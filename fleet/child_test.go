@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -44,8 +45,7 @@ func runChild() int {
 	rate, _ := strconv.ParseFloat(env("RATE"), 64)
 	burst, _ := strconv.Atoi(env("BURST"))
 	run, _ := time.ParseDuration(env("RUN"))
-	c := redis.NewClient(&redis.Options{Addr: env("REDIS"), ContextTimeoutEnabled: true, MaxRetries: -1,
-		DialTimeout: 100 * time.Millisecond})
+	c := childClient(env("REDIS"))
 	defer c.Close()
 	o := Options{Name: "child", Prefix: env("PREFIX"), Timeout: 100 * time.Millisecond}
 	inst, err := NewInstances(c, childTTL, o)
@@ -55,16 +55,30 @@ func runChild() int {
 	}
 	defer inst.Close()
 	o.QueueLimit, o.FailOpen, o.Instances = 100, env("FAILOPEN") == "1", inst
-	lim, err := PerSecond(c, rate, burst, o)
+	var lim limit.Limiter
+	if env("SHAPE") == "window" {
+		// A tenth of the rate in any 100 ms holds any second to the rate,
+		// in bursts small enough for the quota's own window. Segments of
+		// 1 ms: a segment's permits free one window after its last grant,
+		// so coarser ones leave more of the quota unused.
+		o.Segments = 100
+		lim, err = PerWindow(c, int(rate)/10, 100*time.Millisecond, o)
+	} else {
+		lim, err = PerSecond(c, rate, burst, o)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
+	}
+	callers := 8
+	if n, err := strconv.Atoi(env("CALLERS")); err == nil {
+		callers = n
 	}
 	var res childResult
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	end := time.Now().Add(run)
-	for range 8 {
+	for range callers {
 		wg.Go(func() {
 			for time.Now().Before(end) {
 				r := callOnce(lim, env("SERVER"))
@@ -78,6 +92,23 @@ func runChild() int {
 	b, _ := json.Marshal(res)
 	fmt.Println(string(b))
 	return 0
+}
+
+// childClient is the client of spec: a server's address, "cluster:" and the
+// Cluster's nodes, or "sentinel:" and master@sentinels.
+func childClient(spec string) redis.UniversalClient {
+	kind, addrs, _ := strings.Cut(spec, ":")
+	switch kind {
+	case "cluster":
+		return redis.NewClusterClient(&redis.ClusterOptions{Addrs: strings.Split(addrs, ","),
+			ContextTimeoutEnabled: true, DialTimeout: 100 * time.Millisecond})
+	case "sentinel":
+		master, sentinels, _ := strings.Cut(addrs, "@")
+		return redis.NewFailoverClient(&redis.FailoverOptions{MasterName: master, SentinelAddrs: strings.Split(sentinels, ","),
+			ContextTimeoutEnabled: true, DialTimeout: 100 * time.Millisecond})
+	}
+	return redis.NewClient(&redis.Options{Addr: spec, ContextTimeoutEnabled: true, MaxRetries: -1,
+		DialTimeout: 100 * time.Millisecond})
 }
 
 // callOnce acquires a permit within 200ms and, granted, calls the server.

@@ -42,5 +42,23 @@
 // throttle; fail open enforces this process's share of the limit locally,
 // the limit divided by the last instance count. Recovery is automatic, and
 // Redis latency and errors go to OpenTelemetry under the names in
-// package telemetry.
+// package telemetry, each call with the address of the node that served it.
+//
+// # Cluster, Sentinel and shards
+//
+// All of one limit's keys share a slot, and its scripts touch only their
+// own keys. When a master dies, its replica may not have received its last
+// writes: over a span that holds one failover, or one restart of a server
+// that keeps nothing on disk, the fleet may admit one full bucket (one
+// window's permits) more, plus what the processes failing open admit on
+// their shares over the outage (docs/fleet.md states the bound, and the
+// tests hold real Cluster and Sentinel failovers to it). After a failed
+// call a Cluster client reloads its map of the slots, so the fleet finds
+// the promoted replica at its next probe. Options.Shards spreads a limit
+// over several keys and so several slots, each holding the share of the
+// processes placed on it.
+//
+// The scripts validate what they read: foreign values at a limiter's keys
+// are repaired on the side that never admits more, and a rate or window
+// the scripts cannot count is refused when built.
 package fleet

@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"errors"
+	"github.com/headroom-go/headroom/telemetry"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -36,8 +37,11 @@ func TestFailClosedRefusesUnavailable(t *testing.T) {
 	})
 }
 
-// Failing open, the process enforces its share: the limit over the last
-// instance count, 100 a second with a burst of 100 over 4 processes.
+// Failing open, the process enforces its share: the limit over the
+// instance count when the outage began, 100 a second with a burst of 100
+// over 4 processes. A count that changes during the outage does not
+// rebuild the share (a new one would start full); the next outage's share
+// follows it.
 func TestFailOpenEnforcesShare(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := &fakeBucket{interval: 10 * time.Millisecond, burst: 100}
@@ -57,8 +61,20 @@ func TestFailOpenEnforcesShare(t *testing.T) {
 		if !errors.As(err, &rl) || rl.RetryAfter != 40*time.Millisecond {
 			t.Errorf("26th: %v, want a throttle with the share's RetryAfter of 40ms (25 a second)", err)
 		}
-		count.n.Store(2) // the last count changed: a share of 50
-		for i := range 50 {
+		count.n.Store(2) // the count changed: not during this outage
+		if _, err := l.Acquire(ctx); !errors.As(err, &rl) {
+			t.Errorf("the count changed mid-outage: %v, want the same share's throttle", err)
+		}
+		b.down.Store(false)
+		time.Sleep(time.Second) // the circuit's interval, then a probe that Redis answers
+		if _, err := l.Acquire(ctx); err != nil {
+			t.Fatalf("Redis back: %v", err)
+		}
+		b.down.Store(true)
+		for range 3 { // the next outage: the circuit opens again
+			l.Acquire(ctx)
+		}
+		for i := range 50 - 3 {
 			if _, err := l.Acquire(ctx); err != nil {
 				t.Fatalf("acquire %d of the share of 50: %v", i+1, err)
 			}
@@ -144,9 +160,9 @@ func TestTimeoutBoundsEveryCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if _, err := lim.Acquire(ctx); err != nil {
-		t.Fatal(err)
-	}
+	// The first call dials and loads the script (EVALSHA, NOSCRIPT, EVAL):
+	// on a loaded machine that can take longer than the 50 ms under test.
+	eventually(t, 2*time.Second, "a first grant", func() bool { _, err := lim.Acquire(ctx); return err == nil })
 	if err := p.client(t).Do(ctx, "CLIENT", "PAUSE", 2000, "ALL").Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -167,9 +183,9 @@ func TestRecoversAfterRedisRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if _, err := lim.Acquire(ctx); err != nil {
-		t.Fatal(err)
-	}
+	// The first call dials and loads the script: on a loaded machine that
+	// can take longer than 50 ms.
+	eventually(t, 2*time.Second, "a first grant", func() bool { _, err := lim.Acquire(ctx); return err == nil })
 	p.stop()
 	for range 5 {
 		if _, err := lim.Acquire(ctx); !errors.Is(err, ErrUnavailable) {
@@ -193,4 +209,33 @@ func TestClientMustHonourContexts(t *testing.T) {
 	if !errors.As(err, &ce) || ce.Field != "client.ContextTimeoutEnabled" {
 		t.Errorf("err = %v, want a ConfigError on client.ContextTimeoutEnabled", err)
 	}
+}
+
+// pastDeadline is a context whose deadline has passed on the clock while
+// its own timer has not yet fired (Err is still nil), as happens on a
+// loaded machine, where the network poller sees a connection's deadline
+// before the context's timer runs.
+type pastDeadline struct{ context.Context }
+
+func (pastDeadline) Deadline() (time.Time, bool) { return time.Now().Add(-time.Millisecond), true }
+
+// A call cut short by its caller's deadline is the caller's, even before
+// the context says so: the caller gets a deadline's refusal, not
+// ErrUnavailable, and the circuit counts no failure of Redis.
+func TestCallerDeadlineIsNoRedisFailure(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := &fakeBucket{interval: time.Millisecond, burst: 10}
+		b.down.Store(true)
+		l := fakeLimiter(b, 10, Options{Name: "deadline"})
+		for range 5 {
+			_, err := l.Acquire(pastDeadline{context.Background()})
+			var rl *limit.RateLimitedError
+			if !errors.As(err, &rl) || rl.Reason != telemetry.ReasonDeadline || errors.Is(err, ErrUnavailable) {
+				t.Fatalf("err = %v, want a refusal with ReasonDeadline", err)
+			}
+		}
+		if l.circuit.open.Load() || l.circuit.fails.Load() != 0 {
+			t.Errorf("the circuit counted %d failures (open %v), want none", l.circuit.fails.Load(), l.circuit.open.Load())
+		}
+	})
 }

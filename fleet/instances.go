@@ -30,11 +30,13 @@ import (
 // (Options.Instances). Instances answers from memory; while Redis cannot
 // be reached it keeps the last count.
 type Instances struct {
-	call  *caller
-	key   string
-	id    string
-	ttl   time.Duration
-	count atomic.Int64
+	call *caller
+	key  string
+	id   string
+	ttl  time.Duration
+	// place holds the last count and this process's rank among the
+	// members: count<<32 | rank, read together.
+	place atomic.Uint64
 
 	stop      chan struct{}
 	done      chan struct{}
@@ -56,14 +58,14 @@ func NewInstances(c redis.UniversalClient, ttl time.Duration, o Options) (*Insta
 	}
 	o = o.withDefaults()
 	i := &Instances{
-		call: &caller{client: c, timeout: o.Timeout, metrics: metrics.NewFleet(o.MeterProvider, o.Name)},
+		call: newCaller(c, o, metrics.NewFleet(o.MeterProvider, o.Name)),
 		key:  o.key("instances"),
 		id:   instanceID(),
 		ttl:  ttl,
 		stop: make(chan struct{}),
 		done: make(chan struct{}),
 	}
-	i.count.Store(1)
+	i.place.Store(1 << 32)
 	i.beat()
 	go i.run()
 	return i, nil
@@ -79,7 +81,14 @@ func instanceID() string {
 }
 
 // Instances is the last count, at least 1 (this process).
-func (i *Instances) Instances() int { return int(i.count.Load()) }
+func (i *Instances) Instances() int { n, _ := i.rank(); return n }
+
+// rank is the last count, at least 1, and this process's place among the
+// members by id, from 0 to the count less one.
+func (i *Instances) rank() (count, rank int) {
+	p := i.place.Load()
+	return int(p >> 32), int(p & (1<<32 - 1))
+}
 
 // Close stops the heartbeats and leaves the set, so that the others count
 // one fewer at their next heartbeat rather than a TTL later. It is safe to
@@ -89,7 +98,7 @@ func (i *Instances) Close() error {
 	i.closeOnce.Do(func() {
 		close(i.stop)
 		<-i.done
-		err = i.call.do(context.Background(), metrics.OpHeartbeat, func(ctx context.Context) error {
+		err = i.call.do(context.Background(), metrics.OpHeartbeat, i.key, func(ctx context.Context) error {
 			return i.call.client.ZRem(ctx, i.key, i.id).Err()
 		})
 	})
@@ -114,14 +123,14 @@ func (i *Instances) run() {
 func (i *Instances) beat() {
 	staleUS := (i.ttl - i.ttl/3).Microseconds()
 	keepMS := (2 * i.ttl).Milliseconds()
-	var n int64
-	err := i.call.do(context.Background(), metrics.OpHeartbeat, func(ctx context.Context) error {
+	var r []int64
+	err := i.call.do(context.Background(), metrics.OpHeartbeat, i.key, func(ctx context.Context) error {
 		var err error
-		n, err = heartbeatScript.Run(ctx, i.call.client, []string{i.key}, i.id, staleUS, keepMS).Int64()
+		r, err = heartbeatScript.Run(ctx, i.call.client, []string{i.key}, i.id, staleUS, keepMS).Int64Slice()
 		return err
 	})
-	if err == nil && n >= 1 {
-		i.count.Store(n)
-		i.call.metrics.Counted(int(n))
+	if err == nil && len(r) == 2 && r[0] >= 1 && r[1] >= 0 && r[1] < r[0] && r[0] < 1<<31 {
+		i.place.Store(uint64(r[0])<<32 | uint64(r[1]))
+		i.call.metrics.Counted(int(r[0]))
 	}
 }

@@ -34,7 +34,7 @@ func (l *limiter) lead(ctx context.Context, w *waiter, wait time.Duration) (limi
 		}
 		l.mu.Unlock()
 		g, err := l.take(ctx, need, want)
-		if err != nil && ctx.Err() != nil {
+		if err != nil && ended(ctx) {
 			l.leave(w)
 			return limit.Lease{}, l.waitEnded(ctx, w.cost)
 		}

@@ -80,7 +80,11 @@ func (l *limiter) AcquireN(ctx context.Context, cost int) (limit.Lease, error) {
 		w.waited = true
 	}
 	l.mu.Unlock()
-	return l.await(ctx, w, 0)
+	lease, err := l.await(ctx, w, 0)
+	l.mu.Lock()
+	l.q.recycle(w)
+	l.mu.Unlock()
+	return lease, err
 }
 
 // await waits in the queue until w is settled, leading the queue when it
@@ -127,7 +131,8 @@ func (l *limiter) take(ctx context.Context, need, want int) (grant, error) {
 	switch {
 	case err == nil:
 		l.circuit.succeeded()
-	case ctx.Err() != nil:
+		l.share.end()
+	case ended(ctx):
 		l.circuit.released()
 	default:
 		l.circuit.failed()
@@ -147,10 +152,10 @@ func (l *limiter) fallBack(ctx context.Context, cost int, err error) (limit.Leas
 // waitEnded is the error of a caller whose context ended while it waited
 // for Redis or for permits: for a deadline a refusal (ReasonDeadline) that
 // still matches context.DeadlineExceeded, as limit's limiters end waits;
-// for a cancellation ctx.Err().
+// for a cancellation ctx.Err(). A deadline that has passed by the clock
+// before the context's timer fired is a deadline too.
 func waitEnded(ctx context.Context, name string) error {
-	err := ctx.Err()
-	if !errors.Is(err, context.DeadlineExceeded) {
+	if err := ctx.Err(); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
 	return &limit.RateLimitedError{Limiter: name, Reason: telemetry.ReasonDeadline}
@@ -159,8 +164,9 @@ func waitEnded(ctx context.Context, name string) error {
 // waitEnded is waitEnded for a caller of cost permits, a deadline's
 // refusal counted.
 func (l *limiter) waitEnded(ctx context.Context, cost int) error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	err := waitEnded(ctx, l.name)
+	if errors.Is(err, limit.ErrRateLimited) {
 		l.grants.DeniedN(telemetry.ReasonDeadline, cost)
 	}
-	return waitEnded(ctx, l.name)
+	return err
 }

@@ -39,6 +39,9 @@ func TestMain(m *testing.M) {
 		flag.Parse()
 		flag.Set("test.skip", "^Example")
 	}
+	if why := noTopology(); why != "" {
+		fmt.Fprintln(os.Stderr, "fleet: skipping the Cluster and Sentinel tests: "+why)
+	}
 	goleak.VerifyTestMain(m)
 }
 

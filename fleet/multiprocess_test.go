@@ -86,7 +86,11 @@ func skipUnlessAlone(t *testing.T) {
 
 // fleetOf starts n processes of this test binary, each a child sharing the
 // limit under prefix on addr, and returns them.
-func fleetOf(t *testing.T, n int, addr, prefix, server string, run time.Duration, failOpen func(i int) bool) ([]*exec.Cmd, []*bytes.Buffer) {
+//
+// addr is a server's address, or "cluster:addr,addr,…" or
+// "sentinel:master@addr,addr,…" (see childClient); env adds to each
+// child's environment.
+func fleetOf(t *testing.T, n int, addr, prefix, server string, run time.Duration, failOpen func(i int) bool, env ...string) ([]*exec.Cmd, []*bytes.Buffer) {
 	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
@@ -100,6 +104,7 @@ func fleetOf(t *testing.T, n int, addr, prefix, server string, run time.Duration
 			"HEADROOM_FLEET_REDIS="+addr, "HEADROOM_FLEET_PREFIX="+prefix, "HEADROOM_FLEET_SERVER="+server,
 			"HEADROOM_FLEET_RATE="+strconv.Itoa(multiRate), "HEADROOM_FLEET_BURST="+strconv.Itoa(multiBurst),
 			"HEADROOM_FLEET_RUN="+run.String(), "HEADROOM_FLEET_FAILOPEN="+map[bool]string{true: "1", false: "0"}[failOpen(i)])
+		cmd.Env = append(cmd.Env, env...)
 		outs[i] = &bytes.Buffer{}
 		// A child's stderr holds the client's complaints while Redis is
 		// down; it is shown only if the child fails.

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"time"
@@ -40,6 +41,17 @@ type Options struct {
 	// trip is out still share the next one, which asks for exactly what
 	// they want.
 	Batch int
+
+	// Shards, above 1, spreads the limit over that many keys, each with a
+	// hash tag of its own, so that a Redis Cluster serves them from as
+	// many slots and, as it places them, masters: one shard's master no
+	// longer carries every acquire of the limit. Each process draws from
+	// one shard, the one of its rank among Instances' members (which must
+	// be an *Instances), and each shard holds the share of the limit of
+	// the processes it serves, rebalanced as processes come and go. The
+	// largest cost is then the burst (PerWindow: the permits) over twice
+	// Shards. docs/fleet.md has the bound and the model of when it pays.
+	Shards int
 
 	// FailOpen chooses what happens while Redis cannot be reached. False,
 	// the default, fails closed: AcquireN returns an *UnavailableError
@@ -118,20 +130,54 @@ func (o *Options) validate(shape ...error) error {
 	if o.Batch < 0 || o.Batch > maxPermits {
 		bad("Options.Batch", o.Batch, "0 (off) to 1e9 permits")
 	}
+	if o.Shards < 0 || o.Shards > 1024 {
+		bad("Options.Shards", o.Shards, "0 or 1 (one key) to 1024")
+	}
+	if _, ok := o.Instances.(*Instances); o.Shards > 1 && !ok {
+		bad("Options.Instances", o.Instances, "an *Instances of the fleet when Shards is above 1: a process's rank picks its shard")
+	}
 	if o.Timeout < 0 {
 		bad("Options.Timeout", o.Timeout, "a duration above 0 (0: 100ms)")
 	}
 	return errors.Join(append(errs, shape...)...)
 }
 
+// maxSpan is the longest a full bucket may take to refill, and the longest
+// window: 2^60 ns, about 36 years, as package limit's token bucket allows.
+// The scripts keep times in µs as doubles, exact to a fraction of a µs up
+// to 2^53 µs (285 years), and a RetryAfter must fit a time.Duration.
+const maxSpan = time.Duration(1 << 60)
+
+// shardProblem checks that a limit of size permits (PerSecond's burst,
+// PerWindow's permits) spreads over o.Shards: each shard's share holds at
+// least one.
+func (o *Options) shardProblem(field string, size int) []error {
+	if o.Shards > 1 && size < 2*o.Shards {
+		return []error{&headroom.ConfigError{Package: "fleet", Field: field, Value: size,
+			Want: fmt.Sprintf("at least %d for %d shards: twice Shards, so that every shard's share holds a permit", 2*o.Shards, o.Shards)}}
+	}
+	return nil
+}
+
 // rateProblems checks PerSecond's rate and burst.
 func rateProblems(rate float64, burst int) []error {
 	var errs []error
-	if !(rate > 0 && rate <= maxPermitsPerSecond) || math.IsInf(rate, 0) {
+	if !(rate > 0 && rate <= maxPermitsPerSecond) {
 		errs = append(errs, &headroom.ConfigError{Package: "fleet", Field: "permitsPerSecond", Value: rate, Want: "above 0, at most 1e6"})
 	}
 	if burst < 0 || burst > maxPermits {
 		errs = append(errs, &headroom.ConfigError{Package: "fleet", Field: "burst", Value: burst, Want: "0 (one second's worth) to 1e9 permits"})
+	}
+	if len(errs) == 0 {
+		b := float64(burst)
+		if burst == 0 {
+			b = max(math.Ceil(rate), 1)
+		}
+		if b/rate*float64(time.Second) > float64(maxSpan) {
+			errs = append(errs, &headroom.ConfigError{Package: "fleet", Field: "permitsPerSecond", Value: rate,
+				Want: fmt.Sprintf("at least %.3g a second for a burst of %.0f: a full bucket refills within 2^60 ns (about 36 years)",
+					b*float64(time.Second)/float64(maxSpan), b)})
+		}
 	}
 	return errs
 }
@@ -142,8 +188,8 @@ func windowProblems(permits int, window time.Duration) []error {
 	if permits < 1 || permits > maxPermits {
 		errs = append(errs, &headroom.ConfigError{Package: "fleet", Field: "permits", Value: permits, Want: "1 to 1e9"})
 	}
-	if window < time.Millisecond {
-		errs = append(errs, &headroom.ConfigError{Package: "fleet", Field: "window", Value: window, Want: "1ms or more"})
+	if window < time.Millisecond || window > maxSpan {
+		errs = append(errs, &headroom.ConfigError{Package: "fleet", Field: "window", Value: window, Want: "1ms to 2^60 ns (about 36 years)"})
 	}
 	return errs
 }

@@ -23,16 +23,22 @@ import (
 // It returns every problem with the settings at once, each a
 // *headroom.ConfigError.
 func PerSecond(c redis.UniversalClient, permitsPerSecond float64, burst int, o Options) (limit.Limiter, error) {
-	if err := o.validate(append(rateProblems(permitsPerSecond, burst), clientProblem(c))...); err != nil {
+	problems := append(rateProblems(permitsPerSecond, burst), clientProblem(c))
+	if burst == 0 && permitsPerSecond > 0 && permitsPerSecond <= maxPermitsPerSecond {
+		burst = int(max(math.Ceil(permitsPerSecond), 1))
+	}
+	if err := o.validate(append(problems, o.shardProblem("burst", burst)...)...); err != nil {
 		return nil, err
 	}
 	o = o.withDefaults()
-	if burst == 0 {
-		burst = int(max(math.Ceil(permitsPerSecond), 1))
+	// params are a bucket's arguments for a share of m in n of the limit.
+	params := func(m, n int) ([]any, time.Duration) {
+		rate := permitsPerSecond * float64(m) / float64(n)
+		b := max(burst*m/n, 1)
+		interval := float64(time.Second/time.Microsecond) / rate
+		return []any{interval, b}, time.Duration(math.Ceil(float64(b)*interval)) * time.Microsecond
 	}
-	interval := float64(time.Second/time.Microsecond) / permitsPerSecond
-	l := newLimiter(c, o, burst, metrics.KindPerSecond, permitsPerSecond*60,
-		metrics.OpTokenBucket, gcraScript, o.key("bucket"), interval, burst)
+	l := newLimiter(c, o, burst, metrics.KindPerSecond, permitsPerSecond*60, metrics.OpTokenBucket, gcraScript, "bucket", params)
 	l.share.build = func(n int) (limit.Limiter, error) {
 		return limit.PerSecond(permitsPerSecond/float64(n), max(burst/n, 1),
 			limit.WithQueueLimit(o.QueueLimit), limit.WithName(o.Name), limit.WithMeterProvider(o.MeterProvider),
@@ -42,16 +48,24 @@ func PerSecond(c redis.UniversalClient, permitsPerSecond float64, burst int, o O
 }
 
 // newLimiter builds the shared limiter of capacity permits, a limiter of
-// kind granting perMinute permits a minute, running script on key with the
-// shape's arguments.
+// kind granting perMinute permits a minute, running script on its key of
+// kind with the arguments params gives for the whole limit (1 in 1), or,
+// with Shards, on each shard's key with those of its share.
 func newLimiter(c redis.UniversalClient, o Options, capacity int, kind string, perMinute float64,
-	op string, script *redis.Script, key string, args ...any) *limiter {
+	op string, script *redis.Script, keyKind string, params func(m, n int) ([]any, time.Duration)) *limiter {
 	m := metrics.NewFleet(o.MeterProvider, o.Name)
-	b := &scriptBucket{
-		call:   &caller{client: c, timeout: o.Timeout, metrics: m},
-		script: script, keys: []string{key}, args: args, op: op,
+	call := newCaller(c, o, m)
+	if o.Shards > 1 {
+		return assemble(o, max(capacity/(2*o.Shards), 1), kind, perMinute,
+			newShardedBucket(call, o, script, keyKind, op, params), m)
 	}
-	return assemble(o, capacity, kind, perMinute, b, m)
+	args, maxWait := params(1, 1)
+	return assemble(o, capacity, kind, perMinute, newScriptBucket(call, script, o.key(keyKind), op, maxWait, args...), m)
+}
+
+// newCaller makes o's calls to c, recorded in m.
+func newCaller(c redis.UniversalClient, o Options, m *metrics.Fleet) *caller {
+	return &caller{client: c, timeout: o.Timeout, metrics: m, node: newNodeOf(c)}
 }
 
 // assemble is a shared limiter on b with its instruments.

@@ -23,15 +23,18 @@ import (
 // It returns every problem with the settings at once, each a
 // *headroom.ConfigError.
 func PerWindow(c redis.UniversalClient, permits int, window time.Duration, o Options) (limit.Limiter, error) {
-	if err := o.validate(append(windowProblems(permits, window), clientProblem(c))...); err != nil {
+	problems := append(windowProblems(permits, window), clientProblem(c))
+	if err := o.validate(append(problems, o.shardProblem("permits", permits)...)...); err != nil {
 		return nil, err
 	}
 	o = o.withDefaults()
 	windowUS := window.Microseconds()
 	segmentUS := max((windowUS+int64(o.Segments)-1)/int64(o.Segments), 1)
 	perMinute := float64(permits) * float64(time.Minute) / float64(window)
-	l := newLimiter(c, o, permits, metrics.KindPerWindow, perMinute,
-		metrics.OpSlidingWindow, windowScript, o.key("window"), windowUS, segmentUS, permits)
+	params := func(m, n int) ([]any, time.Duration) {
+		return []any{windowUS, segmentUS, max(permits*m/n, 1)}, time.Duration(windowUS) * time.Microsecond
+	}
+	l := newLimiter(c, o, permits, metrics.KindPerWindow, perMinute, metrics.OpSlidingWindow, windowScript, "window", params)
 	l.share.build = func(n int) (limit.Limiter, error) {
 		return limit.New(limit.Options{
 			PerWindow:  &limit.WindowOptions{Permits: max(permits/n, 1), Window: headroom.Duration(window), Segments: o.Segments},

@@ -2,6 +2,8 @@ package fleet
 
 import (
 	"context"
+	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,10 +14,30 @@ import (
 
 // scriptOn returns a bucket running script on key with the shape's args.
 func scriptOn(c redis.UniversalClient, script *redis.Script, key string, args ...any) *scriptBucket {
-	return &scriptBucket{
-		call:   &caller{client: c, timeout: time.Second},
-		script: script, keys: []string{key}, args: args, op: metrics.OpTokenBucket,
+	return newScriptBucket(&caller{client: c, timeout: time.Second}, script, key, metrics.OpTokenBucket, time.Hour, args...)
+}
+
+// storedTime reads a time the scripts keep, in µs since clockBase: the
+// bucket's TAT, or a window's one last grant.
+func storedTime(t *testing.T, c redis.UniversalClient, key string) time.Duration {
+	t.Helper()
+	ctx := context.Background()
+	v, err := c.Get(ctx, key).Float64()
+	if err != nil {
+		h, herr := c.HGetAll(ctx, key).Result()
+		if herr != nil {
+			t.Fatal(err, herr)
+		}
+		for f, x := range h {
+			if strings.HasPrefix(f, "l") {
+				v, err = strconv.ParseFloat(x, 64)
+			}
+		}
+		if err != nil || len(h) != 2 {
+			t.Fatalf("%s holds %v, want one segment", key, h)
+		}
 	}
+	return time.Duration(math.Round(v)) * time.Microsecond
 }
 
 func mustTake(t *testing.T, b bucket, need, want int) grant {
@@ -40,6 +62,7 @@ func TestGCRARefusesWithExactRetryAfter(t *testing.T) {
 	if first.n != 5 {
 		t.Fatalf("a full bucket of 5 granted %d", first.n)
 	}
+	first.at = storedTime(t, c, key) - 5*interval*time.Microsecond // the TAT is 5 intervals on
 	refused := mustTake(t, b, 1, 1)
 	if refused.n != 0 {
 		t.Fatalf("an empty bucket granted %d", refused.n)
@@ -125,20 +148,21 @@ func TestWindowRetryAfterCountsCost(t *testing.T) {
 	const windowUS = 10_000_000
 	b := scriptOn(c, windowScript, key, windowUS, windowUS/8, 2)
 	first := mustTake(t, b, 1, 1)
-	// Put the second permit in a later segment by hand: the script keeps
+	first.at = storedTime(t, c, key)
+	// Put another permit in an earlier segment by hand: the script keeps
 	// one count and last-grant time per segment.
-	seg := (first.at.Microseconds()+2_000_000)/(windowUS/8) + 0
-	laterUS := first.at.Microseconds() + 2_000_000
-	c.HSet(context.Background(), key, "c"+itoa(seg), 1, "l"+itoa(seg), laterUS)
+	earlierUS := first.at.Microseconds() - 2_000_000
+	seg := earlierUS / (windowUS / 8)
+	c.HSet(context.Background(), key, "c"+itoa(seg), 1, "l"+itoa(seg), earlierUS)
 	g := mustTake(t, b, 2, 2)
-	want := time.Duration(laterUS+windowUS)*time.Microsecond - g.at
+	want := first.at + windowUS*time.Microsecond - g.at
 	if g.n != 0 || g.retryAfter != want {
 		t.Errorf("cost 2: granted %d, RetryAfter %v, want 0 and %v (the later segment's expiry)", g.n, g.retryAfter, want)
 	}
 	one := mustTake(t, b, 1, 1)
-	want = time.Duration(first.at.Microseconds()+windowUS)*time.Microsecond - one.at
+	want = time.Duration(earlierUS+windowUS)*time.Microsecond - one.at
 	if one.n != 0 || one.retryAfter != want {
-		t.Errorf("cost 1: granted %d, RetryAfter %v, want 0 and %v (the first segment's expiry)", one.n, one.retryAfter, want)
+		t.Errorf("cost 1: granted %d, RetryAfter %v, want 0 and %v (the earlier segment's expiry)", one.n, one.retryAfter, want)
 	}
 }
 

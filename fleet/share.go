@@ -19,9 +19,14 @@ import (
 var shareAttribute = attribute.String(telemetry.AttrFleetPolicy, metrics.PolicyFailOpen)
 
 // share is what failing open enforces while Redis is out of reach: this
-// process's share of the limit — the limit divided by the last instance
-// count — in a limiter of the limit package. It is rebuilt, empty, when the
-// count changes.
+// process's share of the limit — the limit divided by the instance count
+// when the outage began — in a limiter of the limit package, built full at
+// the first request of an outage and dropped once Redis answers again. It
+// is not rebuilt while the outage lasts, even if the count changes: a
+// rebuilt share would start full, and a count read just after a failover
+// can be low (the new master may have lost heartbeats), so every rebuild
+// could admit a whole share more. One outage admits at most one share's
+// burst and its rate over the outage (docs/fleet.md).
 type share struct {
 	counter adaptive.InstanceCounter
 	build   func(n int) (limit.Limiter, error)
@@ -49,21 +54,28 @@ func (s *share) acquire(ctx context.Context, name string, cost int) (limit.Lease
 	return l, err
 }
 
-// get returns the limiter of the current share.
+// get returns the limiter of this outage's share.
 func (s *share) get() (limit.Limiter, error) {
-	n := max(s.counter.Instances(), 1)
-	if c := s.cur.Load(); c != nil && c.n == n {
+	if c := s.cur.Load(); c != nil {
 		return c.lim, nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if c := s.cur.Load(); c != nil && c.n == n {
+	if c := s.cur.Load(); c != nil {
 		return c.lim, nil
 	}
+	n := max(s.counter.Instances(), 1)
 	lim, err := s.build(n)
 	if err != nil {
 		return nil, err
 	}
 	s.cur.Store(&shareOf{n: n, lim: lim})
 	return lim, nil
+}
+
+// end ends the outage: Redis answered. The next one builds a new share.
+func (s *share) end() {
+	if s.cur.Load() != nil {
+		s.cur.Store(nil)
+	}
 }

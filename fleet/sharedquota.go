@@ -67,7 +67,7 @@ func NewSharedQuota(c redis.UniversalClient, guard *quota.Guard, o Options) (*Sh
 	}
 	o = o.withDefaults()
 	return &SharedQuota{
-		call:     &caller{client: c, timeout: o.Timeout, metrics: metrics.NewFleet(o.MeterProvider, o.Name)},
+		call:     newCaller(c, o, metrics.NewFleet(o.MeterProvider, o.Name)),
 		guard:    guard,
 		name:     o.Name,
 		prefix:   o.Prefix,
@@ -105,7 +105,7 @@ func (s *SharedQuota) Observe(ctx context.Context, key string, r quota.Response,
 	if !s.circuit.allow() {
 		return errCircuitOpen
 	}
-	err := s.call.do(ctx, metrics.OpQuotaPublish, func(ctx context.Context) error {
+	err := s.call.do(ctx, metrics.OpQuotaPublish, s.key(key), func(ctx context.Context) error {
 		return quotaPublishScript.Run(ctx, s.call.client, []string{s.key(key)}, boolArg(hasQuota), q.Remaining, q.Limit,
 			resetIn.Microseconds(), ra.Microseconds(), keep.Milliseconds()).Err()
 	})
@@ -125,7 +125,7 @@ func (s *SharedQuota) noteCall(ctx context.Context, err error) {
 	switch {
 	case err == nil:
 		s.circuit.succeeded()
-	case ctx.Err() != nil:
+	case ended(ctx):
 		s.circuit.released()
 	default:
 		s.circuit.failed()
@@ -168,7 +168,7 @@ func (s *SharedQuota) reserve(ctx context.Context, key string, cost int64) (time
 		return 0, s.fallBack(errCircuitOpen)
 	}
 	var r []int64
-	err := s.call.do(ctx, metrics.OpQuotaReserve, func(ctx context.Context) error {
+	err := s.call.do(ctx, metrics.OpQuotaReserve, s.key(key), func(ctx context.Context) error {
 		var err error
 		r, err = quotaReserveScript.Run(ctx, s.call.client, []string{s.key(key)}, cost, quotaReserve,
 			quotaUnknownReset.Microseconds()).Int64Slice()
@@ -179,7 +179,7 @@ func (s *SharedQuota) reserve(ctx context.Context, key string, cost int64) (time
 	})
 	s.noteCall(ctx, err)
 	switch {
-	case err != nil && ctx.Err() != nil:
+	case err != nil && ended(ctx):
 		return 0, waitEnded(ctx, s.name)
 	case err != nil:
 		return 0, s.fallBack(err)
@@ -205,7 +205,7 @@ func (s *SharedQuota) fallBack(err error) error {
 // InFlight, Window and Probing are the guard's to tell, and are zero.
 func (s *SharedQuota) State(ctx context.Context, key string) (quota.State, error) {
 	var r []int64
-	err := s.call.do(ctx, metrics.OpQuotaRead, func(ctx context.Context) error {
+	err := s.call.do(ctx, metrics.OpQuotaRead, s.key(key), func(ctx context.Context) error {
 		var err error
 		r, err = quotaReadScript.Run(ctx, s.call.client, []string{s.key(key)}).Int64Slice()
 		if err == nil && len(r) != 5 {

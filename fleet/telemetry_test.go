@@ -3,6 +3,8 @@ package fleet
 import (
 	"context"
 	"errors"
+	"net"
+	"strconv"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/limit/adaptive"
 	"github.com/headroom-go/headroom/telemetry"
@@ -47,6 +50,16 @@ func TestTelemetryRecordsRedisCalls(t *testing.T) {
 		if got[name] != n {
 			t.Errorf("%s = %v, want %v", name, got[name], n)
 		}
+	}
+	// Every call carries the address of the node that served it.
+	host, port, _ := net.SplitHostPort(p.addr)
+	atNode := points(t, r, func(set attribute.Set) bool {
+		h, _ := set.Value(metrics.AttrServerAddress)
+		p, _ := set.Value(metrics.AttrServerPort)
+		return h.AsString() == host && strconv.Itoa(int(p.AsInt64())) == port
+	})
+	if n := atNode[telemetry.FleetRedisDurationName+" count"]; n != 5 {
+		t.Errorf("calls that carry the node's address %s: %v, want all 5", p.addr, n)
 	}
 }
 

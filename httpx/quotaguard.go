@@ -53,7 +53,7 @@ func (l *guardLayer) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	now := time.Now()
-	published := quota.Response{Status: resp.StatusCode, Header: resp.Header, Sent: slot.Sent(), Paced: rate != nil}
+	published := quota.Response{Status: resp.StatusCode, Header: resp.Header, Sent: slot.Sent(), Cost: cost, Paced: rate != nil}
 	l.g.Observe(key, published, now)
 	if l.shared != nil {
 		// A view that cannot be reached has said so through its failure

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"cmp"
 	"fmt"
 	"time"
 
@@ -25,14 +24,11 @@ type guardOptions struct {
 	// Cap, above 0, caps the rate limiter's rate in combinedMode with the
 	// library's own feature: after each response the instance calls
 	// adaptive.Rate.SetPublishedLimit with the limit its guard knows
-	// (quota.State.PerMinute over CapWindow; 0 when the guard knows none),
+	// (quota.State.PerMinute; 0 when the guard knows none, or no window),
 	// and the rate core's PublishedLimitFraction is Cap. The whole budget
 	// then stays at or below Cap × the published limit, shared by the
 	// instances, whatever the controller proposes.
 	Cap float64
-	// CapWindow is the window of the published limit when the headers do
-	// not say (the draft-03 headers do not); default 60 s, SharePoint's.
-	CapWindow time.Duration
 	// NoHold makes the guard only read the headers (for Cap): it never
 	// holds an attempt.
 	NoHold bool
@@ -44,9 +40,6 @@ func (o guardOptions) defaults() guardOptions {
 	}
 	if o.MaxWait == 0 {
 		o.MaxWait = maxWait
-	}
-	if o.CapWindow == 0 {
-		o.CapWindow = time.Minute
 	}
 	return o
 }
@@ -84,9 +77,7 @@ func combinedMode(name string, c adaptive.RateConfig, o guardOptions) Mode {
 				return nil, err
 			}
 			l := &rateThenGuard{pacer: r, guard: g}
-			if o.Cap > 0 {
-				l.capWindow = o.CapWindow
-			}
+			l.capped = o.Cap > 0
 			return l, nil
 		}}
 }
@@ -151,19 +142,18 @@ func (l *guardLimiter) feedback(now time.Duration, req *request, resp *response)
 // observe hands the guard req's response; paced says a rate limiter in
 // front of the guard answers its throttles (quota.Response.Paced).
 func (l *guardLimiter) observe(now time.Duration, req *request, resp *response, paced bool) {
-	l.g.Observe(guardKey, quota.Response{Status: resp.Status, Header: resp.Header, Sent: epoch.Add(req.sent), Paced: paced}, epoch.Add(now))
+	l.g.Observe(guardKey, quota.Response{Status: resp.Status, Header: resp.Header, Sent: epoch.Add(req.sent), Cost: req.cost, Paced: paced}, epoch.Add(now))
 }
 
-// published is the limit the guard knows at now, units a minute (over
-// window when the guard knows none), and the window it counts over; 0 when
-// it knows none.
-func (l *guardLimiter) published(now time.Duration, window time.Duration) (float64, time.Duration) {
+// published is the limit the guard knows at now, units a minute, and the
+// window it counts over; 0 when it knows none or not its window.
+func (l *guardLimiter) published(now time.Duration) (float64, time.Duration) {
 	st, _ := l.g.State(guardKey, epoch.Add(now))
-	perMinute := st.PerMinute(window)
+	perMinute := st.PerMinute(0)
 	if perMinute == 0 {
 		return 0, 0
 	}
-	return perMinute, cmp.Or(st.Window, window)
+	return perMinute, st.Window
 }
 
 func (l *guardLimiter) setInstances(time.Duration, int) {}
@@ -176,10 +166,9 @@ type rateThenGuard struct {
 	pacer *rateLimiter
 	guard *guardLimiter
 	buf   pollOut
-	// capWindow, above 0, passes the guard's published limit (over this
-	// window when the headers name none) to the rate core after each
-	// response.
-	capWindow time.Duration
+	// capped passes the guard's published limit to the rate core after
+	// each response.
+	capped bool
 }
 
 func (c *rateThenGuard) acquire(now time.Duration, req *request) admit {
@@ -220,8 +209,8 @@ func (c *rateThenGuard) poll(now time.Duration, out *pollOut) (time.Duration, bo
 // response's when the rate core hears of it.
 func (c *rateThenGuard) feedback(now time.Duration, req *request, resp *response) {
 	c.guard.observe(now, req, resp, true)
-	if c.capWindow > 0 {
-		perMinute, window := c.guard.published(now, c.capWindow)
+	if c.capped {
+		perMinute, window := c.guard.published(now)
 		c.pacer.setPublished(now, perMinute, window)
 	}
 	c.pacer.feedback(now, req, resp)

@@ -49,6 +49,8 @@ type runner struct {
 	err      error
 	// shared holds what a mode's instances share within the run.
 	shared map[any]any
+	// onSample, when set, is called after each second's sample (Live).
+	onSample func(now time.Duration)
 }
 
 // Run runs one mode through the scenario of cfg and measures it. Runs are
@@ -56,6 +58,20 @@ type runner struct {
 // (arrival times and costs) depends only on the seed and the instance, so
 // every mode meets the same requests.
 func Run(cfg Config, mode Mode) (*Result, error) {
+	r, err := newRunner(cfg, mode)
+	if err != nil {
+		return nil, err
+	}
+	r.run()
+	if r.err != nil {
+		return nil, r.err
+	}
+	r.finish()
+	return r.res, nil
+}
+
+// newRunner sets up a run of mode through cfg, up to its first event.
+func newRunner(cfg Config, mode Mode) (*runner, error) {
 	cfg = cfg.Defaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -106,12 +122,7 @@ func Run(cfg Config, mode Mode) (*Result, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	r.run()
-	if r.err != nil {
-		return nil, r.err
-	}
-	r.finish()
-	return r.res, nil
+	return r, nil
 }
 
 func (r *runner) activate(in *instance) {
@@ -157,13 +168,18 @@ func (r *runner) latency() time.Duration {
 	return l.Min + time.Duration(r.net.Int64N(int64(l.Max-l.Min)+1))
 }
 
-func (r *runner) run() {
-	end := r.cfg.Duration
+func (r *runner) run() { r.runUntil(r.cfg.Duration) }
+
+// runUntil handles the events before end (at most the run's end), in
+// order, and leaves the later ones queued.
+func (r *runner) runUntil(end time.Duration) {
+	end = min(end, r.cfg.Duration)
 	for {
-		e, ok := r.loop.next()
+		e, ok := r.loop.events.Peek()
 		if !ok || e.at >= end || r.err != nil {
 			return
 		}
+		r.loop.next()
 		now := e.at
 		switch e.kind {
 		case evArrival:
@@ -288,4 +304,7 @@ func (r *runner) sample(now time.Duration) {
 		}
 	}
 	r.res.Series = append(r.res.Series, s)
+	if r.onSample != nil {
+		r.onSample(now)
+	}
 }

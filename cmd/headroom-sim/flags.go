@@ -27,6 +27,9 @@ type options struct {
 	// goals prints each cell's figure beside the ideal client's and its
 	// goal, and how many cells meet theirs.
 	goals bool
+	// serve and buildSite, when set, are all the command does: serve the
+	// interactive page at an address, or build it into a folder.
+	serve, buildSite string
 }
 
 // parse reads the flags. It writes nothing: -h returns flag.ErrHelp, and
@@ -46,7 +49,10 @@ func parse(args []string) (*options, *flag.FlagSet, error) {
 		seeds     = fs.Int("seeds", 1, "run this many seeds from -seed on and print the median, minimum and maximum of each column")
 		goals     = fs.Bool("goals", false, "print each server's figure (share of the allowance / 429 share) beside the ideal client's, its goal\n"+
 			"and whether it meets it, and how many meet theirs (docs/simulator.md, \"Goals\")")
-		server = addServerFlags(fs)
+		settings = fs.String("set", "", "options of the modes, NAME=VALUE,...: IncreaseStep=600,MaxUnitsPerMinute=2700 (each mode that has one takes it)")
+		serve    = fs.String("serve", "", "build the interactive page and serve it at this address, such as 127.0.0.1:8080; no other flag")
+		buildTo  = fs.String("build-site", "", "build the interactive page into this folder, for any static host; no other flag")
+		server   = addServerFlags(fs)
 	)
 	if err := fs.Parse(args); err != nil {
 		return nil, fs, err // flag.ErrHelp for -h
@@ -54,10 +60,14 @@ func parse(args []string) (*options, *flag.FlagSet, error) {
 	if fs.NArg() > 0 {
 		return nil, fs, fmt.Errorf("unexpected argument %q: every setting is a flag", fs.Arg(0))
 	}
-	o := &options{format: *format, plot: *plot, seeds: *seeds, goals: *goals}
-	errs := checkOutput(*seed, *seeds, *format, *plot)
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["serve"] || set["build-site"] {
+		o, err := pageOptions(*serve, *buildTo, set)
+		return o, fs, err
+	}
+	o := &options{format: *format, plot: *plot, seeds: *seeds, goals: *goals}
+	errs := checkOutput(*seed, *seeds, *format, *plot)
 	base := sim.Config{
 		Seed: *seed, Instances: *instances, Demand: *demand,
 		Duration: *duration, Scenario: strings.ToLower(*scenario),
@@ -81,6 +91,7 @@ func parse(args []string) (*options, *flag.FlagSet, error) {
 		errs = append(errs, errors.New("-plot and -goals: -goals prints a table of goals; leave out -plot"))
 	}
 	o.modes, errs = parseModes(*modes, errs)
+	o.modes, errs = applySettings(*settings, o.modes, errs)
 	if err := errors.Join(errs...); err != nil {
 		return nil, fs, err
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/headroom-go/headroom/cmd/headroom-sim/internal/table"
 	"github.com/headroom-go/headroom/sim"
 )
 
@@ -66,7 +67,7 @@ func writeGoalsTable(w io.Writer, o *options, cells []goalCell) error {
 	}
 	rows := [][]string{append(head, publishes...)}
 	for _, k := range order {
-		row := []string{bucketLabel(sim.Config{Server: k.server, Quota: k.quota}), human(k.server.Window), thousands(k.quota)}
+		row := []string{bucketLabel(sim.Config{Server: k.server, Quota: k.quota}), table.Human(k.server.Window), table.Thousands(k.quota)}
 		if withMode {
 			row = append([]string{k.mode}, row...)
 		}
@@ -91,7 +92,7 @@ func writeGoalsTable(w io.Writer, o *options, cells []goalCell) error {
 		}
 		rows = append(rows, row)
 	}
-	if err := writeRows(w, rows, o.format == "markdown"); err != nil {
+	if err := table.WriteRows(w, rows, o.format == "markdown"); err != nil {
 		return err
 	}
 	_, err := io.WriteString(w, "\n"+goalSummary(cells, o.modes))

@@ -15,6 +15,14 @@
 //	go run ./cmd/headroom-sim -modes aimd,cubic -plot docs/simulator.svg
 //	go run ./cmd/headroom-sim -server token-bucket -window 1s -per-second 50 -publish draft-6
 //	go run ./cmd/headroom-sim -modes cubic+quota -scenario steady -server all -window 1s,10s,60s -per-second 50 -burst 0,20 -publish all
+//	go run ./cmd/headroom-sim -modes aimd -set IncreaseStep=600
+//
+// -serve builds the interactive page (docs/site, with the simulator
+// compiled to WebAssembly) and serves it; -build-site builds it into a
+// folder for any static host:
+//
+//	go run ./cmd/headroom-sim -serve 127.0.0.1:8080
+//	go run ./cmd/headroom-sim -build-site /tmp/site
 //
 // Bad flags print an error and exit with status 2.
 package main
@@ -28,6 +36,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/headroom-go/headroom/cmd/headroom-sim/internal/table"
 	"github.com/headroom-go/headroom/sim"
 )
 
@@ -45,6 +54,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "headroom-sim: %v\n(run headroom-sim -h for the flags)\n", err)
 		return 2
+	}
+	switch {
+	case o.serve != "":
+		return serveSite(o.serve, stdout, stderr)
+	case o.buildSite != "":
+		return buildSiteTo(o.buildSite, stdout, stderr)
 	}
 	cfg := o.cfg
 	cfg.NoSeries = o.plot == ""
@@ -67,7 +82,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	status := writeAs(o.format, stderr,
 		func() error { return writeJSON(stdout, given, results) },
 		func() error { return writeCSV(stdout, given, results) },
-		func() error { return writeTable(stdout, given, results, o.format == "markdown") })
+		func() error { return table.Write(stdout, given, results, o.format == "markdown") })
 	if status == 0 && o.plot != "" {
 		if err := writePlot(o.plot, given, results); err != nil {
 			return failed(stderr, err)

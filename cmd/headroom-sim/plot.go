@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/headroom-go/headroom/cmd/headroom-sim/internal/table"
 	"github.com/headroom-go/headroom/sim"
 )
 
@@ -37,7 +38,7 @@ func writePlot(file string, cfg sim.Config, results []*sim.Result) error {
 	// minute. With the seeds' 60 s window the factor is exactly 1.
 	perMinute := float64(time.Minute) / float64(cfg.Server.Window)
 	usedLabel := "accepted, last 60 s"
-	if !seedsServer(cfg.Server) {
+	if !table.SeedsServer(cfg.Server) {
 		usedLabel = "server's count, per minute"
 	}
 	for i, r := range results {
@@ -67,11 +68,11 @@ func writePlot(file string, cfg sim.Config, results []*sim.Result) error {
 	dc.Max.Y = title.Min.Y
 	sty := draw.TextStyle{Color: color.Black, Font: plot.DefaultFont, XAlign: draw.XCenter, YAlign: draw.YCenter, Handler: plot.DefaultTextHandler}
 	sty.Font.Size = 11
-	if !seedsServer(cfg.Server) {
+	if !table.SeedsServer(cfg.Server) {
 		sty.Font.Size = 8 // the title names the server too
 	}
 	sty.Font.Variant = "Sans"
-	title.FillText(sty, vg.Point{X: (title.Min.X + title.Max.X) / 2, Y: (title.Min.Y + title.Max.Y) / 2}, describe(cfg, true))
+	title.FillText(sty, vg.Point{X: (title.Min.X + title.Max.X) / 2, Y: (title.Min.Y + title.Max.Y) / 2}, table.Title(cfg, true))
 
 	tiles := draw.Tiles{Rows: rows, Cols: 2, PadX: vg.Centimeter, PadY: 0.3 * vg.Centimeter,
 		PadTop: 0.2 * vg.Centimeter, PadBottom: 0.2 * vg.Centimeter, PadLeft: 0.2 * vg.Centimeter, PadRight: 0.4 * vg.Centimeter}
@@ -154,7 +155,7 @@ func modePlots(r *sim.Result, last bool, perMinute float64, usedLabel string) (l
 	}
 
 	right = plot.New()
-	right.Title.Text = fmt.Sprintf("%s 429s", thousands(r.Throttled))
+	right.Title.Text = fmt.Sprintf("%s 429s", table.Thousands(r.Throttled))
 	right.Title.TextStyle.Font.Size = 10
 	right.Y.Label.Text = "429s / s"
 	right.Y.Min = 0

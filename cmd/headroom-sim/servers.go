@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/headroom-go/headroom/cmd/headroom-sim/internal/table"
 	"github.com/headroom-go/headroom/sim"
 )
 
@@ -130,13 +131,13 @@ func bucketLabel(c sim.Config) string {
 		if b == 0 {
 			b = c.Quota
 		}
-		l := "token bucket, burst " + thousands(b)
+		l := "token bucket, burst " + table.Thousands(b)
 		if s.UnitReset {
 			l += ", reset at 1 unit"
 		}
 		return l
 	case leakyBucket:
-		l := "leaky bucket, burst " + thousands(s.Burst)
+		l := "leaky bucket, burst " + table.Thousands(s.Burst)
 		switch {
 		case s.NoDelay:
 			l += " nodelay"
@@ -159,13 +160,13 @@ func serverTableTitle(o *options) string {
 	if len(o.modes) == 1 {
 		title.WriteString(o.modes[0].Name + ", ")
 	}
-	fmt.Fprintf(&title, "%d instances of %s, %s", base.Instances, thousands(int(math.Round(base.Demand))), human(base.Duration))
+	fmt.Fprintf(&title, "%d instances of %s, %s", base.Instances, table.Thousands(int(math.Round(base.Demand))), table.Human(base.Duration))
 	if o.seeds > 1 {
 		fmt.Fprintf(&title, ", seeds %d to %d (medians)", base.Seed, base.Seed+uint64(o.seeds)-1)
 	} else {
 		fmt.Fprintf(&title, ", seed %d", base.Seed)
 	}
-	title.WriteString(scenarioNote(base))
+	title.WriteString(table.ScenarioNote(base))
 	return title.String()
 }
 
@@ -207,7 +208,7 @@ func writeServerTable(w io.Writer, o *options, runs []serverRun) error {
 	head = append(head, publishes...)
 	rows := [][]string{head}
 	for _, rk := range rowOrder {
-		row := []string{bucketLabel(sim.Config{Server: rk.server, Quota: rk.quota}), human(rk.server.Window), thousands(rk.quota)}
+		row := []string{bucketLabel(sim.Config{Server: rk.server, Quota: rk.quota}), table.Human(rk.server.Window), table.Thousands(rk.quota)}
 		if withMode {
 			row = append([]string{o.modes[rk.mode].Name}, row...)
 		}
@@ -225,16 +226,16 @@ func writeServerTable(w io.Writer, o *options, runs []serverRun) error {
 			}
 			cell := fmt.Sprintf("%.1f%% / %.2f%%", median(share)*100, median(thr)*100)
 			if g := median(gave); g > 0 {
-				cell += fmt.Sprintf(" (%s gave up)", thousands(int(math.Round(g))))
+				cell += fmt.Sprintf(" (%s gave up)", table.Thousands(int(math.Round(g))))
 			}
 			row = append(row, cell)
 		}
 		rows = append(rows, row)
 	}
-	if err := writeRows(w, rows, o.format == "markdown"); err != nil {
+	if err := table.WriteRows(w, rows, o.format == "markdown"); err != nil {
 		return err
 	}
-	_, err := io.WriteString(w, "\n"+footer)
+	_, err := io.WriteString(w, "\n"+table.Footer)
 	return err
 }
 

@@ -9,6 +9,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/headroom-go/headroom/cmd/headroom-sim/internal/table"
 	"github.com/headroom-go/headroom/sim"
 )
 
@@ -16,7 +17,7 @@ import (
 // minimum and maximum of each column.
 func runSpread(o *options, stdout, stderr io.Writer) int {
 	cfg := o.cfg.Defaults()
-	shares := !seedsServer(cfg.Server)
+	shares := !table.SeedsServer(cfg.Server)
 	spreads := make([]*sim.SeedSpread, len(o.modes))
 	errs := make([]error, len(o.modes))
 	inParallel(len(o.modes), func(i int) { spreads[i], errs[i] = sim.RunSeeds(cfg, o.modes[i], o.seeds) })
@@ -94,11 +95,11 @@ func writeSpreadCSV(w io.Writer, spreads []*sim.SeedSpread, shares bool) error {
 func writeSpreadTable(w io.Writer, o *options, spreads []*sim.SeedSpread, shares bool) error {
 	cfg := o.cfg.Defaults()
 	fmt.Fprintf(w, "%s\nSeeds %d to %d: median (min–max) of each column.\n\n",
-		describe(cfg, false), cfg.Seed, cfg.Seed+uint64(o.seeds)-1)
-	rows := [][]string{withShares(shares, []string{"Mode", "Throughput", "Share", "429s", "Rejected", "Gave up", "p95 wait", "Recovery"},
+		table.Title(cfg, false), cfg.Seed, cfg.Seed+uint64(o.seeds)-1)
+	rows := [][]string{table.WithShares(shares, []string{"Mode", "Throughput", "Share", "429s", "Rejected", "Gave up", "p95 wait", "Recovery"},
 		"Of allowance", "429 share")}
 	n := func(s sim.Spread) string {
-		return fmt.Sprintf("%s (%s–%s)", thousands(int(math.Round(s.Median))), thousands(int(math.Round(s.Min))), thousands(int(math.Round(s.Max))))
+		return fmt.Sprintf("%s (%s–%s)", table.Thousands(int(math.Round(s.Median))), table.Thousands(int(math.Round(s.Min))), table.Thousands(int(math.Round(s.Max))))
 	}
 	for _, s := range spreads {
 		rec := "-"
@@ -108,16 +109,16 @@ func writeSpreadTable(w io.Writer, o *options, spreads []*sim.SeedSpread, shares
 				rec += fmt.Sprintf(", %d never", s.Unrecovered)
 			}
 		}
-		rows = append(rows, withShares(shares, []string{s.Mode, n(s.Throughput),
+		rows = append(rows, table.WithShares(shares, []string{s.Mode, n(s.Throughput),
 			fmt.Sprintf("%.1f%% (%.1f–%.1f)", s.Share.Median*100, s.Share.Min*100, s.Share.Max*100),
 			n(s.Throttled), n(s.Rejected), n(s.GaveUp),
 			fmt.Sprintf("%.1f (%.1f–%.1f) s", s.P95Wait.Median, s.P95Wait.Min, s.P95Wait.Max), rec},
 			fmt.Sprintf("%.1f%% (%.1f–%.1f)", s.AllowanceShare.Median*100, s.AllowanceShare.Min*100, s.AllowanceShare.Max*100),
 			fmt.Sprintf("%.2f%% (%.2f–%.2f)", s.ThrottledShare.Median*100, s.ThrottledShare.Min*100, s.ThrottledShare.Max*100)))
 	}
-	if err := writeRows(w, rows, o.format == "markdown"); err != nil {
+	if err := table.WriteRows(w, rows, o.format == "markdown"); err != nil {
 		return err
 	}
-	_, err := io.WriteString(w, "\n"+footer)
+	_, err := io.WriteString(w, "\n"+table.Footer)
 	return err
 }

@@ -3,6 +3,9 @@ package metrics
 import (
 	"context"
 	"fmt"
+	"net"
+	"strconv"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel"
@@ -21,10 +24,14 @@ type Fleet struct {
 	errors    metric.Int64Counter
 	fallbacks metric.Int64Counter
 	instances metric.Int64Gauge
-	byOp      map[string]metric.MeasurementOption
-	open      metric.MeasurementOption // fallbacks under FailOpen
-	closed    metric.MeasurementOption // fallbacks under FailClosed
-	base      metric.MeasurementOption
+	who       attribute.KeyValue
+	// calls holds each (operation, node) pair's attributes, made on its
+	// first call.
+	callsMu sync.RWMutex
+	calls   map[callKey]callOpts
+	open    metric.MeasurementOption // fallbacks under FailOpen
+	closed  metric.MeasurementOption // fallbacks under FailClosed
+	base    metric.MeasurementOption
 }
 
 // redisBuckets are FleetRedisDurationName's boundaries, in seconds: from
@@ -41,18 +48,13 @@ const (
 	OpQuotaRead     = "quota_read"
 )
 
-var fleetOps = []string{
-	OpTokenBucket, OpSlidingWindow, OpHeartbeat,
-	OpQuotaPublish, OpQuotaReserve, OpQuotaRead,
-}
-
 // NewFleet opens the fleet instruments on mp (nil: the global provider)
 // for the one named name. Like every recorder it never fails its caller:
 // an instrument it cannot create is reported through otel.Handle and the
 // Fleet records nothing.
 func NewFleet(mp metric.MeterProvider, name string) *Fleet {
 	in := newInstruments(mp)
-	m := &Fleet{byOp: make(map[string]metric.MeasurementOption, len(fleetOps))}
+	m := &Fleet{}
 	m.duration = in.histogram(telemetry.FleetRedisDurationName, "How long each call to Redis took.", redisBuckets)
 	m.errors = in.counter(telemetry.FleetRedisErrorsName, "{error}", "Calls to Redis that failed.")
 	m.fallbacks = in.counter(telemetry.FleetFallbacksName, "{request}", "Requests decided without Redis by the failure policy.")
@@ -62,26 +64,64 @@ func NewFleet(mp metric.MeterProvider, name string) *Fleet {
 		return nil
 	}
 	who := attribute.String(telemetry.AttrLimiter, name)
+	m.who = who
+	m.calls = make(map[callKey]callOpts)
 	m.base = metric.WithAttributeSet(attribute.NewSet(who))
-	for _, op := range fleetOps {
-		m.byOp[op] = metric.WithAttributeSet(attribute.NewSet(who, attribute.String(telemetry.AttrFleetOperation, op)))
-	}
 	m.open = metric.WithAttributeSet(attribute.NewSet(who, attribute.String(telemetry.AttrFleetPolicy, PolicyFailOpen)))
 	m.closed = metric.WithAttributeSet(attribute.NewSet(who, attribute.String(telemetry.AttrFleetPolicy, PolicyFailClosed)))
 	return m
 }
 
-// Called records one call to Redis for op that took d, and failed if failed.
-func (m *Fleet) Called(op string, d time.Duration, failed bool) {
+// The attributes naming the node that served a call, from OpenTelemetry's
+// semantic conventions for a database client's calls.
+const (
+	AttrServerAddress = "server.address"
+	AttrServerPort    = "server.port"
+)
+
+type callKey struct{ op, addr string }
+
+type callOpts struct {
+	record []metric.RecordOption
+	add    []metric.AddOption
+}
+
+// Called records one call to Redis for op that the node at addr ("host:port";
+// empty when unknown) served in d, and failed if failed.
+func (m *Fleet) Called(op, addr string, d time.Duration, failed bool) {
 	if m == nil {
 		return
 	}
-	o := m.byOp[op]
+	o := m.callOpts(op, addr)
 	ctx := context.Background()
-	m.duration.Record(ctx, d.Seconds(), o)
+	m.duration.Record(ctx, d.Seconds(), o.record...)
 	if failed {
-		m.errors.Add(ctx, 1, o)
+		m.errors.Add(ctx, 1, o.add...)
 	}
+}
+
+// callOpts returns the attributes of op's calls to addr, made once.
+func (m *Fleet) callOpts(op, addr string) callOpts {
+	k := callKey{op, addr}
+	m.callsMu.RLock()
+	o, ok := m.calls[k]
+	m.callsMu.RUnlock()
+	if ok {
+		return o
+	}
+	attrs := []attribute.KeyValue{m.who, attribute.String(telemetry.AttrFleetOperation, op)}
+	if host, port, err := net.SplitHostPort(addr); err == nil {
+		attrs = append(attrs, attribute.String(AttrServerAddress, host))
+		if p, err := strconv.Atoi(port); err == nil {
+			attrs = append(attrs, attribute.Int(AttrServerPort, p))
+		}
+	}
+	set := metric.WithAttributeSet(attribute.NewSet(attrs...))
+	o = callOpts{record: []metric.RecordOption{set}, add: []metric.AddOption{set}}
+	m.callsMu.Lock()
+	m.calls[k] = o
+	m.callsMu.Unlock()
+	return o
 }
 
 // FellBack records a request the failure policy decided.

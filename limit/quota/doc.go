@@ -47,7 +47,7 @@
 //	}
 //	defer slot.Release()
 //	// after it:
-//	g.Observe(key, quota.Response{Status: resp.StatusCode, Header: resp.Header, Sent: slot.Sent()}, time.Now())
+//	g.Observe(key, quota.Response{Status: resp.StatusCode, Header: resp.Header, Sent: slot.Sent(), Cost: 1}, time.Now())
 //
 // Taking a permit is one verb, as in golang.org/x/time/rate, with the cost
 // always given (units for servers that count them: SharePoint's resource

@@ -1,7 +1,6 @@
 package quota
 
 import (
-	"cmp"
 	"context"
 	"net/http"
 	"runtime"
@@ -181,6 +180,9 @@ type Response struct {
 	// together: the throttles of attempts in flight at once are one signal,
 	// and an answer to an attempt sent before a probe is not the probe's.
 	Sent time.Time
+	// Cost is the units the attempt was admitted with (Acquire's cost);
+	// 0 when unknown.
+	Cost int
 	// Paced says a rate limiter that learns from throttles paces the
 	// attempt's key (an adaptive rate limiter): a throttle without a hint
 	// is its to answer by slowing down, and the guard does not back the
@@ -239,18 +241,41 @@ func (g *Guard) Observe(key string, r Response, now time.Time) {
 	}
 
 	e.mu.Lock()
-	out := e.outSince(sent)
+	out, adm := e.outSince(sent)
+	if r.Cost > 0 {
+		adm.cost = int64(r.Cost)
+	}
+	if sent != 0 {
+		e.answeredUnits += adm.cost
+		// Every unit still out may be on its way to the server, not
+		// only those of the last admissions kept: after a burst, more
+		// than those are.
+		out = max(out, e.units-e.answeredUnits)
+	}
+	if throttled {
+		e.refused += adm.cost
+		if e.gradual && sent > e.cutAt {
+			// The count had room for it: the server gives back less
+			// than the key was thought to. Once for the attempts in
+			// flight together.
+			e.rate.misfit()
+			e.cutAt = n
+		}
+	}
+	if !informative && success {
+		e.quiet = true // it publishes only some of the time (near its limit)
+	}
 	if !informative && status < 300 && e.known && (e.probing || e.reset != 0 && e.reset <= n) {
 		e.forget()
 	}
 	if q != nil {
-		e.update(q, n, sent, out, success)
+		e.update(q, n, sent, out, adm, success)
 	}
 	if hasRA {
 		e.retryAfter(n+int64(ra), throttled)
 	}
 	switch {
-	case throttled && !hasRA && !(e.known && e.reset > n && e.remaining <= g.c.reserve.of(e.limit)):
+	case throttled && !hasRA && !(e.known && e.reset > n && e.remaining <= e.reserveOf(&g.c)):
 		if r.Paced && !e.pacingFailed(sent, n) {
 			break // the pacer slows down; the guard waits to see it fail
 		}
@@ -340,13 +365,13 @@ func (g *Guard) State(key string, now time.Time) (State, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	s := State{
-		Known:     e.known && n-e.touched.Load() <= int64(g.c.ttl),
+		Known:     e.known && n-e.touched.Load() <= int64(g.c.ttl) && !e.roomless(),
 		Remaining: e.remaining,
 		Limit:     e.limit,
 		Reset:     unixTime(e.reset),
 		Updated:   unixTime(e.touched.Load()),
 		InFlight:  len(own.sem),
-		Window:    time.Duration(cmp.Or(e.window, e.learned)),
+		Window:    e.windowOfLimit(),
 		Probing:   e.probing,
 	}
 	if e.blocked > n {
@@ -401,7 +426,7 @@ func (g *Guard) sweep(n int64) {
 //	defer slot.Release()
 //	resp, err := next.RoundTrip(req)
 //	if err == nil {
-//		g.Observe(key, quota.Response{Status: resp.StatusCode, Header: resp.Header, Sent: slot.Sent()}, time.Now())
+//		g.Observe(key, quota.Response{Status: resp.StatusCode, Header: resp.Header, Sent: slot.Sent(), Cost: 1}, time.Now())
 //	}
 func (g *Guard) Acquire(ctx context.Context, key string, cost int) (Slot, error) {
 	if err := g.waitEnded(ctx); err != nil {

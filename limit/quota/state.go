@@ -120,8 +120,50 @@ type entry struct {
 	// reset (see Refill); fillAt is when remaining was last refilled.
 	gradual bool
 	fillAt  int64
-	blocked int64 // Retry-After or backoff: nothing before this
-	boStep  int64 // when the backoff last took a step
+	// continuous says the figures have shown units coming back between
+	// resets, as a bucket's or a sliding counter's do: the key refills at
+	// the rate they show (refill.go).
+	continuous bool
+	// last is the remaining the last figures showed; lastUpTo the units
+	// sent up to the latest attempt answered with figures.
+	last, lastUpTo int64
+	// quiet says a success has come without figures: the server publishes
+	// only some of the time. figures counts the responses with figures.
+	quiet   bool
+	figures int
+	// sharedAt is when the figures last showed another client spending the
+	// quota.
+	sharedAt int64
+	// fixed says a probe's answer showed most of the limit back at a
+	// reset: the server gives its units back at its resets.
+	fixed bool
+	// rate is how fast the server gives units back, learned (refill.go).
+	rate refillRate
+	// capacity is the most the server has shown it holds: the largest
+	// remaining seen, with the units of the attempt it answered.
+	capacity int64
+	// floor is the lowest remaining a response has shown since the held
+	// reset was taken: in a window that gives nothing back before its
+	// reset, no later figure of that window climbs far above it.
+	floor int64
+	// firstSent is when the first attempt to the key went out, and bound
+	// the shortest time from it to a reset a success has shown: a window
+	// that began with that attempt is no longer.
+	firstSent, bound int64
+	// maxRemaining is the largest remaining a response has shown, and
+	// noRoom says a success showed nothing left with no reset far ahead
+	// (see roomless).
+	maxRemaining int64
+	noRoom       bool
+	// cutAt is when the refill rate was last cut for a throttle.
+	cutAt int64
+	// answered is when the latest attempt whose answer was seen went out.
+	answered int64
+	// documented says window is the API's documented window, not one the
+	// headers published: what the figures show is then learned over it.
+	documented bool
+	blocked    int64 // Retry-After or backoff: nothing before this
+	boStep     int64 // when the backoff last took a step
 	// throttledSince is when the first of the throttles since the last
 	// success arrived; 0 after a success.
 	throttledSince int64
@@ -135,7 +177,11 @@ type entry struct {
 	contacted bool
 	// admitted holds the last admissions (see "In flight" above).
 	admitted [admittedKept]admission
-	nAdm     int // admissions recorded, in all
+	nAdm     int   // admissions recorded, in all
+	units    int64 // units admitted, in all
+	// answeredUnits is the units of the admitted attempts answered.
+	answeredUnits int64
+	refused       int64 // units of the attempts answered with a throttle, in all
 
 	touched atomic.Int64          // last response (or slot) seen
 	shared  atomic.Pointer[entry] // the state this key shares (Options.Share)
@@ -144,12 +190,11 @@ type entry struct {
 	used    atomic.Uint64         // the key map's clock at the key's last use (keys)
 }
 
-// admission is one admitted attempt: when, its units, and whether its
-// answer has been seen.
+// admission is one admitted attempt: when, its units, the units admitted
+// in all up to it, and whether its answer has been seen.
 type admission struct {
-	at       int64
-	cost     int64
-	answered bool
+	at, cost, upTo int64
+	answered       bool
 }
 
 // admittedKept is how many admissions a key remembers to count the units
@@ -158,7 +203,11 @@ const admittedKept = 32
 
 // record notes an admission of cost units at n. e.mu is held.
 func (e *entry) record(n, cost int64) {
-	e.admitted[e.nAdm%admittedKept] = admission{at: n, cost: cost}
+	if e.firstSent == 0 {
+		e.firstSent = n
+	}
+	e.units += cost
+	e.admitted[e.nAdm%admittedKept] = admission{at: n, cost: cost, upTo: e.units}
 	e.nAdm++
 }
 
@@ -167,31 +216,34 @@ func (e *entry) record(n, cost int64) {
 // units admitted after it whose answers have not been seen: they may still
 // be on their way to the server, which then cannot have counted them. An
 // attempt answered already was counted, whatever the order the server saw
-// them in. It returns 0 when sent is 0 or older than the admissions kept.
-// e.mu is held.
-func (e *entry) outSince(sent int64) int64 {
+// them in. It also returns the attempt's own units, 1 when it is not among
+// the admissions kept, and the units admitted in all up to it (0 when not
+// kept). It returns no units out when sent is 0 or older than the
+// admissions kept. e.mu is held.
+func (e *entry) outSince(sent int64) (out int64, a admission) {
+	a.cost = 1
 	if sent == 0 {
-		return 0
+		return 0, a
 	}
-	var out int64
 	for i := e.nAdm - 1; i >= max(e.nAdm-admittedKept, 0); i-- {
-		a := &e.admitted[i%admittedKept]
-		if a.at < sent {
+		adm := &e.admitted[i%admittedKept]
+		if adm.at < sent {
 			break
 		}
-		if a.at == sent && !a.answered {
+		if adm.at == sent && !adm.answered {
 			// The attempt itself, unless an earlier one of that instant
 			// is still unanswered.
 			if j := i - 1; j < 0 || e.admitted[j%admittedKept].at != sent || e.admitted[j%admittedKept].answered {
-				a.answered = true
-				return out
+				adm.answered = true
+				return out, *adm
 			}
 		}
-		if !a.answered {
-			out += a.cost
+		if !adm.answered {
+			out += adm.cost
 		}
 	}
-	return out
+	// Not among those kept: its units are taken as the mean admitted.
+	return out, admission{cost: max((e.units+int64(e.nAdm)/2)/int64(max(e.nAdm, 1)), 1)}
 }
 
 // sameWindow is how far two published resets may differ and still name one
@@ -217,11 +269,11 @@ func (e *entry) admit(n, cost int64, c *config) time.Duration {
 		e.probeAt, e.probeSent = n+int64(c.assumedReset), n
 		return 0
 	}
-	if !e.known || n-e.touched.Load() > int64(c.ttl) {
+	if !e.known || n-e.touched.Load() > int64(c.ttl) || e.roomless() {
 		return 0 // nothing published, or stale: treated as reset
 	}
-	if w := e.refillWindow(); e.gradual && w > 0 {
-		return e.admitGradual(n, cost, w, c)
+	if r := e.refillPerNs(); e.gradual && r > 0 {
+		return e.admitGradual(n, cost, r, c)
 	}
 	if e.reset != 0 && e.reset <= n {
 		// The window (or the assumed wait) is over: probe, see above.
@@ -235,7 +287,7 @@ func (e *entry) admit(n, cost int64, c *config) time.Duration {
 		e.probeAt, e.probeSent = n+int64(c.assumedReset), n
 		return 0
 	}
-	res := c.reserve.of(e.limit)
+	res := e.reserveOf(c)
 	if room := e.remaining - res; room >= cost || (room > 0 && e.limit > 0 && cost > e.limit-res) {
 		e.remaining -= cost
 		return 0
@@ -246,23 +298,87 @@ func (e *entry) admit(n, cost int64, c *config) time.Duration {
 	return clampWait(time.Duration(e.reset-n), c.maxRetryAfter)
 }
 
-// refillWindow is the window over which a gradual key refills its limit:
-// the published or documented one, else the learned one; 0 when neither is
-// known or no limit is.
-func (e *entry) refillWindow() int64 {
+// roomless says the server's figures have never shown room for another
+// attempt: nginx's leaky bucket without a burst answers every success with
+// nothing remaining, and the next request may still go an interval later.
+// A success with nothing left and no reset more than a second ahead says
+// so at once; the first figure with room after it is read as a probe's
+// answer (see update). Its figures
+// say nothing a count could use, and the key is admitted as one that
+// publishes nothing; a pacer learns its rate from its throttles.
+func (e *entry) roomless() bool { return e.known && e.maxRemaining == 0 && e.noRoom }
+
+// refillPerNs is how fast a gradual key's units come back, units a
+// nanosecond: Limit over the window the headers publish; else, for a key
+// that refills continuously (a bucket, a sliding counter), the rate the
+// figures have shown (refill.go); else Limit over the documented or learned
+// window (a sliding log gives back what was spent a window ago: over a
+// window, the limit), or the rate shown when no window is known. 0 when
+// nothing says.
+func (e *entry) refillPerNs() float64 {
 	if e.limit <= 0 {
 		return 0
 	}
-	return cmp.Or(e.window, e.learned)
+	if e.window > 0 && !e.documented {
+		return float64(e.limit) / float64(e.window)
+	}
+	if r := e.rate.perNs(); r > 0 && (e.continuous || e.limitWindow() == 0) {
+		return r
+	}
+	if w := e.limitWindow(); w > 0 {
+		return float64(e.limit) / float64(w)
+	}
+	return 0
 }
 
-// admitGradual is admit for a gradual key refilling Limit every w
-// nanoseconds. e.mu is held.
-func (e *entry) admitGradual(n, cost, w int64, c *config) time.Duration {
-	e.refill(n, w)
-	res := c.reserve.of(e.limit)
-	oversized := cost > e.limit-res
+// limitWindow is the window of the key's limit: the published one; else
+// the documented one, unless the resets have shown it shorter; else the
+// longest time to a reset a success has shown. 0 when nothing says.
+func (e *entry) limitWindow() int64 {
+	w := cmp.Or(e.window, e.learned)
+	if e.documented && e.bound > 0 {
+		// The documented window is a guess; the resets bound the truth.
+		w = min(w, max(e.bound, e.learned))
+	}
+	return w
+}
+
+// top is what a gradual key refills up to: the most the server has shown
+// it holds, which a bucket shallower than its published limit stays under
+// and a deeper one passes; the limit until a figure shows it.
+func (e *entry) top() int64 { return cmp.Or(e.capacity, e.limit) }
+
+// reserveOf is the reserve the key keeps: of its limit, or of the most the
+// server has shown it holds when the first is as much (a bucket of 20 under a limit of 3,000 a
+// minute would otherwise keep back more than it ever holds).
+func (e *entry) reserveOf(c *config) int64 {
+	r := c.reserve.of(e.limit)
+	if r >= e.capacity && (e.shallow() || e.reset-e.touched.Load() <= sameWindow) {
+		// A reserve as deep as all the server has shown, which gives it
+		// back within a second: a bucket shallower than its limit.
+		return c.reserve.of(e.capacity)
+	}
+	return r
+}
+
+// admitGradual is admit for a gradual key refilling perNs units a
+// nanosecond. e.mu is held.
+func (e *entry) admitGradual(n, cost int64, perNs float64, c *config) time.Duration {
+	e.refill(n, perNs)
+	top := e.top()
+	res := e.reserveOf(c)
+	oversized := cost > top-res
 	if room := e.remaining - res; room >= cost || (room > 0 && oversized) {
+		e.remaining -= cost
+		return 0
+	}
+	heard := max(e.touched.Load(), e.fillAt)
+	if n >= e.probeAt && e.window == 0 && (n-heard >= int64(c.assumedReset) || e.reset > heard && n >= e.reset) {
+		// Nothing has been heard for AssumedReset, or the reset the last
+		// figures named has passed, while the count waits on a rate
+		// learned from its figures, which may be too low: one attempt goes
+		// to ask. (A published or documented window gives the rate.)
+		e.probeAt = n + int64(c.assumedReset)
 		e.remaining -= cost
 		return 0
 	}
@@ -270,30 +386,38 @@ func (e *entry) admitGradual(n, cost, w int64, c *config) time.Duration {
 	if oversized {
 		need = res + 1 - e.remaining
 	}
-	d := time.Duration(math.Ceil(float64(need) * float64(w) / float64(e.limit)))
+	d := time.Duration(math.Ceil(float64(need) / perNs))
+	if e.window == 0 {
+		if e.reset > n {
+			d = min(d, time.Duration(e.reset-n)) // something comes back then
+		}
+		d = min(d, time.Duration(max(e.probeAt, heard+int64(c.assumedReset))-n))
+	}
 	return clampWait(max(d, 1), c.maxRetryAfter)
 }
 
-// refill brings a gradual key's remaining up to n at Limit every w
-// nanoseconds. Whole units are credited; the fraction waits in fillAt.
-func (e *entry) refill(n, w int64) {
+// refill brings a gradual key's remaining up to n at perNs units a
+// nanosecond, up to its top. Whole units are credited; the fraction waits
+// in fillAt.
+func (e *entry) refill(n int64, perNs float64) {
 	if n <= e.fillAt {
 		return
 	}
-	if e.remaining >= e.limit {
+	top := e.top()
+	if e.remaining >= top {
 		e.fillAt = n
 		return
 	}
-	units := int64(float64(n-e.fillAt) * float64(e.limit) / float64(w))
+	units := int64(float64(n-e.fillAt)*perNs + 1e-9) // a wait of need/perNs, rounded up, credits need
 	if units <= 0 {
 		return
 	}
-	if e.remaining+units >= e.limit {
-		e.remaining, e.fillAt = e.limit, n
+	if e.remaining+units >= top {
+		e.remaining, e.fillAt = top, n
 		return
 	}
 	e.remaining += units
-	e.fillAt += int64(float64(units) * float64(w) / float64(e.limit))
+	e.fillAt += int64(float64(units) / perNs)
 }
 
 // contact notes that a response for the key was seen, and wakes the
@@ -342,37 +466,137 @@ func (e *entry) forget() {
 	e.known, e.remaining, e.reset, e.assumed, e.probing, e.probeAt = false, 0, 0, false, false, 0
 }
 
-// update takes a published bucket at n from a response to an attempt sent
-// at sent (0: unknown), after which out units went out that are still
-// unanswered, that succeeded or not; see the rules above. e.mu is held.
-func (e *entry) update(q *Quota, n, sent, out int64, success bool) {
-	if (q.Limit > 0 && q.Limit != e.limit) || q.Policy != e.policy || q.Key != e.bucket {
+// countsOwnSince reports whether the server's count under q (its limit less
+// what remains) is the units this client sent up to the attempt adm: a
+// window that began with the client's first attempt and holds nothing
+// else. A bucket refilled meanwhile, or a window others share, does not.
+func (e *entry) countsOwnSince(q *Quota, adm admission) bool {
+	if adm.upTo == 0 || q.Limit <= 0 {
+		return false
+	}
+	d := q.Limit - q.Remaining - adm.upTo
+	return max(d, -d) <= max(climbSlack(q.Limit), q.Limit/10)
+}
+
+// sharedFor is how long a sign of another client on the quota lasts.
+const sharedFor = int64(5 * time.Minute)
+
+// othersSpend says another client has been seen spending the key's quota
+// within sharedFor of n. e.mu is held.
+func (e *entry) othersSpend(n int64) bool { return e.sharedAt != 0 && n-e.sharedAt < sharedFor }
+
+// shallow says the server holds far less than its limit: one that
+// publishes on every response and has never shown half its limit left is a
+// bucket whose depth is not its limit (a burst of 20 under 3,000 a minute).
+// e.mu is held.
+func (e *entry) shallow() bool {
+	return !e.quiet && e.figures >= shallowAfter && e.limit > 0 && 2*e.capacity < e.limit
+}
+
+// shallowAfter is how many figures a key shows before it can be shallow.
+const shallowAfter = 8
+
+// climbSlack is how far a figure may rise above the lowest of its window
+// before it shows units given back: answers overtake one another on the
+// network, and one sent later may have been counted first.
+func climbSlack(limit int64) int64 { return max(3, limit/20) }
+
+// update takes a published bucket at n from a response to an attempt of
+// cost units sent at sent (0: unknown), after which out units went out that
+// are still unanswered, that succeeded or not; see the rules above. e.mu is
+// held.
+func (e *entry) update(q *Quota, n, sent, out int64, adm admission, success bool) {
+	switch {
+	case q.Policy != e.policy || q.Key != e.bucket:
 		// Another bucket binds now (GitHub's search after its core, on one
-		// host): what was learned of the last one's window is not its.
-		e.policy, e.bucket, e.learned = q.Policy, q.Key, 0
+		// host): nothing learned of the last one is its.
+		e.policy, e.bucket, e.learned, e.capacity, e.bound = q.Policy, q.Key, 0, 0, 0
+		e.gradual, e.fixed, e.continuous, e.maxRemaining, e.noRoom = false, false, false, 0, false
+		e.rate.restart()
+	case q.Limit > 0 && q.Limit != e.limit:
+		// The same bucket with another limit: it refills as before, but
+		// neither what it holds nor how fast it gives back is known.
+		e.learned, e.capacity = 0, 0
+		e.rate.restart()
 	}
 	if q.Limit > 0 {
 		e.limit = q.Limit
 	}
+	// A window equal to the documented one is taken as documented: a
+	// guess the figures may correct.
 	e.window = int64(q.Window)
+	e.documented = q.Window > 0 && q.Window == documentedWindow(q.Dialect, q.Policy)
+	held := q.Remaining
+	if success {
+		held += adm.cost
+	}
+	e.capacity = max(e.capacity, held)
+	if e.roomless() && q.Remaining > 0 {
+		// Room after all: the first figure the key was admitted freely
+		// for says how the server gives units back, as a probe's does.
+		e.probing, e.probeSent = true, sent
+	}
+	e.maxRemaining = max(e.maxRemaining, q.Remaining)
 	var qr int64
 	if !q.Reset.IsZero() {
-		qr = q.Reset.UnixNano()
-		if qr <= n {
-			return // that window is over
-		}
-		if success {
-			// A reset is never further than a window away, except a
-			// penalty's, which only a refusal carries.
-			e.learned = max(e.learned, min(qr-n, maxLearnedWindow))
+		if qr = q.Reset.UnixNano(); qr <= n {
+			if e.fixed || e.probing && sent == 0 {
+				return // that window is over: an answer that came late
+			}
+			// A bucket full by now, or one whose reset rounds to the
+			// second: the figures stand, with no reset ahead.
+			qr = 0
 		}
 	}
+	if success && q.Remaining == 0 && (qr == 0 || qr-n <= sameWindow) {
+		e.noRoom = true
+	}
+	if success && qr != 0 {
+		// A reset is never further than a window away, except a
+		// penalty's, which only a refusal carries.
+		e.learned = max(e.learned, min(qr-n, maxLearnedWindow))
+		if e.firstSent != 0 && qr-e.firstSent < cmp.Or(e.bound, math.MaxInt64) && e.countsOwnSince(q, adm) {
+			// A window that began with this client's first attempt (a
+			// fixed window counted from the first request, a sliding
+			// log whose oldest unit is at most the first) ends at most
+			// this long after it.
+			e.bound = qr - e.firstSent
+		}
+	}
+	// Answers to attempts sent before one answered already may have been
+	// counted after it; the latest attempt's answer has no such lag, and
+	// its figure stands, higher than the count or lower.
+	latest := sent != 0 && sent >= e.answered && adm.upTo > 0
+	e.answered = max(e.answered, sent)
+	if latest {
+		if !e.fixed {
+			e.rate.observe(sent, adm.upTo, e.refused, q.Remaining, held >= e.capacity-climbSlack(e.capacity))
+		}
+		if e.lastUpTo > 0 && e.last-(adm.upTo-e.lastUpTo)-q.Remaining > climbSlack(e.limit) {
+			// The server counted more than this client sent since its
+			// last figure: another client spends the same quota.
+			e.sharedAt = n
+		}
+		e.lastUpTo = adm.upTo
+	}
+	e.figures++
+	if !e.continuous && e.known && (e.showsRefill(q.Remaining, qr, n) || e.shallow()) {
+		e.gradual, e.continuous, e.fixed, e.fillAt = true, true, false, n
+	}
+	e.last = q.Remaining
 	// The server's figure less the units sent since this attempt, which it
 	// cannot have counted yet; when those are not known, only lowering
 	// the count is safe.
 	fresh := q.Remaining - out
-	if w := e.refillWindow(); e.gradual && w > 0 && e.known {
-		e.refill(n, w)
+	if r := e.refillPerNs(); e.gradual && r > 0 && e.known {
+		e.refill(n, r)
+		if latest && e.window == 0 && !e.othersSpend(n) {
+			// Units back sooner than the rate says, where no window says
+			// what comes back when (a sliding log gives back what was
+			// spent a window ago): a count no one else spends is the
+			// client's to spend.
+			e.remaining = max(e.remaining, fresh)
+		}
 		e.remaining, e.reset = min(e.remaining, fresh), qr
 		return
 	}
@@ -380,21 +604,65 @@ func (e *entry) update(q *Quota, n, sent, out int64, success bool) {
 		if sent != 0 && sent < e.probeSent {
 			return // an answer to an attempt sent before the probe
 		}
-		// The probe's answer says how the server gives units back.
-		e.gradual = e.refillWindow() > 0 && 2*(q.Remaining+1) < e.limit
+		// The probe's answer says how the server gives units back: most
+		// of the limit with a new window's reset ahead is a fixed window;
+		// less, or a bucket full again with no reset ahead, a server that
+		// refills as it goes. A throttle says only that it came early.
+		switch {
+		case !success:
+		case 2*(q.Remaining+1) >= e.limit && 2*(qr-n) >= e.learned:
+			e.gradual, e.fixed = false, true
+			e.rate.restart()
+		case 2*(q.Remaining+1) >= e.limit:
+			// Most of it back, and full again soon: a bucket.
+			e.gradual, e.continuous = true, true
+		default:
+			e.gradual = e.refillPerNs() > 0
+		}
 		e.fillAt = n
 	}
 	switch {
 	case !e.known || e.assumed || e.reset == 0 || e.reset <= n || qr == 0 || qr > e.reset+sameWindow:
 		e.remaining, e.reset, e.assumed, e.probing = fresh, qr, false, false
-		e.fillAt = n
+		e.fillAt, e.floor = n, q.Remaining
 	case qr < e.reset-sameWindow:
 		return // an older window, answered late
 	default:
-		e.remaining = min(e.remaining, q.Remaining)
+		e.remaining, e.floor = min(e.remaining, q.Remaining), min(e.floor, q.Remaining)
 	}
 	e.known = true
 }
+
+// showsRefill reports whether a figure of remaining units with the reset qr
+// (0: none ahead), read at n, shows a server that gives units back
+// continuously rather than at its resets: a window neither moves its reset
+// later as its remaining falls (a bucket's "until full" does) nor gives
+// units back before its reset (a sliding counter does, and a bucket whose
+// reset rounds to now). A figure may rise by climbSlack without showing it:
+// answers overtake one another. e.mu is held.
+func (e *entry) showsRefill(remaining, qr, n int64) bool {
+	if e.probing || e.assumed {
+		return false
+	}
+	held := e.reset > n
+	return !held && e.reset == 0 && qr == 0 && remaining > e.floor+climbSlack(e.limit)
+}
+
+// windowOfLimit is the time the key takes to give its limit back: for a
+// gradual key at the rate it refills, else the published or documented
+// window, else the learned one; 0 when nothing says.
+func (e *entry) windowOfLimit() time.Duration {
+	if r := e.rate.perNs(); e.gradual && e.continuous && r > 0 && (e.window == 0 || e.documented) {
+		// A rate learned from the client's own spending, with no window
+		// published or documented: the pacer is given room above it,
+		// and the guard paces by its count.
+		return time.Duration(float64(e.limit) / (pacerRoom * r))
+	}
+	return time.Duration(e.limitWindow())
+}
+
+// pacerRoom is how far above a learned refill rate a pacer may go.
+const pacerRoom = 2
 
 // State is a snapshot of a key, for dashboards and tests.
 type State struct {
