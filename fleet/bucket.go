@@ -21,7 +21,7 @@ type bucket interface {
 type grant struct {
 	n          int           // permits granted; 0 when refused
 	retryAfter time.Duration // when refused: until need permits are free
-	at         time.Duration // when refused: the server's time, since clockBase
+	at         time.Duration // when refused: the server's time, on the scripts' clock
 }
 
 // scriptBucket runs gcraScript or windowScript on one key. Its limiter has
