@@ -187,3 +187,38 @@ func TestBatchingIdleTakesOnlyItsOwn(t *testing.T) {
 		}
 	})
 }
+
+// A call whose context has ended takes nothing, whatever the cost and even
+// with permits in the pocket or free on Redis, which it does not ask: a
+// cancellation returns ctx.Err(), a deadline a refusal (ReasonDeadline), as
+// every limiter of the module does.
+func TestEndedContextTakesNothing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := &fakeBucket{interval: 100 * time.Millisecond, burst: 2}
+		l := fakeLimiter(b, 2, Options{Name: "ended"})
+		l.pocket = 1
+		cancelled, cancel := context.WithCancel(context.Background())
+		cancel()
+		expired, cancel2 := context.WithDeadline(context.Background(), time.Now())
+		defer cancel2()
+		for _, cost := range []int{1, 0} {
+			if _, err := l.AcquireN(cancelled, cost); err != context.Canceled {
+				t.Errorf("cost %d with a cancelled context: %v; want context.Canceled", cost, err)
+			}
+			var rl *limit.RateLimitedError
+			if _, err := l.AcquireN(expired, cost); !errors.As(err, &rl) || rl.Reason != telemetry.ReasonDeadline || !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("cost %d with an expired context: %v; want a deadline refusal", cost, err)
+			}
+		}
+		if l.pocket != 1 || b.calls.Load() != 0 {
+			t.Fatalf("ended contexts took from the pocket (%d left) or asked Redis (%d calls)", l.pocket, b.calls.Load())
+		}
+		for range 3 {
+			lease, err := l.Acquire(context.Background())
+			if err != nil {
+				t.Fatalf("the permits the ended contexts left: %v", err)
+			}
+			lease.Release()
+		}
+	})
+}

@@ -137,8 +137,12 @@ func (s *SharedQuota) noteCall(ctx context.Context, err error) {
 // otherwise a *limit.RateLimitedError whose RetryAfter is until the reset
 // or the end of a Retry-After — at once, or, with Options.QueueLimit, after
 // waiting for it when the context's deadline allows (else at once, with
-// telemetry.ReasonDeadline). A cost below 1 counts as 1.
+// telemetry.ReasonDeadline). A cost below 1 counts as 1. A call whose
+// context has ended reserves nothing (limit.ContextEnded).
 func (s *SharedQuota) Acquire(ctx context.Context, key string, cost int64) error {
+	if ctx.Err() != nil {
+		return limit.ContextEnded(ctx, s.name)
+	}
 	cost = max(cost, 1)
 	for {
 		wait, err := s.reserve(ctx, key, cost)
@@ -156,7 +160,7 @@ func (s *SharedQuota) Acquire(ctx context.Context, key string, cost int64) error
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
-			return waitEnded(ctx, s.name)
+			return limit.ContextEnded(ctx, s.name)
 		}
 	}
 }
@@ -180,7 +184,7 @@ func (s *SharedQuota) reserve(ctx context.Context, key string, cost int64) (time
 	s.noteCall(ctx, err)
 	switch {
 	case err != nil && ended(ctx):
-		return 0, waitEnded(ctx, s.name)
+		return 0, limit.ContextEnded(ctx, s.name)
 	case err != nil:
 		return 0, s.fallBack(err)
 	case r[0] == 1:

@@ -13,6 +13,7 @@ import (
 
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/limit/quota"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // published is a response publishing remaining of limit, resetting in
@@ -156,5 +157,29 @@ func TestSharedQuotaFailurePolicy(t *testing.T) {
 	}
 	if err := open.Acquire(ctx, "api", 1); err != nil {
 		t.Errorf("failing open: %v, want nil", err)
+	}
+}
+
+// A call whose context has ended reserves nothing, as every limiter's.
+func TestSharedQuotaEndedContextReservesNothing(t *testing.T) {
+	c, prefix := testRedis(t)
+	ctx := context.Background()
+	s := newTestQuota(t, c, prefix, nil)
+	if err := s.Observe(ctx, "api", published("10", "100", "30"), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := s.Acquire(cancelled, "api", 1); err != context.Canceled {
+		t.Errorf("a cancelled context: %v; want context.Canceled", err)
+	}
+	expired, cancel := context.WithDeadline(ctx, time.Now())
+	defer cancel()
+	var rl *limit.RateLimitedError
+	if err := s.Acquire(expired, "api", 1); !errors.As(err, &rl) || rl.Reason != telemetry.ReasonDeadline {
+		t.Errorf("an expired context: %v; want a deadline refusal", err)
+	}
+	if st, err := s.State(ctx, "api"); err != nil || st.Remaining != 10 {
+		t.Errorf("remaining %d (%v) after ended contexts; want the 10 published", st.Remaining, err)
 	}
 }
