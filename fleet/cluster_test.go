@@ -197,7 +197,7 @@ func startFaultFleet(t *testing.T, s shape, clients []redis.UniversalClient) *fa
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { inst.Close() })
-		o.QueueLimit, o.FailOpen, o.Instances = 100, i < faultFailOpen, inst
+		o.QueueLimit, o.FailOpen, o.Instances = new(100), i < faultFailOpen, inst
 		lim, err := s.build(c, o)
 		if err != nil {
 			t.Fatal(err)

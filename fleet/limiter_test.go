@@ -19,7 +19,7 @@ import (
 func TestQueueServesInOrderAtExactTimes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := &fakeBucket{interval: 100 * time.Millisecond, burst: 1}
-		l := fakeLimiter(b, 1, Options{Name: "q", QueueLimit: 10})
+		l := fakeLimiter(b, 1, Options{Name: "q", QueueLimit: new(10)})
 		start := time.Now()
 		var mu sync.Mutex
 		var got []string
@@ -69,7 +69,7 @@ func TestNoQueueRefusesWithRetryAfter(t *testing.T) {
 func TestWaitPastDeadlineRefusedAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := &fakeBucket{interval: 100 * time.Millisecond, burst: 1}
-		l := fakeLimiter(b, 1, Options{Name: "dl", QueueLimit: 5})
+		l := fakeLimiter(b, 1, Options{Name: "dl", QueueLimit: new(5)})
 		l.Acquire(context.Background())
 		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 		defer cancel()
@@ -93,7 +93,7 @@ func TestWaitPastDeadlineRefusedAtOnce(t *testing.T) {
 func TestCancelledWaiterLeavesQueue(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := &fakeBucket{interval: 100 * time.Millisecond, burst: 1}
-		l := fakeLimiter(b, 1, Options{Name: "c", QueueLimit: 5})
+		l := fakeLimiter(b, 1, Options{Name: "c", QueueLimit: new(5)})
 		l.Acquire(context.Background())
 		start := time.Now()
 		ctx, cancel := context.WithCancel(context.Background())

@@ -3,7 +3,6 @@ package fleet
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -27,10 +26,13 @@ type Options struct {
 	// Segments is how finely the window slides (PerWindow only); 0 means 8.
 	Segments int
 
-	// QueueLimit is how many permits' worth of this process's callers may
-	// wait, in FIFO order, for permits to free; 0, the default, refuses at
-	// once with the exact RetryAfter.
-	QueueLimit int
+	// QueueLimit is how many permits' (units') worth of this process's
+	// callers may wait, in FIFO order, for room; one more is refused at
+	// once (ReasonQueueFull). 0 refuses at once with the exact RetryAfter.
+	// Left out (nil), it takes the kind's default, package limit's: the
+	// limiters refuse at once, and the shared quota, a quota guard, holds
+	// every attempt until the key has room, up to the context's deadline.
+	QueueLimit *int
 
 	// Batch, above 1, lets the process take at least Batch permits in
 	// one round trip when several of its callers want permits at once,
@@ -104,6 +106,14 @@ func (o *Options) withDefaults() Options {
 	return c
 }
 
+// queueLimit is the limiters' queue: QueueLimit, 0 when nil.
+func (o *Options) queueLimit() int {
+	if o.QueueLimit == nil {
+		return 0
+	}
+	return *o.QueueLimit
+}
+
 // key is the Redis key of kind for this limit.
 func (o *Options) key(kind string) string {
 	return "{" + o.Prefix + ":" + o.Name + "}:" + kind
@@ -124,8 +134,8 @@ func (o *Options) validate(shape ...error) error {
 	if o.Segments < 0 || o.Segments > 1000 {
 		bad("Options.Segments", o.Segments, "0 (8) to 1000")
 	}
-	if o.QueueLimit < 0 {
-		bad("Options.QueueLimit", o.QueueLimit, "0 (refuse at once) or more permits")
+	if o.QueueLimit != nil && *o.QueueLimit < 0 {
+		bad("Options.QueueLimit", *o.QueueLimit, "nil (the kind's default), 0 (refuse at once) or more permits")
 	}
 	if o.Batch < 0 || o.Batch > maxPermits {
 		bad("Options.Batch", o.Batch, "0 (off) to 1e9 permits")
@@ -166,13 +176,10 @@ func rateProblems(rate float64, burst int) []error {
 		errs = append(errs, &headroom.ConfigError{Package: "fleet", Field: "permitsPerSecond", Value: rate, Want: "above 0, at most 1e6"})
 	}
 	if burst < 0 || burst > maxPermits {
-		errs = append(errs, &headroom.ConfigError{Package: "fleet", Field: "burst", Value: burst, Want: "0 (one second's worth) to 1e9 permits"})
+		errs = append(errs, &headroom.ConfigError{Package: "fleet", Field: "burst", Value: burst, Want: "0 (1) to 1e9 permits"})
 	}
 	if len(errs) == 0 {
-		b := float64(burst)
-		if burst == 0 {
-			b = max(math.Ceil(rate), 1)
-		}
+		b := float64(max(burst, 1))
 		if b/rate*float64(time.Second) > float64(maxSpan) {
 			errs = append(errs, &headroom.ConfigError{Package: "fleet", Field: "permitsPerSecond", Value: rate,
 				Want: fmt.Sprintf("at least %.3g a second for a burst of %.0f: a full bucket refills within 2^60 ns (about 36 years)",

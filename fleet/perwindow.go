@@ -38,7 +38,7 @@ func PerWindow(c redis.UniversalClient, permits int, window time.Duration, o Opt
 	l.share.build = func(n int) (limit.Limiter, error) {
 		return limit.New(limit.Options{
 			PerWindow:  &limit.WindowOptions{Permits: max(permits/n, 1), Window: headroom.Duration(window), Segments: o.Segments},
-			QueueLimit: new(o.QueueLimit), Name: o.Name, MeterProvider: o.MeterProvider,
+			QueueLimit: o.QueueLimit, Name: o.Name, MeterProvider: o.MeterProvider,
 			Attributes: []attribute.KeyValue{shareAttribute},
 		})
 	}

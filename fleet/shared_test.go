@@ -63,7 +63,7 @@ func TestPerWindowSharedBetweenLimiters(t *testing.T) {
 // headroom.ConfigError.
 func TestOptionsReportEveryProblem(t *testing.T) {
 	c, _ := testRedis(t)
-	_, err := PerSecond(c, 0, -1, Options{QueueLimit: -1, Batch: -1, Timeout: -1})
+	_, err := PerSecond(c, 0, -1, Options{QueueLimit: new(-1), Batch: -1, Timeout: -1})
 	if !errors.Is(err, headroom.ErrConfig) {
 		t.Fatalf("err = %v, want ErrConfig", err)
 	}
@@ -85,7 +85,7 @@ func TestPropertyOnRedis(t *testing.T) {
 	var wg sync.WaitGroup
 	end := time.Now().Add(500 * time.Millisecond)
 	for range 3 {
-		lim, err := PerSecond(c, rate, burst, Options{Name: "prop", Prefix: prefix, Batch: batch, QueueLimit: 100})
+		lim, err := PerSecond(c, rate, burst, Options{Name: "prop", Prefix: prefix, Batch: batch, QueueLimit: new(100)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -174,7 +174,7 @@ func TestTelemetryTimesTheQueue(t *testing.T) {
 		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r))
 		defer mp.Shutdown(context.Background())
 		b := &fakeBucket{interval: 100 * time.Millisecond, burst: 1}
-		l := fakeLimiter(b, 1, Options{Name: "queued", QueueLimit: 10, MeterProvider: mp})
+		l := fakeLimiter(b, 1, Options{Name: "queued", QueueLimit: new(10), MeterProvider: mp})
 		var wg sync.WaitGroup
 		for range 3 {
 			wg.Go(func() {
