@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/headroom-go/headroom/internal/metrics"
+	"github.com/headroom-go/headroom/internal/problems"
 	"github.com/headroom-go/headroom/limit"
 )
 
@@ -24,12 +25,15 @@ import (
 // It returns every problem with the settings at once, each a
 // *headroom.ConfigError.
 func PerSecond(c redis.UniversalClient, permitsPerSecond float64, burst int, o Options) (limit.Limiter, error) {
-	problems := append(rateProblems(permitsPerSecond, burst), clientProblem(c))
-	burst = max(burst, 1)
-	if err := o.validate(append(problems, o.shardProblem("burst", burst)...)...); err != nil {
+	if err := o.problems(func(l *problems.List) {
+		checkRate(l, permitsPerSecond, burst)
+		checkClient(l, c)
+		o.checkShards(l, "burst", max(burst, 1))
+	}); err != nil {
 		return nil, err
 	}
 	o = o.withDefaults()
+	burst = max(burst, 1)
 	// params are a bucket's arguments for a share of m in n of the limit.
 	params := func(m, n int) ([]any, time.Duration) {
 		rate := permitsPerSecond * float64(m) / float64(n)

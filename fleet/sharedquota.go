@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/headroom-go/headroom/internal/metrics"
+	"github.com/headroom-go/headroom/internal/problems"
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/limit/quota"
 	"github.com/headroom-go/headroom/telemetry"
@@ -66,7 +67,7 @@ const (
 // the limiters'). guard, when not nil, is this process's guard, which
 // Observe feeds as well.
 func NewSharedQuota(c redis.UniversalClient, guard *quota.Guard, o Options) (*SharedQuota, error) {
-	if err := o.validate(clientProblem(c)); err != nil {
+	if err := o.problems(func(l *problems.List) { checkClient(l, c) }); err != nil {
 		return nil, err
 	}
 	o = o.withDefaults()
