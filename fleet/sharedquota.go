@@ -146,19 +146,20 @@ func (s *SharedQuota) noteCall(ctx context.Context, err error) {
 // otherwise a *limit.RateLimitedError whose RetryAfter is until the reset
 // or the end of a Retry-After: after waiting for it when the context's
 // deadline allows (else at once, with telemetry.ReasonDeadline), or at once
-// when Options.QueueLimit is 0 or its units are already waiting. A cost below 1 counts as 1. A call whose
-// context has ended reserves nothing (limit.ContextEnded).
-func (s *SharedQuota) Acquire(ctx context.Context, key string, cost int64) error {
+// when Options.QueueLimit is 0 or its units are already waiting. A cost
+// below 1 counts as 1. A call whose context has ended reserves nothing
+// (limit.ContextEnded).
+func (s *SharedQuota) Acquire(ctx context.Context, key string, cost int) error {
 	if ctx.Err() != nil {
 		return limit.ContextEnded(ctx, s.name)
 	}
-	cost = max(cost, 1)
+	units := int64(max(cost, 1))
 	for {
-		wait, err := s.reserve(ctx, key, cost)
+		wait, err := s.reserve(ctx, key, units)
 		if err != nil || wait == 0 {
 			return err
 		}
-		if err := s.hold(ctx, cost, wait); err != nil {
+		if err := s.hold(ctx, units, wait); err != nil {
 			return err
 		}
 	}

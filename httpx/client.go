@@ -194,7 +194,7 @@ type SharedQuota interface {
 	// attempt, or refuses (a *limit.RateLimitedError, which the
 	// resilience layer waits out) or fails as the view's failure policy
 	// says.
-	Acquire(ctx context.Context, key string, cost int64) error
+	Acquire(ctx context.Context, key string, cost int) error
 	// Observe takes what a response for key published, read at now.
 	Observe(ctx context.Context, key string, r quota.Response, now time.Time) error
 }
