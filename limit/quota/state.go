@@ -326,7 +326,13 @@ func (e *entry) refillPerNs() float64 {
 		return r
 	}
 	if w := e.limitWindow(); w > 0 {
-		return float64(e.limit) / float64(w)
+		held := e.limit
+		if e.continuous && e.capacity > 0 {
+			// A bucket refills what it holds, not its limit, within the
+			// longest reset it has shown ("until full").
+			held = min(held, e.capacity)
+		}
+		return float64(held) / float64(w)
 	}
 	return 0
 }
@@ -522,10 +528,7 @@ func (e *entry) update(q *Quota, n, sent, out int64, adm admission, success bool
 	if q.Limit > 0 {
 		e.limit = q.Limit
 	}
-	// A window equal to the documented one is taken as documented: a
-	// guess the figures may correct.
-	e.window = int64(q.Window)
-	e.documented = q.Window > 0 && q.Window == documentedWindow(q.Dialect, q.Policy)
+	e.window, e.documented = int64(q.Window), q.documented
 	held := q.Remaining
 	if success {
 		held += adm.cost
