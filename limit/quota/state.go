@@ -593,6 +593,12 @@ func (e *entry) update(q *Quota, n, sent, out int64, adm admission, success bool
 	fresh := q.Remaining - out
 	if r := e.refillPerNs(); e.gradual && r > 0 && e.known {
 		e.refill(n, r)
+		if sent != 0 && n > sent {
+			// What comes back between the server's count and the
+			// arrival of the next attempt: about a round trip, its
+			// answer's leg and the next one's.
+			fresh += int64(float64(n-sent) * 0.5 * r)
+		}
 		if latest && e.window == 0 && !e.othersSpend(n) {
 			// Units back sooner than the rate says, where no window says
 			// what comes back when (a sliding log gives back what was
