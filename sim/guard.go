@@ -209,9 +209,6 @@ func (c *rateThenGuard) poll(now time.Duration, out *pollOut) (time.Duration, bo
 // response's when the rate core hears of it.
 func (c *rateThenGuard) feedback(now time.Duration, req *request, resp *response) {
 	c.guard.observe(now, req, resp, true)
-	if debugResp != nil {
-		debugResp(now, req, resp, c)
-	}
 	if c.capped {
 		perMinute, window := c.guard.published(now)
 		c.pacer.setPublished(now, perMinute, window)
@@ -225,5 +222,3 @@ func (c *rateThenGuard) setInstances(now time.Duration, n int) {
 
 func (c *rateThenGuard) rate(now time.Duration) float64 { return c.pacer.rate(now) }
 func (c *rateThenGuard) queued() int                    { return c.pacer.queued() + c.guard.queued() }
-
-var debugResp func(time.Duration, *request, *response, *rateThenGuard) // DEBUG: remove

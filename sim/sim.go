@@ -307,9 +307,4 @@ func (r *runner) sample(now time.Duration) {
 	if r.onSample != nil {
 		r.onSample(now)
 	}
-	if debugHook != nil {
-		debugHook(now, r, &s)
-	}
 }
-
-var debugHook func(time.Duration, *runner, *Sample) // DEBUG: remove
