@@ -326,7 +326,13 @@ func (e *entry) refillPerNs() float64 {
 		return r
 	}
 	if w := e.limitWindow(); w > 0 {
-		return float64(e.limit) / float64(w)
+		held := e.limit
+		if e.continuous && e.capacity > 0 {
+			// A bucket refills what it holds, not its limit, within the
+			// longest reset it has shown ("until full").
+			held = min(held, e.capacity)
+		}
+		return float64(held) / float64(w)
 	}
 	return 0
 }
@@ -522,10 +528,7 @@ func (e *entry) update(q *Quota, n, sent, out int64, adm admission, success bool
 	if q.Limit > 0 {
 		e.limit = q.Limit
 	}
-	// A window equal to the documented one is taken as documented: a
-	// guess the figures may correct.
-	e.window = int64(q.Window)
-	e.documented = q.Window > 0 && q.Window == documentedWindow(q.Dialect, q.Policy)
+	e.window, e.documented = int64(q.Window), q.documented
 	held := q.Remaining
 	if success {
 		held += adm.cost
@@ -590,6 +593,12 @@ func (e *entry) update(q *Quota, n, sent, out int64, adm admission, success bool
 	fresh := q.Remaining - out
 	if r := e.refillPerNs(); e.gradual && r > 0 && e.known {
 		e.refill(n, r)
+		if sent != 0 && n > sent {
+			// What comes back between the server's count and the
+			// arrival of the next attempt: about a round trip, its
+			// answer's leg and the next one's.
+			fresh += int64(float64(n-sent) * 0.5 * r)
+		}
 		if latest && e.window == 0 && !e.othersSpend(n) {
 			// Units back sooner than the rate says, where no window says
 			// what comes back when (a sliding log gives back what was
