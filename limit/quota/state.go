@@ -372,8 +372,9 @@ func (e *entry) reserveOf(c *config) int64 {
 	r := c.reserve.of(e.limit)
 	if r >= e.capacity && (e.shallow() || e.reset-e.touched.Load() <= sameWindow) {
 		// A reserve as deep as all the server has shown, which gives it
-		// back within a second: a bucket shallower than its limit.
-		return c.reserve.of(e.capacity)
+		// back within a second: a bucket shallower than its limit keeps
+		// back its share of what it holds, and at least a unit.
+		return max(c.reserve.of(e.capacity), min(r, 1))
 	}
 	return r
 }
@@ -620,18 +621,17 @@ func (e *entry) update(q *Quota, n, sent, out int64, adm admission, success bool
 	fresh := q.Remaining - out
 	if r := e.refillPerNs(); e.gradual && r > 0 && e.known {
 		e.refill(n, r)
-		if sent != 0 && n > sent {
-			// What comes back between the server's count and the
-			// arrival of the next attempt: about a round trip, its
-			// answer's leg and the next one's.
-			fresh += int64(float64(n-sent) * 0.5 * r)
-		}
 		if latest && e.window == 0 && !e.othersSpend(n) {
 			// Units back sooner than the rate says, where no window says
 			// what comes back when (a sliding log gives back what was
 			// spent a window ago): a count no one else spends is the
 			// client's to spend.
 			e.remaining = max(e.remaining, fresh)
+		}
+		if sent != 0 && n > sent {
+			// What came back since the server counted, about half the
+			// round trip ago, is not in its figure.
+			fresh += int64(float64(n-sent) / 2 * r)
 		}
 		e.remaining, e.reset = min(e.remaining, fresh), qr
 		return
