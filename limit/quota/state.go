@@ -152,10 +152,13 @@ type entry struct {
 	// reset was taken: in a window that gives nothing back before its
 	// reset, no later figure of that window climbs far above it.
 	floor int64
-	// firstSent is when the first attempt to the key went out, and bound
-	// the shortest time from it to a reset a success has shown: a window
-	// that began with that attempt is no longer.
-	firstSent, bound int64
+	// openerSent is when the first attempt after the last window ended
+	// went out, with openerUnits the units sent before it; bound is the
+	// shortest time from such an attempt to a reset a success of its
+	// window has shown: a window that began with that attempt is no
+	// longer. openNext says the next attempt opens a window.
+	openerSent, openerUnits, bound int64
+	openNext                       bool
 	// maxRemaining is the largest remaining a response has shown, and
 	// noRoom says a success showed nothing left with no reset far ahead
 	// (see roomless).
@@ -209,8 +212,8 @@ const admittedKept = 32
 
 // record notes an admission of cost units at n. e.mu is held.
 func (e *entry) record(n, cost int64) {
-	if e.firstSent == 0 {
-		e.firstSent = n
+	if e.openerSent == 0 || e.openNext {
+		e.openerSent, e.openerUnits, e.openNext = n, e.units, false
 	}
 	e.units += cost
 	e.admitted[e.nAdm%admittedKept] = admission{at: n, cost: cost, upTo: e.units}
@@ -283,7 +286,7 @@ func (e *entry) admit(n, cost int64, c *config) time.Duration {
 	}
 	if e.reset != 0 && e.reset <= n {
 		// The window (or the assumed wait) is over: probe, see above.
-		e.reset, e.assumed = 0, false
+		e.reset, e.assumed, e.openNext = 0, false, true
 		e.probing, e.probeAt = true, n
 	}
 	if e.probing {
@@ -482,6 +485,7 @@ func (e *entry) changed() {
 // server: the limit, the window and how it refills. e.mu is held.
 func (e *entry) forget() {
 	e.known, e.remaining, e.reset, e.assumed, e.probing, e.probeAt = false, 0, 0, false, false, 0
+	e.openNext = true
 }
 
 // countsOwnSince reports whether the server's count under q (its limit less
@@ -492,7 +496,7 @@ func (e *entry) countsOwnSince(q *Quota, adm admission) bool {
 	if adm.upTo == 0 || q.Limit <= 0 {
 		return false
 	}
-	d := q.Limit - q.Remaining - adm.upTo
+	d := q.Limit - q.Remaining - (adm.upTo - e.openerUnits)
 	return max(d, -d) <= max(climbSlack(q.Limit), q.Limit/10)
 }
 
@@ -580,12 +584,12 @@ func (e *entry) update(q *Quota, n, sent, out int64, adm admission, success bool
 		// A reset is never further than a window away, except a
 		// penalty's, which only a refusal carries.
 		e.learned = max(e.learned, min(qr-n, maxLearnedWindow))
-		if e.firstSent != 0 && qr-e.firstSent < cmp.Or(e.bound, math.MaxInt64) && e.countsOwnSince(q, adm) {
-			// A window that began with this client's first attempt (a
-			// fixed window counted from the first request, a sliding
-			// log whose oldest unit is at most the first) ends at most
-			// this long after it.
-			e.bound = qr - e.firstSent
+		if e.openerSent != 0 && qr-e.openerSent < cmp.Or(e.bound, math.MaxInt64) && e.countsOwnSince(q, adm) {
+			// A window that began with the attempt that opened this one
+			// (a fixed window counted from the first request, a sliding
+			// log whose oldest unit is at most it) ends at most this long
+			// after it.
+			e.bound = qr - e.openerSent
 		}
 	}
 	// Answers to attempts sent before one answered already may have been
