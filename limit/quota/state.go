@@ -120,17 +120,23 @@ type entry struct {
 	// reset (see Refill); fillAt is when remaining was last refilled.
 	gradual bool
 	fillAt  int64
+	// minRTT is the shortest round trip an answer has shown.
+	minRTT int64
 	// continuous says the figures have shown units coming back between
 	// resets, as a bucket's or a sliding counter's do: the key refills at
 	// the rate they show (refill.go).
 	continuous bool
-	// last is the remaining the last figures showed; lastUpTo the units
-	// sent up to the latest attempt answered with figures.
-	last, lastUpTo int64
+	// last is the remaining the last figures showed; latestRem the one
+	// the last answer with nothing else out showed, and lastUpTo the units
+	// sent by then.
+	last, latestRem, lastUpTo int64
 	// quiet says a success has come without figures: the server publishes
 	// only some of the time. figures counts the responses with figures.
 	quiet   bool
 	figures int
+	// alone counts the answers in a row, within a fixed window, whose
+	// figures only this client's attempts explain.
+	alone int
 	// sharedAt is when the figures last showed another client spending the
 	// quota.
 	sharedAt int64
@@ -146,10 +152,13 @@ type entry struct {
 	// reset was taken: in a window that gives nothing back before its
 	// reset, no later figure of that window climbs far above it.
 	floor int64
-	// firstSent is when the first attempt to the key went out, and bound
-	// the shortest time from it to a reset a success has shown: a window
-	// that began with that attempt is no longer.
-	firstSent, bound int64
+	// openerSent is when the first attempt after the last window ended
+	// went out, with openerUnits the units sent before it; bound is the
+	// shortest time from such an attempt to a reset a success of its
+	// window has shown: a window that began with that attempt is no
+	// longer. openNext says the next attempt opens a window.
+	openerSent, openerUnits, bound int64
+	openNext                       bool
 	// maxRemaining is the largest remaining a response has shown, and
 	// noRoom says a success showed nothing left with no reset far ahead
 	// (see roomless).
@@ -203,8 +212,8 @@ const admittedKept = 32
 
 // record notes an admission of cost units at n. e.mu is held.
 func (e *entry) record(n, cost int64) {
-	if e.firstSent == 0 {
-		e.firstSent = n
+	if e.openerSent == 0 || e.openNext {
+		e.openerSent, e.openerUnits, e.openNext = n, e.units, false
 	}
 	e.units += cost
 	e.admitted[e.nAdm%admittedKept] = admission{at: n, cost: cost, upTo: e.units}
@@ -233,7 +242,7 @@ func (e *entry) outSince(sent int64) (out int64, a admission) {
 		if adm.at == sent && !adm.answered {
 			// The attempt itself, unless an earlier one of that instant
 			// is still unanswered.
-			if j := i - 1; j < 0 || e.admitted[j%admittedKept].at != sent || e.admitted[j%admittedKept].answered {
+			if j := i - 1; j < max(e.nAdm-admittedKept, 0) || e.admitted[j%admittedKept].at != sent || e.admitted[j%admittedKept].answered {
 				adm.answered = true
 				return out, *adm
 			}
@@ -277,7 +286,7 @@ func (e *entry) admit(n, cost int64, c *config) time.Duration {
 	}
 	if e.reset != 0 && e.reset <= n {
 		// The window (or the assumed wait) is over: probe, see above.
-		e.reset, e.assumed = 0, false
+		e.reset, e.assumed, e.openNext = 0, false, true
 		e.probing, e.probeAt = true, n
 	}
 	if e.probing {
@@ -358,11 +367,17 @@ func (e *entry) top() int64 { return cmp.Or(e.capacity, e.limit) }
 // server has shown it holds when the first is as much (a bucket of 20 under a limit of 3,000 a
 // minute would otherwise keep back more than it ever holds).
 func (e *entry) reserveOf(c *config) int64 {
+	if e.alone >= aloneAfter {
+		// The figures have shown no one else on the quota: the share kept
+		// back for others is lent until one shows (ReserveUnits stays).
+		return c.reserve.Units
+	}
 	r := c.reserve.of(e.limit)
 	if r >= e.capacity && (e.shallow() || e.reset-e.touched.Load() <= sameWindow) {
 		// A reserve as deep as all the server has shown, which gives it
-		// back within a second: a bucket shallower than its limit.
-		return c.reserve.of(e.capacity)
+		// back within a second: a bucket shallower than its limit keeps
+		// back its share of what it holds, and at least a unit.
+		return max(c.reserve.of(e.capacity), min(r, 1))
 	}
 	return r
 }
@@ -470,6 +485,7 @@ func (e *entry) changed() {
 // server: the limit, the window and how it refills. e.mu is held.
 func (e *entry) forget() {
 	e.known, e.remaining, e.reset, e.assumed, e.probing, e.probeAt = false, 0, 0, false, false, 0
+	e.openNext = true
 }
 
 // countsOwnSince reports whether the server's count under q (its limit less
@@ -480,12 +496,18 @@ func (e *entry) countsOwnSince(q *Quota, adm admission) bool {
 	if adm.upTo == 0 || q.Limit <= 0 {
 		return false
 	}
-	d := q.Limit - q.Remaining - adm.upTo
+	d := q.Limit - q.Remaining - (adm.upTo - e.openerUnits)
 	return max(d, -d) <= max(climbSlack(q.Limit), q.Limit/10)
 }
 
 // sharedFor is how long a sign of another client on the quota lasts.
 const sharedFor = int64(5 * time.Minute)
+
+// aloneAfter is how many answers in a row within a fixed window must show
+// the server counting nothing but this client's attempts before the reserve
+// kept for others is lent. (Elsewhere another client's spending looks like
+// a slower refill, and a reserve there is kept once, not each window.)
+const aloneAfter = 16
 
 // othersSpend says another client has been seen spending the key's quota
 // within sharedFor of n. e.mu is held.
@@ -501,6 +523,10 @@ func (e *entry) shallow() bool {
 
 // shallowAfter is how many figures a key shows before it can be shallow.
 const shallowAfter = 8
+
+// oneWay is the shortest leg between the client and the server as far as
+// the round trips seen tell: half the shortest. e.mu is held.
+func (e *entry) oneWay() int64 { return e.minRTT / 2 }
 
 // climbSlack is how far a figure may rise above the lowest of its window
 // before it shows units given back: answers overtake one another on the
@@ -558,29 +584,35 @@ func (e *entry) update(q *Quota, n, sent, out int64, adm admission, success bool
 		// A reset is never further than a window away, except a
 		// penalty's, which only a refusal carries.
 		e.learned = max(e.learned, min(qr-n, maxLearnedWindow))
-		if e.firstSent != 0 && qr-e.firstSent < cmp.Or(e.bound, math.MaxInt64) && e.countsOwnSince(q, adm) {
-			// A window that began with this client's first attempt (a
-			// fixed window counted from the first request, a sliding
-			// log whose oldest unit is at most the first) ends at most
-			// this long after it.
-			e.bound = qr - e.firstSent
+		if e.openerSent != 0 && qr-e.openerSent < cmp.Or(e.bound, math.MaxInt64) && e.countsOwnSince(q, adm) {
+			// A window that began with the attempt that opened this one
+			// (a fixed window counted from the first request, a sliding
+			// log whose oldest unit is at most it) ends at most this long
+			// after it.
+			e.bound = qr - e.openerSent
 		}
 	}
 	// Answers to attempts sent before one answered already may have been
 	// counted after it; the latest attempt's answer has no such lag, and
 	// its figure stands, higher than the count or lower.
+	if sent != 0 && n > sent {
+		e.minRTT = min(cmp.Or(e.minRTT, n-sent), n-sent)
+	}
 	latest := sent != 0 && sent >= e.answered && adm.upTo > 0
 	e.answered = max(e.answered, sent)
 	if latest {
 		if !e.fixed {
 			e.rate.observe(sent, adm.upTo, e.refused, q.Remaining, held >= e.capacity-climbSlack(e.capacity))
 		}
-		if e.lastUpTo > 0 && e.last-(adm.upTo-e.lastUpTo)-q.Remaining > climbSlack(e.limit) {
-			// The server counted more than this client sent since its
-			// last figure: another client spends the same quota.
-			e.sharedAt = n
+	}
+	if latest && out == 0 {
+		// Nothing out: the server has counted every unit sent.
+		if e.lastUpTo > 0 && e.latestRem-(e.units-e.lastUpTo)-q.Remaining > climbSlack(e.limit) {
+			// It counted more than this client sent since its last such
+			// figure: another client spends the same quota.
+			e.sharedAt, e.alone = n, 0
 		}
-		e.lastUpTo = adm.upTo
+		e.lastUpTo, e.latestRem = e.units, q.Remaining
 	}
 	e.figures++
 	if !e.continuous && e.known && (e.showsRefill(q.Remaining, qr, n) || e.shallow()) {
@@ -593,18 +625,17 @@ func (e *entry) update(q *Quota, n, sent, out int64, adm admission, success bool
 	fresh := q.Remaining - out
 	if r := e.refillPerNs(); e.gradual && r > 0 && e.known {
 		e.refill(n, r)
-		if sent != 0 && n > sent {
-			// What comes back between the server's count and the
-			// arrival of the next attempt: about a round trip, its
-			// answer's leg and the next one's.
-			fresh += int64(float64(n-sent) * 0.5 * r)
-		}
 		if latest && e.window == 0 && !e.othersSpend(n) {
 			// Units back sooner than the rate says, where no window says
 			// what comes back when (a sliding log gives back what was
 			// spent a window ago): a count no one else spends is the
 			// client's to spend.
 			e.remaining = max(e.remaining, fresh)
+		}
+		if sent != 0 && n > sent {
+			// What came back since the server counted, about half the
+			// round trip ago, is not in its figure.
+			fresh += int64(float64(n-sent) / 2 * r)
 		}
 		e.remaining, e.reset = min(e.remaining, fresh), qr
 		return
@@ -634,9 +665,26 @@ func (e *entry) update(q *Quota, n, sent, out int64, adm admission, success bool
 	case !e.known || e.assumed || e.reset == 0 || e.reset <= n || qr == 0 || qr > e.reset+sameWindow:
 		e.remaining, e.reset, e.assumed, e.probing = fresh, qr, false, false
 		e.fillAt, e.floor = n, q.Remaining
+		if w := e.limitWindow(); e.fixed && success && sent != 0 && w > 0 && qr != 0 {
+			// A window this attempt found new ends at most a window after
+			// it arrived, which was at most a leg before its answer; the
+			// next attempt, a leg on its way, goes then. A published reset
+			// in whole seconds would hold up to a second longer.
+			e.reset = min(qr, n-2*e.oneWay()+w)
+		}
 	case qr < e.reset-sameWindow:
 		return // an older window, answered late
 	default:
+		if e.fixed && out == 0 {
+			// Nothing out, in a window that gives nothing back before its
+			// reset: the count and the server's agree when no one else
+			// spends the quota.
+			if q.Remaining < e.remaining {
+				e.alone = 0
+			} else {
+				e.alone++
+			}
+		}
 		e.remaining, e.floor = min(e.remaining, q.Remaining), min(e.floor, q.Remaining)
 	}
 	e.known = true
