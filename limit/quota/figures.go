@@ -29,7 +29,7 @@ type reading struct {
 	held    int64 // what the server held before the attempt took its units
 }
 
-// update takes a published bucket from a response; see the rules above.
+// update takes a published bucket from a response (the rules: state.go).
 // e.mu is held.
 func (e *entry) update(q *Quota, n, sent, out int64, adm admission, success bool) {
 	r := reading{q: q, n: n, sent: sent, out: out, adm: adm, success: success}

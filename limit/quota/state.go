@@ -65,7 +65,7 @@ type entry struct {
 	// attempt sent before it is no answer to the probe.
 	probeSent int64
 	// gradual says the server gives units back over time, not at the
-	// reset (see Refill); fillAt is when remaining was last refilled.
+	// reset (server.go); fillAt is when remaining was last refilled.
 	gradual bool
 	fillAt  int64
 	// minRTT is the shortest round trip an answer has shown.
