@@ -21,7 +21,7 @@ func ExampleRun() {
 	}
 	fmt.Printf("%s: %.0f units a minute, %.0f%% of the quota, %d 429s, %d gave up\n",
 		res.Mode, res.Throughput, res.Share*100, res.Throttled, res.GaveUp)
-	// Output: CUBIC + quota: 2814 units a minute, 97% of the quota, 15 429s, 0 gave up
+	// Output: CUBIC + quota: 2829 units a minute, 98% of the quota, 19 429s, 0 gave up
 }
 
 // A mode from its -modes name, on a shorter run without the drop.

@@ -247,10 +247,11 @@ func (g *Guard) Observe(key string, r Response, now time.Time) {
 	}
 	if sent != 0 {
 		e.answeredUnits += adm.cost
-		// Every unit still out may be on its way to the server, not
-		// only those of the last admissions kept: after a burst, more
-		// than those are.
-		out = max(out, e.units-e.answeredUnits)
+		if adm.upTo == 0 {
+			// Admitted before the admissions kept, after a burst: every
+			// unit still out may be on its way to the server.
+			out = max(out, e.units-e.answeredUnits)
+		}
 	}
 	if throttled {
 		e.refused += adm.cost

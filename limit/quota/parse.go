@@ -72,6 +72,10 @@ type Quota struct {
 	// Key is a hint of which requests share this bucket: the Discord bucket
 	// id, the GitHub resource, the IETF partition key (base64 text).
 	Key string
+
+	// documented says Window is the API's documented window, not one the
+	// headers published.
+	documented bool
 }
 
 // maxQuotas is how many buckets Parse looks at in one response; more are
@@ -127,6 +131,7 @@ func parseAll(h http.Header, now time.Time, dst []Quota) []Quota {
 	for i := range dst {
 		if dst[i].Window == 0 {
 			dst[i].Window = documentedWindow(dst[i].Dialect, dst[i].Policy)
+			dst[i].documented = dst[i].Window > 0
 		}
 	}
 	return dst

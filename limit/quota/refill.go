@@ -51,7 +51,7 @@ const (
 	// have spent to show that the rate is higher.
 	refillKeptUp = 0.9
 	// refillProbe is how much higher it is then taken to be.
-	refillProbe = 1.5
+	refillProbe = 1.25
 	// refillCut is what a throttle of an attempt with room leaves of it.
 	refillCut = 0.7
 )
