@@ -40,7 +40,7 @@ func requestCost(r *http.Request) int {
 // the HTTP preset, the adaptive rate limiter (CUBIC) per host inside it,
 // costs read from CostHeader, and the default quota guard.
 var Headroom = ClientMaker{Name: "headroom", New: func(base http.RoundTripper) (*Client, error) {
-	policy, err := resilience.HTTP()
+	policy, err := resilience.HTTP(resilience.Options{})
 	if err != nil {
 		return nil, err
 	}

@@ -376,8 +376,8 @@ func checkPublished(t *testing.T, h Headers, s shot, remaining int) {
 			t.Errorf("X-RateLimit-Reset is %d, want within 2 s of now (%d)", reset, now)
 		}
 	}
-	dialect := map[Headers]quota.Dialect{PublishDraft6: quota.IETF06, PublishDraft7: quota.IETF07,
-		PublishDraft8: quota.IETF, PublishXRateLimit: quota.XRateLimit}[h]
+	dialect := map[Headers]string{PublishDraft6: "ietf-06", PublishDraft7: "ietf-07",
+		PublishDraft8: "ietf", PublishXRateLimit: "x-ratelimit"}[h]
 	q, ok := quota.Parse(s.header, time.Now())
 	if !ok || q.Dialect != dialect || q.Limit != 5 || q.Remaining != int64(remaining) {
 		t.Errorf("%s response %d reads as %+v (ok %v), want dialect %s, limit 5, remaining %d", h, s.status, q, ok, dialect, remaining)

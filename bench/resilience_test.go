@@ -39,7 +39,7 @@ func BenchmarkRetrySuccess(b *testing.B) {
 		}
 	})
 	// Default's 3 retries and 1 min cap, without its breaker and budget.
-	p, err := resilience.Default(resilience.WithBreaker(nil), resilience.WithBudget(nil))
+	p, err := resilience.Default(resilience.Options{NoBreaker: true, NoBudget: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func BenchmarkRetrySuccess(b *testing.B) {
 func BenchmarkBreakerSuccess(b *testing.B) {
 	exec := failsafe.With[int](failsafeRetry(500*time.Millisecond, 0.5), failsafeBreaker()).
 		WithContext(context.Background())
-	p, err := resilience.Default()
+	p, err := resilience.Default(resilience.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func BenchmarkHTTPSuccess(b *testing.B) {
 	attempt := timeout.New[int](10 * time.Second)
 	exec := failsafe.With[int](total, failsafeRetry(2*time.Second, 0.25), failsafeBreaker(), attempt).
 		WithContext(context.Background())
-	p, err := resilience.HTTP()
+	p, err := resilience.HTTP(resilience.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/headroom-go/headroom/internal/metrics"
+	"github.com/headroom-go/headroom/limit"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -21,7 +22,7 @@ type bucket interface {
 type grant struct {
 	n          int           // permits granted; 0 when refused
 	retryAfter time.Duration // when refused: until need permits are free
-	at         time.Duration // when refused: the server's time, since clockBase
+	at         time.Duration // when refused: the server's time, on the scripts' clock
 }
 
 // scriptBucket runs gcraScript or windowScript on one key. Its limiter has
@@ -87,13 +88,8 @@ func (b *scriptBucket) parse(v any, need, want int) (grant, error) {
 // its timer has not fired yet: a call cut short by the caller's deadline —
 // go-redis sets it on the connection, where the network poller sees it
 // first — is the caller's, not a failure of Redis.
-func ended(ctx context.Context) bool {
-	if ctx.Err() != nil {
-		return true
-	}
-	dl, ok := ctx.Deadline()
-	return ok && !time.Now().Before(dl)
-}
+// (limit.ContextEnded's rule).
+func ended(ctx context.Context) bool { return limit.ContextEnded(ctx, "") != nil }
 
 // caller makes every call to Redis: with a timeout, timed and counted in
 // telemetry with the address of the node that serves the key.

@@ -54,7 +54,7 @@ func runChild() int {
 		return 2
 	}
 	defer inst.Close()
-	o.QueueLimit, o.FailOpen, o.Instances = 100, env("FAILOPEN") == "1", inst
+	o.QueueLimit, o.FailOpen, o.Instances = new(100), env("FAILOPEN") == "1", inst
 	var lim limit.Limiter
 	if env("SHAPE") == "window" {
 		// A tenth of the rate in any 100 ms holds any second to the rate,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -66,18 +67,42 @@ func (tp *topology) slotNodes(t *testing.T, key string) (slot int, master, repli
 		if err != nil {
 			continue
 		}
-		slots, err := c.ClusterSlots(ctx).Result()
+		shards, err := c.ClusterShards(ctx).Result()
 		if err != nil {
 			continue
 		}
-		for _, r := range slots {
-			if int(s) >= r.Start && int(s) <= r.End && len(r.Nodes) >= 2 {
-				return int(s), r.Nodes[0].Addr, r.Nodes[1].Addr
+		for _, sh := range shards {
+			if master, replica := shardNodes(sh); master != "" && replica != "" && servesSlot(sh, s) {
+				return int(s), master, replica
 			}
 		}
 	}
 	t.Fatalf("no live node knows the master and replica of %s's slot", key)
 	return 0, "", ""
+}
+
+// servesSlot reports whether sh serves slot.
+func servesSlot(sh redis.ClusterShard, slot int64) bool {
+	for _, r := range sh.Slots {
+		if slot >= r.Start && slot <= r.End {
+			return true
+		}
+	}
+	return false
+}
+
+// shardNodes is sh's master and its first online replica, as host:port.
+func shardNodes(sh redis.ClusterShard) (master, replica string) {
+	for _, n := range sh.Nodes {
+		addr := net.JoinHostPort(n.IP, strconv.FormatInt(n.Port, 10))
+		switch {
+		case n.Role == "master" && master == "":
+			master = addr
+		case n.Role == "replica" && n.Health == "online" && replica == "":
+			replica = addr
+		}
+	}
+	return master, replica
 }
 
 // clusterHealthy waits until every node answers, says the cluster is ok and
@@ -172,7 +197,7 @@ func startFaultFleet(t *testing.T, s shape, clients []redis.UniversalClient) *fa
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { inst.Close() })
-		o.QueueLimit, o.FailOpen, o.Instances = 100, i < faultFailOpen, inst
+		o.QueueLimit, o.FailOpen, o.Instances = new(100), i < faultFailOpen, inst
 		lim, err := s.build(c, o)
 		if err != nil {
 			t.Fatal(err)

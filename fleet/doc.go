@@ -19,8 +19,11 @@
 // "{prefix:name}", so they share a Cluster slot.
 //
 // Both implement limit.Limiter: costs, an exact RetryAfter on refusal
-// (*limit.RateLimitedError), and, with Options.QueueLimit, FIFO waiting in
-// the process up to the caller's deadline.
+// (*limit.RateLimitedError), and, with Options.QueueLimit above 0, FIFO
+// waiting in the process up to the caller's deadline. QueueLimit is package
+// limit's setting, with its meaning and defaults: nil is the kind's default
+// (the limiters refuse at once, the shared quota holds), 0 refuses at once,
+// n lets n permits' worth wait. A burst of 0 means 1, as limit.PerSecond's.
 //
 // # Round trips under load
 //

@@ -47,7 +47,7 @@ func examplePrefix() string {
 func ExamplePerSecond() {
 	c := redisClient()
 	defer c.Close()
-	lim, err := fleet.PerSecond(c, 2, 0, fleet.Options{Name: "api", Prefix: examplePrefix()})
+	lim, err := fleet.PerSecond(c, 2, 2, fleet.Options{Name: "api", Prefix: examplePrefix()})
 	if err != nil {
 		panic(err)
 	}
@@ -82,7 +82,7 @@ func ExamplePerWindow() {
 	}
 	defer instances.Close()
 	lim, err := fleet.PerWindow(c, 100, time.Minute, fleet.Options{
-		Name: "search", Prefix: prefix, QueueLimit: 1000, FailOpen: true, Instances: instances,
+		Name: "search", Prefix: prefix, QueueLimit: new(1000), FailOpen: true, Instances: instances,
 	})
 	if err != nil {
 		panic(err)
@@ -121,8 +121,8 @@ func ExampleNewInstances() {
 
 // One process reads a response publishing 3 calls left of 100; another
 // process, guarding the same key, sees it and reserves the one unit above
-// the reserve (2 of 100); the next attempt, anywhere in the fleet, waits
-// for the reset.
+// the reserve (2 of 100); the next attempt, anywhere in the fleet, is held
+// until the reset, or refused at once when its deadline comes first.
 func ExampleNewSharedQuota() {
 	c := redisClient()
 	defer c.Close()
@@ -142,7 +142,9 @@ func ExampleNewSharedQuota() {
 		panic(err)
 	}
 	fmt.Println("there:", there.Acquire(ctx, "api.github.com", 1))
-	err = here.Acquire(ctx, "api.github.com", 1)
+	short, cancel := context.WithTimeout(ctx, time.Second) // the reset is further: refused at once
+	defer cancel()
+	err = here.Acquire(short, "api.github.com", 1)
 	fmt.Println("here: refused:", errors.Is(err, limit.ErrRateLimited))
 	// Output:
 	// there: <nil>

@@ -3,7 +3,6 @@ package fleet
 import (
 	"context"
 	"errors"
-	"github.com/headroom-go/headroom/telemetry"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // perSecondShare is the failure policy's share builder of PerSecond.
@@ -128,7 +128,7 @@ func TestCircuitOpensAndRecovers(t *testing.T) {
 func TestQueuedCallersFollowThePolicy(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := &fakeBucket{interval: 100 * time.Millisecond, burst: 1}
-		l := fakeLimiter(b, 1, Options{Name: "q", QueueLimit: 10})
+		l := fakeLimiter(b, 1, Options{Name: "q", QueueLimit: new(10)})
 		ctx := context.Background()
 		l.Acquire(ctx)
 		errs := make([]error, 4)

@@ -91,7 +91,7 @@ func TestForeignBucketStateIsRepaired(t *testing.T) {
 		}
 		// A waiter asks again when its RetryAfter has passed, not in a loop.
 		c.Set(ctx, key, v, time.Minute)
-		q, _ := PerSecond(c, rate, burst, Options{Name: o.Name, Prefix: prefix, QueueLimit: 10})
+		q, _ := PerSecond(c, rate, burst, Options{Name: o.Name, Prefix: prefix, QueueLimit: new(10)})
 		before := hook.n.Load()
 		wctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 		for range burst + 2 {

@@ -12,8 +12,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/internal/metrics"
+	"github.com/headroom-go/headroom/internal/problems"
 )
 
 // Instances counts the live processes of a fleet: each heartbeats its id
@@ -49,11 +49,12 @@ type Instances struct {
 // then every ttl/3 until Close. A first heartbeat that fails is no error:
 // the count starts at 1 and the heartbeats go on.
 func NewInstances(c redis.UniversalClient, ttl time.Duration, o Options) (*Instances, error) {
-	problems := []error{clientProblem(c)}
-	if ttl < 3*time.Millisecond {
-		problems = append(problems, &headroom.ConfigError{Package: "fleet", Field: "ttl", Value: ttl, Want: "3ms or more"})
-	}
-	if err := o.validate(problems...); err != nil {
+	if err := o.problems(func(l *problems.List) {
+		checkClient(l, c)
+		if ttl < 3*time.Millisecond {
+			l.Add("ttl", ttl, "3ms or more")
+		}
+	}); err != nil {
 		return nil, err
 	}
 	o = o.withDefaults()

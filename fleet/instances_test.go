@@ -85,8 +85,8 @@ func TestAdaptiveRateShareFollowsInstances(t *testing.T) {
 		t.Fatal(err)
 	}
 	lease.Release()
-	if n, rate, whole := lim.Instances(), lim.Rate(), lim.WholeRate(); n != 2 || rate != whole/2 {
-		t.Errorf("instances %d, rate %v of %v; want 2 and half", n, rate, whole)
+	if s := lim.State(); s.Instances != 2 || s.Rate != s.WholeRate/2 {
+		t.Errorf("instances %d, rate %v of %v; want 2 and half", s.Instances, s.Rate, s.WholeRate)
 	}
 }
 

@@ -50,8 +50,13 @@ func (l *limiter) Name() string { return l.name }
 func (l *limiter) Acquire(ctx context.Context) (limit.Lease, error) { return l.AcquireN(ctx, 1) }
 
 // AcquireN asks for cost permits: from the pocket when nobody waits, else
-// from Redis. See Options for the queue, batching and the failure policy.
+// from Redis. See Options for the queue, batching and the failure policy. A
+// call whose context has ended takes nothing, even from the pocket
+// (limit.ContextEnded).
 func (l *limiter) AcquireN(ctx context.Context, cost int) (limit.Lease, error) {
+	if ctx.Err() != nil {
+		return limit.Lease{}, l.waitEnded(ctx, max(cost, 0))
+	}
 	if cost < 0 || cost > l.capacity {
 		return limit.Lease{}, &limit.CostError{Limiter: l.name, Cost: cost, Capacity: l.capacity}
 	}
@@ -149,22 +154,10 @@ func (l *limiter) fallBack(ctx context.Context, cost int, err error) (limit.Leas
 	return l.share.acquire(ctx, l.name, cost)
 }
 
-// waitEnded is the error of a caller whose context ended while it waited
-// for Redis or for permits: for a deadline a refusal (ReasonDeadline) that
-// still matches context.DeadlineExceeded, as limit's limiters end waits;
-// for a cancellation ctx.Err(). A deadline that has passed by the clock
-// before the context's timer fired is a deadline too.
-func waitEnded(ctx context.Context, name string) error {
-	if err := ctx.Err(); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	return &limit.RateLimitedError{Limiter: name, Reason: telemetry.ReasonDeadline}
-}
-
-// waitEnded is waitEnded for a caller of cost permits, a deadline's
-// refusal counted.
+// waitEnded is the error of a caller of cost permits whose context has
+// ended (limit.ContextEnded), a deadline's refusal counted.
 func (l *limiter) waitEnded(ctx context.Context, cost int) error {
-	err := waitEnded(ctx, l.name)
+	err := limit.ContextEnded(ctx, l.name)
 	if errors.Is(err, limit.ErrRateLimited) {
 		l.grants.DeniedN(telemetry.ReasonDeadline, cost)
 	}

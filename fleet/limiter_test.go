@@ -19,7 +19,7 @@ import (
 func TestQueueServesInOrderAtExactTimes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := &fakeBucket{interval: 100 * time.Millisecond, burst: 1}
-		l := fakeLimiter(b, 1, Options{Name: "q", QueueLimit: 10})
+		l := fakeLimiter(b, 1, Options{Name: "q", QueueLimit: new(10)})
 		start := time.Now()
 		var mu sync.Mutex
 		var got []string
@@ -69,7 +69,7 @@ func TestNoQueueRefusesWithRetryAfter(t *testing.T) {
 func TestWaitPastDeadlineRefusedAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := &fakeBucket{interval: 100 * time.Millisecond, burst: 1}
-		l := fakeLimiter(b, 1, Options{Name: "dl", QueueLimit: 5})
+		l := fakeLimiter(b, 1, Options{Name: "dl", QueueLimit: new(5)})
 		l.Acquire(context.Background())
 		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 		defer cancel()
@@ -93,7 +93,7 @@ func TestWaitPastDeadlineRefusedAtOnce(t *testing.T) {
 func TestCancelledWaiterLeavesQueue(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := &fakeBucket{interval: 100 * time.Millisecond, burst: 1}
-		l := fakeLimiter(b, 1, Options{Name: "c", QueueLimit: 5})
+		l := fakeLimiter(b, 1, Options{Name: "c", QueueLimit: new(5)})
 		l.Acquire(context.Background())
 		start := time.Now()
 		ctx, cancel := context.WithCancel(context.Background())
@@ -184,6 +184,41 @@ func TestBatchingIdleTakesOnlyItsOwn(t *testing.T) {
 		}
 		if n := b.calls.Load(); n != 10 || l.pocket != 0 {
 			t.Errorf("%d round trips, %d pocketed; want 10 and 0", n, l.pocket)
+		}
+	})
+}
+
+// A call whose context has ended takes nothing, whatever the cost and even
+// with permits in the pocket or free on Redis, which it does not ask: a
+// cancellation returns ctx.Err(), a deadline a refusal (ReasonDeadline), as
+// every limiter of the module does.
+func TestEndedContextTakesNothing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := &fakeBucket{interval: 100 * time.Millisecond, burst: 2}
+		l := fakeLimiter(b, 2, Options{Name: "ended"})
+		l.pocket = 1
+		cancelled, cancel := context.WithCancel(context.Background())
+		cancel()
+		expired, cancel2 := context.WithDeadline(context.Background(), time.Now())
+		defer cancel2()
+		for _, cost := range []int{1, 0} {
+			if _, err := l.AcquireN(cancelled, cost); err != context.Canceled {
+				t.Errorf("cost %d with a cancelled context: %v; want context.Canceled", cost, err)
+			}
+			var rl *limit.RateLimitedError
+			if _, err := l.AcquireN(expired, cost); !errors.As(err, &rl) || rl.Reason != telemetry.ReasonDeadline || !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("cost %d with an expired context: %v; want a deadline refusal", cost, err)
+			}
+		}
+		if l.pocket != 1 || b.calls.Load() != 0 {
+			t.Fatalf("ended contexts took from the pocket (%d left) or asked Redis (%d calls)", l.pocket, b.calls.Load())
+		}
+		for range 3 {
+			lease, err := l.Acquire(context.Background())
+			if err != nil {
+				t.Fatalf("the permits the ended contexts left: %v", err)
+			}
+			lease.Release()
 		}
 	})
 }

@@ -1,15 +1,13 @@
 package fleet
 
 import (
-	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/metric"
 
-	"github.com/headroom-go/headroom"
+	"github.com/headroom-go/headroom/internal/problems"
 	"github.com/headroom-go/headroom/limit/adaptive"
 )
 
@@ -27,10 +25,13 @@ type Options struct {
 	// Segments is how finely the window slides (PerWindow only); 0 means 8.
 	Segments int
 
-	// QueueLimit is how many permits' worth of this process's callers may
-	// wait, in FIFO order, for permits to free; 0, the default, refuses at
-	// once with the exact RetryAfter.
-	QueueLimit int
+	// QueueLimit is how many permits' (units') worth of this process's
+	// callers may wait, in FIFO order, for room; one more is refused at
+	// once (ReasonQueueFull). 0 refuses at once with the exact RetryAfter.
+	// Left out (nil), it takes the kind's default, package limit's: the
+	// limiters refuse at once, and the shared quota, a quota guard, holds
+	// every attempt until the key has room, up to the context's deadline.
+	QueueLimit *int
 
 	// Batch, above 1, lets the process take at least Batch permits in
 	// one round trip when several of its callers want permits at once,
@@ -99,9 +100,17 @@ func (o *Options) withDefaults() Options {
 		c.Segments = defaultSegments
 	}
 	if c.Instances == nil {
-		c.Instances = adaptive.StaticInstances(1)
+		c.Instances = oneInstance{}
 	}
 	return c
+}
+
+// queueLimit is the limiters' queue: QueueLimit, 0 when nil.
+func (o *Options) queueLimit() int {
+	if o.QueueLimit == nil {
+		return 0
+	}
+	return *o.QueueLimit
 }
 
 // key is the Redis key of kind for this limit.
@@ -109,37 +118,51 @@ func (o *Options) key(kind string) string {
 	return "{" + o.Prefix + ":" + o.Name + "}:" + kind
 }
 
-// validate lists every problem with o and the shape's own settings.
-func (o *Options) validate(shape ...error) error {
-	var errs []error
-	bad := func(field string, v any, want string) {
-		errs = append(errs, &headroom.ConfigError{Package: "fleet", Field: field, Value: v, Want: want})
-	}
+// Validate returns every problem with o at once, joined with errors.Join,
+// each a *headroom.ConfigError naming its field. The constructors return
+// the same problems, named Options.Field, with those of their other
+// arguments.
+func (o *Options) Validate() error {
+	l := problems.New("fleet")
+	o.check(l)
+	return l.Err()
+}
+
+// check records on l the problems with o.
+func (o *Options) check(l *problems.List) {
 	if o.Name == "" {
-		bad("Options.Name", o.Name, "a name: processes that share a limit share its name")
+		l.Add("Name", o.Name, "a name: processes that share a limit share its name")
 	}
 	if strings.ContainsAny(o.Name+o.Prefix, "{}") {
-		bad("Options.Name", o.Prefix+":"+o.Name, "no braces: they delimit the key's hash tag")
+		l.Add("Name", o.Prefix+":"+o.Name, "no braces: they delimit the key's hash tag")
 	}
 	if o.Segments < 0 || o.Segments > 1000 {
-		bad("Options.Segments", o.Segments, "0 (8) to 1000")
+		l.Add("Segments", o.Segments, "0 (8) to 1000")
 	}
-	if o.QueueLimit < 0 {
-		bad("Options.QueueLimit", o.QueueLimit, "0 (refuse at once) or more permits")
+	if o.QueueLimit != nil && *o.QueueLimit < 0 {
+		l.Add("QueueLimit", *o.QueueLimit, "nil (the kind's default), 0 (refuse at once) or more permits")
 	}
 	if o.Batch < 0 || o.Batch > maxPermits {
-		bad("Options.Batch", o.Batch, "0 (off) to 1e9 permits")
+		l.Add("Batch", o.Batch, "0 (off) to 1e9 permits")
 	}
 	if o.Shards < 0 || o.Shards > 1024 {
-		bad("Options.Shards", o.Shards, "0 or 1 (one key) to 1024")
+		l.Add("Shards", o.Shards, "0 or 1 (one key) to 1024")
 	}
 	if _, ok := o.Instances.(*Instances); o.Shards > 1 && !ok {
-		bad("Options.Instances", o.Instances, "an *Instances of the fleet when Shards is above 1: a process's rank picks its shard")
+		l.Add("Instances", o.Instances, "an *Instances of the fleet when Shards is above 1: a process's rank picks its shard")
 	}
 	if o.Timeout < 0 {
-		bad("Options.Timeout", o.Timeout, "a duration above 0 (0: 100ms)")
+		l.Add("Timeout", o.Timeout, "a duration above 0 (0: 100ms)")
 	}
-	return errors.Join(append(errs, shape...)...)
+}
+
+// problems returns every problem with o, named Options.Field, and those
+// args records of a constructor's other arguments.
+func (o *Options) problems(args func(l *problems.List)) error {
+	l := problems.New("fleet")
+	o.check(l.At("Options"))
+	args(l)
+	return l.Err()
 }
 
 // maxSpan is the longest a full bucket may take to refill, and the longest
@@ -148,48 +171,42 @@ func (o *Options) validate(shape ...error) error {
 // to 2^53 µs (285 years), and a RetryAfter must fit a time.Duration.
 const maxSpan = time.Duration(1 << 60)
 
-// shardProblem checks that a limit of size permits (PerSecond's burst,
-// PerWindow's permits) spreads over o.Shards: each shard's share holds at
-// least one.
-func (o *Options) shardProblem(field string, size int) []error {
+// checkShards records on l a limit of size permits (PerSecond's burst,
+// PerWindow's permits, named field) that does not spread over o.Shards:
+// each shard's share must hold at least one.
+func (o *Options) checkShards(l *problems.List, field string, size int) {
 	if o.Shards > 1 && size < 2*o.Shards {
-		return []error{&headroom.ConfigError{Package: "fleet", Field: field, Value: size,
-			Want: fmt.Sprintf("at least %d for %d shards: twice Shards, so that every shard's share holds a permit", 2*o.Shards, o.Shards)}}
+		l.Add(field, size, fmt.Sprintf("at least %d for %d shards: twice Shards, so that every shard's share holds a permit", 2*o.Shards, o.Shards))
 	}
-	return nil
 }
 
-// rateProblems checks PerSecond's rate and burst.
-func rateProblems(rate float64, burst int) []error {
-	var errs []error
+// checkRate records on l the problems with PerSecond's rate and burst.
+func checkRate(l *problems.List, rate float64, burst int) {
+	n := l.Len()
 	if !(rate > 0 && rate <= maxPermitsPerSecond) {
-		errs = append(errs, &headroom.ConfigError{Package: "fleet", Field: "permitsPerSecond", Value: rate, Want: "above 0, at most 1e6"})
+		l.Add("permitsPerSecond", rate, "above 0, at most 1e6")
 	}
 	if burst < 0 || burst > maxPermits {
-		errs = append(errs, &headroom.ConfigError{Package: "fleet", Field: "burst", Value: burst, Want: "0 (one second's worth) to 1e9 permits"})
+		l.Add("burst", burst, "0 (1) to 1e9 permits")
 	}
-	if len(errs) == 0 {
-		b := float64(burst)
-		if burst == 0 {
-			b = max(math.Ceil(rate), 1)
-		}
-		if b/rate*float64(time.Second) > float64(maxSpan) {
-			errs = append(errs, &headroom.ConfigError{Package: "fleet", Field: "permitsPerSecond", Value: rate,
-				Want: fmt.Sprintf("at least %.3g a second for a burst of %.0f: a full bucket refills within 2^60 ns (about 36 years)",
-					b*float64(time.Second)/float64(maxSpan), b)})
-		}
+	if b := float64(max(burst, 1)); l.Len() == n && b/rate*float64(time.Second) > float64(maxSpan) {
+		l.Add("permitsPerSecond", rate, fmt.Sprintf("at least %.3g a second for a burst of %.0f: a full bucket refills within 2^60 ns (about 36 years)",
+			b*float64(time.Second)/float64(maxSpan), b))
 	}
-	return errs
 }
 
-// windowProblems checks PerWindow's permits and window.
-func windowProblems(permits int, window time.Duration) []error {
-	var errs []error
+// checkWindow records on l the problems with PerWindow's permits and
+// window.
+func checkWindow(l *problems.List, permits int, window time.Duration) {
 	if permits < 1 || permits > maxPermits {
-		errs = append(errs, &headroom.ConfigError{Package: "fleet", Field: "permits", Value: permits, Want: "1 to 1e9"})
+		l.Add("permits", permits, "1 to 1e9")
 	}
 	if window < time.Millisecond || window > maxSpan {
-		errs = append(errs, &headroom.ConfigError{Package: "fleet", Field: "window", Value: window, Want: "1ms to 2^60 ns (about 36 years)"})
+		l.Add("window", window, "1ms to 2^60 ns (about 36 years)")
 	}
-	return errs
 }
+
+// oneInstance counts one process: the Instances nil means.
+type oneInstance struct{}
+
+func (oneInstance) Instances() int { return 1 }

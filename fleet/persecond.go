@@ -5,13 +5,15 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/headroom-go/headroom/internal/metrics"
+	"github.com/headroom-go/headroom/internal/problems"
 	"github.com/headroom-go/headroom/limit"
 )
 
 // PerSecond returns a token bucket of permitsPerSecond holding burst
-// permits (0: one second's worth, at least 1), shared by every process that builds it with the same
+// permits (0 means 1, as limit.PerSecond's), shared by every process that builds it with the same
 // Prefix and Name on the same Redis (a single node, Sentinel or Cluster).
 // The bucket starts full. It is the generic cell rate algorithm, run in one
 // Lua script on the Redis server's clock: one round trip per acquire, an
@@ -23,14 +25,15 @@ import (
 // It returns every problem with the settings at once, each a
 // *headroom.ConfigError.
 func PerSecond(c redis.UniversalClient, permitsPerSecond float64, burst int, o Options) (limit.Limiter, error) {
-	problems := append(rateProblems(permitsPerSecond, burst), clientProblem(c))
-	if burst == 0 && permitsPerSecond > 0 && permitsPerSecond <= maxPermitsPerSecond {
-		burst = int(max(math.Ceil(permitsPerSecond), 1))
-	}
-	if err := o.validate(append(problems, o.shardProblem("burst", burst)...)...); err != nil {
+	if err := o.problems(func(l *problems.List) {
+		checkRate(l, permitsPerSecond, burst)
+		checkClient(l, c)
+		o.checkShards(l, "burst", max(burst, 1))
+	}); err != nil {
 		return nil, err
 	}
 	o = o.withDefaults()
+	burst = max(burst, 1)
 	// params are a bucket's arguments for a share of m in n of the limit.
 	params := func(m, n int) ([]any, time.Duration) {
 		rate := permitsPerSecond * float64(m) / float64(n)
@@ -40,9 +43,11 @@ func PerSecond(c redis.UniversalClient, permitsPerSecond float64, burst int, o O
 	}
 	l := newLimiter(c, o, burst, metrics.KindPerSecond, permitsPerSecond*60, metrics.OpTokenBucket, gcraScript, "bucket", params)
 	l.share.build = func(n int) (limit.Limiter, error) {
-		return limit.PerSecond(permitsPerSecond/float64(n), max(burst/n, 1),
-			limit.WithQueueLimit(o.QueueLimit), limit.WithName(o.Name), limit.WithMeterProvider(o.MeterProvider),
-			limit.WithAttributes(shareAttribute))
+		return limit.New(limit.Options{
+			PermitsPerSecond: permitsPerSecond / float64(n), Burst: max(burst/n, 1),
+			QueueLimit: o.QueueLimit, Name: o.Name, MeterProvider: o.MeterProvider,
+			Attributes: []attribute.KeyValue{shareAttribute},
+		})
 	}
 	return l, nil
 }
@@ -72,13 +77,13 @@ func newCaller(c redis.UniversalClient, o Options, m *metrics.Fleet) *caller {
 func assemble(o Options, capacity int, kind string, perMinute float64, b bucket, m *metrics.Fleet) *limiter {
 	grants := metrics.NewLimiter(o.MeterProvider, o.Name, kind)
 	grants.SetLimit(perMinute)
-	grants.SetQueueLimit(o.QueueLimit)
+	grants.SetQueueLimit(o.queueLimit())
 	l := &limiter{
 		name:       o.Name,
 		capacity:   capacity,
 		bucket:     b,
 		batch:      o.Batch,
-		queueLimit: o.QueueLimit,
+		queueLimit: o.queueLimit(),
 		circuit:    newCircuit(),
 		failOpen:   o.FailOpen,
 		share:      &share{counter: o.Instances},

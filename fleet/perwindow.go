@@ -8,6 +8,7 @@ import (
 
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/internal/metrics"
+	"github.com/headroom-go/headroom/internal/problems"
 	"github.com/headroom-go/headroom/limit"
 )
 
@@ -23,8 +24,11 @@ import (
 // It returns every problem with the settings at once, each a
 // *headroom.ConfigError.
 func PerWindow(c redis.UniversalClient, permits int, window time.Duration, o Options) (limit.Limiter, error) {
-	problems := append(windowProblems(permits, window), clientProblem(c))
-	if err := o.validate(append(problems, o.shardProblem("permits", permits)...)...); err != nil {
+	if err := o.problems(func(l *problems.List) {
+		checkWindow(l, permits, window)
+		checkClient(l, c)
+		o.checkShards(l, "permits", permits)
+	}); err != nil {
 		return nil, err
 	}
 	o = o.withDefaults()
@@ -38,7 +42,7 @@ func PerWindow(c redis.UniversalClient, permits int, window time.Duration, o Opt
 	l.share.build = func(n int) (limit.Limiter, error) {
 		return limit.New(limit.Options{
 			PerWindow:  &limit.WindowOptions{Permits: max(permits/n, 1), Window: headroom.Duration(window), Segments: o.Segments},
-			QueueLimit: new(o.QueueLimit), Name: o.Name, MeterProvider: o.MeterProvider,
+			QueueLimit: o.QueueLimit, Name: o.Name, MeterProvider: o.MeterProvider,
 			Attributes: []attribute.KeyValue{shareAttribute},
 		})
 	}

@@ -74,7 +74,7 @@ func TestPropertyAdmittedWithinLimitPlusBatchBound(t *testing.T) {
 				batch := []int{0, 1, 4, 16}[rng.IntN(4)]
 				callers := 1 + rng.IntN(12)
 				bound += batchBound(batch, callers, cmax)
-				l := fakeLimiter(b, b.burst, Options{Name: "p", Batch: batch, QueueLimit: rng.IntN(2) * 20})
+				l := fakeLimiter(b, b.burst, Options{Name: "p", Batch: batch, QueueLimit: new(rng.IntN(2) * 20)})
 				for range callers {
 					r := rand.New(rand.NewPCG(rng.Uint64(), 1))
 					wg.Go(func() { callLoop(l, r, cmax, start.Add(time.Second), &rec) })

@@ -5,8 +5,8 @@ import "github.com/redis/go-redis/v9"
 // The shared view of one published quota is a hash: r, the remaining
 // allowance, less what the fleet's processes have reserved since; l, the
 // published limit; t, when the window resets (0: no reset published); b,
-// when a Retry-After ends. Times are the server's microseconds since
-// clockBase; the clients send durations from their own now, which the
+// when a Retry-After ends. Times are the server's microseconds on the
+// scripts' clock (see scriptClock); the clients send durations from their own now, which the
 // scripts add to the server's, so that no client's clock is compared with
 // another's.
 

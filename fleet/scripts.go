@@ -4,7 +4,8 @@ import "github.com/redis/go-redis/v9"
 
 // The scripts read the time with TIME, so every process is judged by the
 // Redis server's clock and the clients' clocks do not matter. Times inside
-// them are microseconds since clockBase, which keeps them near 10^14, where
+// them are microseconds since the scripts' zero, 2023-11-14 22:13:20 UTC
+// (1700000000 s after the Unix epoch), which keeps them near 10^14, where
 // a double still resolves a sixteenth of a microsecond. Numbers written back
 // to Redis go through string.format, because Lua's own number-to-string
 // conversion prints 14 significant digits and would round them.
@@ -15,10 +16,6 @@ import "github.com/redis/go-redis/v9"
 //
 // Each script touches only the keys passed in KEYS, as Redis Cluster
 // requires, and every key it writes gets an expiry.
-
-// clockBase is 2023-11-14 22:13:20 UTC in seconds, the zero of the scripts'
-// microsecond clock.
-const clockBase = 1700000000
 
 const scriptClock = `
 if redis.replicate_commands then redis.replicate_commands() end

@@ -17,6 +17,17 @@ func scriptOn(c redis.UniversalClient, script *redis.Script, key string, args ..
 	return newScriptBucket(&caller{client: c, timeout: time.Second}, script, key, metrics.OpTokenBucket, time.Hour, args...)
 }
 
+// clockBase is 2023-11-14 22:13:20 UTC in seconds, the zero of the scripts'
+// microsecond clock.
+const clockBase = 1700000000
+
+// The scripts count time from clockBase.
+func TestScriptClockBase(t *testing.T) {
+	if !strings.Contains(scriptClock, "(tonumber(t[1]) - "+strconv.Itoa(clockBase)+") * 1000000") {
+		t.Errorf("scriptClock does not count from %d:\n%s", clockBase, scriptClock)
+	}
+}
+
 // storedTime reads a time the scripts keep, in µs since clockBase: the
 // bucket's TAT, or a window's one last grant.
 func storedTime(t *testing.T, c redis.UniversalClient, key string) time.Duration {

@@ -49,7 +49,7 @@ func shardedFleet(t *testing.T, clients []redis.UniversalClient, s shape, shards
 	t.Cleanup(func() { deleteKeys(t, clients[0], prefix) })
 	var lims []limit.Limiter
 	var insts []*Instances
-	o := Options{Name: "sharded", Prefix: prefix, Shards: shards, QueueLimit: 100}
+	o := Options{Name: "sharded", Prefix: prefix, Shards: shards, QueueLimit: new(100)}
 	for _, c := range clients {
 		inst, err := NewInstances(c, ttl, Options{Name: o.Name, Prefix: prefix})
 		if err != nil {

@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -63,16 +64,39 @@ func TestPerWindowSharedBetweenLimiters(t *testing.T) {
 // headroom.ConfigError.
 func TestOptionsReportEveryProblem(t *testing.T) {
 	c, _ := testRedis(t)
-	_, err := PerSecond(c, 0, -1, Options{QueueLimit: -1, Batch: -1, Timeout: -1})
+	_, err := PerSecond(c, 0, -1, Options{QueueLimit: new(-1), Batch: -1, Timeout: -1})
 	if !errors.Is(err, headroom.ErrConfig) {
 		t.Fatalf("err = %v, want ErrConfig", err)
 	}
-	if n := len(err.(interface{ Unwrap() []error }).Unwrap()); n != 6 {
-		t.Errorf("%d problems reported, want 6 (name, burst, queue, batch, timeout, rate):\n%v", n, err)
+	want := []string{"Options.Name", "Options.QueueLimit", "Options.Batch", "Options.Timeout", "permitsPerSecond", "burst"}
+	if got := fieldsOf(err); !slices.Equal(got, want) {
+		t.Errorf("problems %v, want %v:\n%v", got, want, err)
 	}
-	if _, err := PerWindow(c, 0, 0, Options{Name: "{x}"}); err == nil || len(err.(interface{ Unwrap() []error }).Unwrap()) != 3 {
-		t.Errorf("PerWindow: %v, want 3 problems (braces, permits, window)", err)
+	_, err = PerWindow(c, 0, 0, Options{Name: "{x}"})
+	if got, want := fieldsOf(err), []string{"Options.Name", "permits", "window"}; !slices.Equal(got, want) {
+		t.Errorf("PerWindow: problems %v, want %v (braces, permits, window)", got, want)
 	}
+	o := Options{QueueLimit: new(-1), Shards: 2}
+	if got, want := fieldsOf(o.Validate()), []string{"Name", "QueueLimit", "Instances"}; !slices.Equal(got, want) {
+		t.Errorf("Validate: problems %v, want %v", got, want)
+	}
+	if err := (&Options{Name: "api"}).Validate(); err != nil {
+		t.Errorf("Options{Name: \"api\"}.Validate() = %v", err)
+	}
+}
+
+// fieldsOf lists the fields err's *headroom.ConfigErrors name, in order.
+func fieldsOf(err error) []string {
+	var out []string
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			var ce *headroom.ConfigError
+			if errors.As(e, &ce) {
+				out = append(out, ce.Field)
+			}
+		}
+	}
+	return out
 }
 
 // Three processes' limiters with batching, on the real server, admit over
@@ -85,7 +109,7 @@ func TestPropertyOnRedis(t *testing.T) {
 	var wg sync.WaitGroup
 	end := time.Now().Add(500 * time.Millisecond)
 	for range 3 {
-		lim, err := PerSecond(c, rate, burst, Options{Name: "prop", Prefix: prefix, Batch: batch, QueueLimit: 100})
+		lim, err := PerSecond(c, rate, burst, Options{Name: "prop", Prefix: prefix, Batch: batch, QueueLimit: new(100)})
 		if err != nil {
 			t.Fatal(err)
 		}

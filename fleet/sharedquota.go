@@ -3,11 +3,13 @@ package fleet
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/headroom-go/headroom/internal/metrics"
+	"github.com/headroom-go/headroom/internal/problems"
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/limit/quota"
 	"github.com/headroom-go/headroom/telemetry"
@@ -34,16 +36,19 @@ import (
 // guard's default; it is for traffic outside the fleet. While Redis cannot
 // be reached the failure policy decides (Options.FailOpen): failing open
 // admits, leaving the decision to each process's guard; failing closed
-// refuses with an *UnavailableError. Options.QueueLimit above 0 makes
-// Acquire wait, up to the context's deadline, instead of refusing.
+// refuses with an *UnavailableError. As a quota guard does, Acquire holds
+// an attempt until the key has room, up to the context's deadline, unless
+// Options.QueueLimit says otherwise: 0 refuses at once, n lets n units'
+// worth of this process's attempts wait.
 type SharedQuota struct {
-	call     *caller
-	guard    *quota.Guard
-	name     string
-	prefix   string
-	wait     bool
-	failOpen bool
-	circuit  *circuit
+	call       *caller
+	guard      *quota.Guard
+	name       string
+	prefix     string
+	queueLimit int64 // -1: no bound
+	waiting    atomic.Int64
+	failOpen   bool
+	circuit    *circuit
 }
 
 const (
@@ -62,19 +67,23 @@ const (
 // the limiters'). guard, when not nil, is this process's guard, which
 // Observe feeds as well.
 func NewSharedQuota(c redis.UniversalClient, guard *quota.Guard, o Options) (*SharedQuota, error) {
-	if err := o.validate(clientProblem(c)); err != nil {
+	if err := o.problems(func(l *problems.List) { checkClient(l, c) }); err != nil {
 		return nil, err
 	}
 	o = o.withDefaults()
-	return &SharedQuota{
-		call:     newCaller(c, o, metrics.NewFleet(o.MeterProvider, o.Name)),
-		guard:    guard,
-		name:     o.Name,
-		prefix:   o.Prefix,
-		wait:     o.QueueLimit > 0,
-		failOpen: o.FailOpen,
-		circuit:  newCircuit(),
-	}, nil
+	s := &SharedQuota{
+		call:       newCaller(c, o, metrics.NewFleet(o.MeterProvider, o.Name)),
+		guard:      guard,
+		name:       o.Name,
+		prefix:     o.Prefix,
+		queueLimit: -1,
+		failOpen:   o.FailOpen,
+		circuit:    newCircuit(),
+	}
+	if o.QueueLimit != nil {
+		s.queueLimit = int64(*o.QueueLimit)
+	}
+	return s, nil
 }
 
 // key is the hash of a quota key; each has its own hash tag, so that a
@@ -135,29 +144,47 @@ func (s *SharedQuota) noteCall(ctx context.Context, err error) {
 // Acquire reserves cost units of key's shared remaining for an attempt. It
 // returns nil when the attempt may go, as far as the fleet is concerned;
 // otherwise a *limit.RateLimitedError whose RetryAfter is until the reset
-// or the end of a Retry-After — at once, or, with Options.QueueLimit, after
-// waiting for it when the context's deadline allows (else at once, with
-// telemetry.ReasonDeadline). A cost below 1 counts as 1.
-func (s *SharedQuota) Acquire(ctx context.Context, key string, cost int64) error {
-	cost = max(cost, 1)
+// or the end of a Retry-After: after waiting for it when the context's
+// deadline allows (else at once, with telemetry.ReasonDeadline), or at once
+// when Options.QueueLimit is 0 or its units are already waiting. A cost
+// below 1 counts as 1. A call whose context has ended reserves nothing
+// (limit.ContextEnded).
+func (s *SharedQuota) Acquire(ctx context.Context, key string, cost int) error {
+	if ctx.Err() != nil {
+		return limit.ContextEnded(ctx, s.name)
+	}
+	units := int64(max(cost, 1))
 	for {
-		wait, err := s.reserve(ctx, key, cost)
+		wait, err := s.reserve(ctx, key, units)
 		if err != nil || wait == 0 {
 			return err
 		}
-		if !s.wait {
-			return &limit.RateLimitedError{Limiter: s.name, RetryAfter: wait, Reason: telemetry.ReasonNoPermit}
+		if err := s.hold(ctx, units, wait); err != nil {
+			return err
 		}
-		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
-			return &limit.RateLimitedError{Limiter: s.name, RetryAfter: wait, Reason: telemetry.ReasonDeadline}
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return waitEnded(ctx, s.name)
-		}
+	}
+}
+
+// hold waits wait for cost units to be free, as the queue and the
+// context's deadline allow.
+func (s *SharedQuota) hold(ctx context.Context, cost int64, wait time.Duration) error {
+	if s.queueLimit == 0 {
+		return &limit.RateLimitedError{Limiter: s.name, RetryAfter: wait, Reason: telemetry.ReasonNoPermit}
+	}
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+		return &limit.RateLimitedError{Limiter: s.name, RetryAfter: wait, Reason: telemetry.ReasonDeadline}
+	}
+	defer s.waiting.Add(-cost)
+	if n := s.waiting.Add(cost); s.queueLimit > 0 && n > s.queueLimit {
+		return &limit.RateLimitedError{Limiter: s.name, RetryAfter: wait, Reason: telemetry.ReasonQueueFull}
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return limit.ContextEnded(ctx, s.name)
 	}
 }
 
@@ -180,7 +207,7 @@ func (s *SharedQuota) reserve(ctx context.Context, key string, cost int64) (time
 	s.noteCall(ctx, err)
 	switch {
 	case err != nil && ended(ctx):
-		return 0, waitEnded(ctx, s.name)
+		return 0, limit.ContextEnded(ctx, s.name)
 	case err != nil:
 		return 0, s.fallBack(err)
 	case r[0] == 1:

@@ -13,6 +13,7 @@ import (
 
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/limit/quota"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // published is a response publishing remaining of limit, resetting in
@@ -32,6 +33,58 @@ func newTestQuota(t *testing.T, c redis.UniversalClient, prefix string, g *quota
 		t.Fatal(err)
 	}
 	return s
+}
+
+// shortDeadline is a context whose deadline, 2 s away, comes before the
+// resets the tests publish: an attempt the view would hold is refused at
+// once (telemetry.ReasonDeadline) with the time until the reset.
+func shortDeadline(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// The queue setting is the guard's: left out, an attempt is held until
+// the key has room; 0 refuses at once; n lets n units of this process's
+// attempts wait, and refuses the next at once.
+func TestSharedQuotaQueueLimit(t *testing.T) {
+	c, prefix := testRedis(t)
+	ctx := context.Background()
+	view := func(queue *int) *SharedQuota {
+		s, err := NewSharedQuota(c, nil, Options{Name: "svc", Prefix: prefix, QueueLimit: queue})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	held, refusing, one := view(nil), view(new(0)), view(new(1))
+	block := func() { // a Retry-After of 1 s for every process
+		h := http.Header{"Retry-After": {"1"}}
+		held.Observe(ctx, "api", quota.Response{Status: http.StatusTooManyRequests, Header: h}, time.Now())
+	}
+
+	block()
+	var rl *limit.RateLimitedError
+	if err := refusing.Acquire(ctx, "api", 1); !errors.As(err, &rl) || rl.Reason != telemetry.ReasonNoPermit || rl.RetryAfter > time.Second {
+		t.Errorf("QueueLimit 0: %v; want a no_permit refusal within the Retry-After", err)
+	}
+	start := time.Now()
+	if err := held.Acquire(ctx, "api", 1); err != nil || time.Since(start) < 900*time.Millisecond {
+		t.Errorf("the default: %v after %v; want the attempt held until the Retry-After ends", err, time.Since(start))
+	}
+
+	block()
+	errc := make(chan error, 1)
+	go func() { errc <- one.Acquire(ctx, "api", 1) }()
+	for one.waiting.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	if err := one.Acquire(ctx, "api", 1); !errors.As(err, &rl) || rl.Reason != telemetry.ReasonQueueFull {
+		t.Errorf("QueueLimit 1, a unit already waiting: %v; want a queue_full refusal", err)
+	}
+	if err := <-errc; err != nil {
+		t.Errorf("QueueLimit 1, the unit that waited: %v", err)
+	}
 }
 
 // What one process reads from a response, another sees; the reserve (2%
@@ -54,7 +107,7 @@ func TestSharedQuotaSeenByEveryProcess(t *testing.T) {
 	if err := a.Acquire(ctx, "api", 1); err != nil {
 		t.Errorf("a, the unit above the reserve: %v", err)
 	}
-	err = b.Acquire(ctx, "api", 1)
+	err = b.Acquire(shortDeadline(t), "api", 1)
 	var rl *limit.RateLimitedError
 	if !errors.As(err, &rl) || rl.RetryAfter < 29*time.Second || rl.RetryAfter > 30*time.Second {
 		t.Errorf("b, inside the reserve: %v, want a refusal until the reset", err)
@@ -68,7 +121,7 @@ func TestSharedQuotaRetryAfterBlocksEveryone(t *testing.T) {
 	a, b := newTestQuota(t, c, prefix, nil), newTestQuota(t, c, prefix, nil)
 	h := http.Header{"Retry-After": {"5"}}
 	a.Observe(ctx, "api", quota.Response{Status: http.StatusTooManyRequests, Header: h}, time.Now())
-	err := b.Acquire(ctx, "api", 1)
+	err := b.Acquire(shortDeadline(t), "api", 1)
 	var rl *limit.RateLimitedError
 	if !errors.As(err, &rl) || rl.RetryAfter <= 4900*time.Millisecond || rl.RetryAfter > 5*time.Second {
 		t.Errorf("b: %v, want a refusal for the Retry-After's 5s", err)
@@ -88,6 +141,7 @@ func TestSharedQuotaProcessesCannotAllSpendIt(t *testing.T) {
 		views[i] = newTestQuota(t, c, prefix, nil)
 	}
 	views[0].Observe(ctx, "api", published("50", "1000", "60"), time.Now())
+	ctx = shortDeadline(t) // shorter than the wait for the reset: refused at once
 	var admitted atomic.Int64
 	var wg sync.WaitGroup
 	for _, v := range views {
@@ -156,5 +210,29 @@ func TestSharedQuotaFailurePolicy(t *testing.T) {
 	}
 	if err := open.Acquire(ctx, "api", 1); err != nil {
 		t.Errorf("failing open: %v, want nil", err)
+	}
+}
+
+// A call whose context has ended reserves nothing, as every limiter's.
+func TestSharedQuotaEndedContextReservesNothing(t *testing.T) {
+	c, prefix := testRedis(t)
+	ctx := context.Background()
+	s := newTestQuota(t, c, prefix, nil)
+	if err := s.Observe(ctx, "api", published("10", "100", "30"), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := s.Acquire(cancelled, "api", 1); err != context.Canceled {
+		t.Errorf("a cancelled context: %v; want context.Canceled", err)
+	}
+	expired, cancel := context.WithDeadline(ctx, time.Now())
+	defer cancel()
+	var rl *limit.RateLimitedError
+	if err := s.Acquire(expired, "api", 1); !errors.As(err, &rl) || rl.Reason != telemetry.ReasonDeadline {
+		t.Errorf("an expired context: %v; want a deadline refusal", err)
+	}
+	if st, err := s.State(ctx, "api"); err != nil || st.Remaining != 10 {
+		t.Errorf("remaining %d (%v) after ended contexts; want the 10 published", st.Remaining, err)
 	}
 }

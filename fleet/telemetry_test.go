@@ -12,12 +12,13 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/headroom-go/headroom/internal/metrics"
+	"github.com/headroom-go/headroom/internal/metricstest"
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/limit/adaptive"
 	"github.com/headroom-go/headroom/telemetry"
 )
 
@@ -25,9 +26,7 @@ import (
 // the failure policy decides counted, under the names telemetry declares.
 func TestTelemetryRecordsRedisCalls(t *testing.T) {
 	p := startPrivateRedis(t)
-	r := sdkmetric.NewManualReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r))
-	defer mp.Shutdown(context.Background())
+	r, mp := metricstest.New(t)
 	lim, err := PerSecond(p.client(t), 100, 0, Options{Name: "otel", MeterProvider: mp, Timeout: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -68,9 +67,7 @@ func TestTelemetryRecordsRedisCalls(t *testing.T) {
 // failure policy's share records its own, marked fail_open.
 func TestTelemetryCountsLeasesAsLimitsLimitersDo(t *testing.T) {
 	c, prefix := testRedis(t)
-	r := sdkmetric.NewManualReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r))
-	defer mp.Shutdown(context.Background())
+	r, mp := metricstest.New(t)
 	lim, err := PerSecond(c, 1, 3, Options{Name: "grants", Prefix: prefix, MeterProvider: mp})
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +81,7 @@ func TestTelemetryCountsLeasesAsLimitsLimitersDo(t *testing.T) {
 	if _, err := lim.Acquire(ctx); !errors.Is(err, limit.ErrRateLimited) {
 		t.Fatalf("fourth permit of a burst of 3: %v, want a refusal", err)
 	}
-	one.Throttle(time.Second)
+	one.Report(adaptive.Throttled, time.Second)
 	one.Release()
 	one.Release() // a lease is counted once
 	two.Release()
@@ -118,47 +115,26 @@ func sharedLimiter(set attribute.Set) bool {
 // and sum.
 func points(t *testing.T, r *sdkmetric.ManualReader, keep func(attribute.Set) bool) map[string]float64 {
 	t.Helper()
-	var rm metricdata.ResourceMetrics
-	if err := r.Collect(context.Background(), &rm); err != nil {
-		t.Fatal(err)
-	}
 	got := map[string]float64{}
-	add := func(name string, set attribute.Set, v float64) {
-		if keep != nil && !keep(set) {
-			return
+	add := func(name string, p metricstest.Point, v float64) {
+		if o := p.Attr(telemetry.AttrOutcome); o != "" {
+			name += " outcome=" + o
 		}
-		key := name
-		if o, ok := set.Value(telemetry.AttrOutcome); ok {
-			key += " outcome=" + o.AsString()
-		}
-		if reason, ok := set.Value(telemetry.AttrReason); ok {
-			key += " reason=" + reason.AsString()
+		if reason := p.Attr(telemetry.AttrReason); reason != "" {
+			name += " reason=" + reason
 		}
 		if v != 0 {
-			got[key] += v
+			got[name] += v
 		}
 	}
-	for _, sm := range rm.ScopeMetrics {
-		for _, m := range sm.Metrics {
-			switch d := m.Data.(type) {
-			case metricdata.Sum[int64]:
-				for _, p := range d.DataPoints {
-					add(m.Name, p.Attributes, float64(p.Value))
-				}
-			case metricdata.Gauge[float64]:
-				for _, p := range d.DataPoints {
-					add(m.Name, p.Attributes, p.Value)
-				}
-			case metricdata.Gauge[int64]:
-				for _, p := range d.DataPoints {
-					add(m.Name, p.Attributes, float64(p.Value))
-				}
-			case metricdata.Histogram[float64]:
-				for _, p := range d.DataPoints {
-					add(m.Name+" count", p.Attributes, float64(p.Count))
-					add(m.Name+" sum", p.Attributes, p.Sum)
-				}
-			}
+	for _, p := range metricstest.Collect(t, r) {
+		switch {
+		case keep != nil && !keep(p.Attrs):
+		case p.Kind == "histogram":
+			add(p.Name+" count", p, float64(p.Count))
+			add(p.Name+" sum", p, p.Sum)
+		default:
+			add(p.Name, p, p.Value)
 		}
 	}
 	return got
@@ -169,11 +145,9 @@ func points(t *testing.T, r *sdkmetric.ManualReader, keep func(attribute.Set) bo
 // first is refused for it.
 func TestTelemetryTimesTheQueue(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := sdkmetric.NewManualReader()
-		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r))
-		defer mp.Shutdown(context.Background())
+		r, mp := metricstest.New(t)
 		b := &fakeBucket{interval: 100 * time.Millisecond, burst: 1}
-		l := fakeLimiter(b, 1, Options{Name: "queued", QueueLimit: 10, MeterProvider: mp})
+		l := fakeLimiter(b, 1, Options{Name: "queued", QueueLimit: new(10), MeterProvider: mp})
 		var wg sync.WaitGroup
 		for range 3 {
 			wg.Go(func() {

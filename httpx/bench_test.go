@@ -48,7 +48,7 @@ func benchTransport(b *testing.B, opts ...Option) {
 func BenchmarkBare(b *testing.B) { benchRT(b, benchBase()) }
 
 func BenchmarkResilience(b *testing.B) {
-	benchTransport(b, WithoutQuotaGuard(), WithResilience(policyOnly(resilience.HTTP())))
+	benchTransport(b, WithoutQuotaGuard(), WithResilience(policyOnly(resilience.HTTP(resilience.Options{}))))
 }
 
 func BenchmarkQuotaGuard(b *testing.B) { benchTransport(b) }
@@ -69,5 +69,5 @@ func BenchmarkAdaptiveRate(b *testing.B) {
 // The whole stack: resilience, a per-host rate limit and the default quota
 // guard.
 func BenchmarkFullStack(b *testing.B) {
-	benchTransport(b, WithResilience(policyOnly(resilience.HTTP())), WithRateLimit(limit.Options{PermitsPerSecond: 1e9}))
+	benchTransport(b, WithResilience(policyOnly(resilience.HTTP(resilience.Options{}))), WithRateLimit(limit.Options{PermitsPerSecond: 1e9}))
 }

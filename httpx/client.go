@@ -2,40 +2,17 @@ package httpx
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"time"
 
 	"go.opentelemetry.io/otel/metric"
 
-	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/internal/problems"
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/limit/quota"
 	"github.com/headroom-go/headroom/resilience"
 )
-
-// OrderError refuses a client whose limiter layer is listed before (so runs
-// outside) its resilience layer. Layers run in the order they are listed,
-// outermost first; a limiter outside the retries takes one permit for an
-// operation that may go on to make several attempts, and its refusals are
-// never retried. errors.Is(err, headroom.ErrConfig) holds.
-type OrderError struct {
-	// Layer is the limiter layer's option, e.g. "WithRateLimit".
-	Layer string
-	// Resilience is the resilience layer's option, "WithResilience".
-	Resilience string
-}
-
-func (e *OrderError) Error() string {
-	return fmt.Sprintf("httpx: %s is listed before %s, which puts the limiter outside the retries "+
-		"(one permit for an operation that may make several attempts); put %s after %s",
-		e.Layer, e.Resilience, e.Layer, e.Resilience)
-}
-
-// Is makes errors.Is(err, headroom.ErrConfig) hold.
-func (e *OrderError) Is(target error) bool { return target == headroom.ErrConfig }
 
 // An Option configures a client or transport built by NewClient or
 // NewTransport. The layer options — WithResilience, WithRateLimit,
@@ -108,7 +85,7 @@ func WithResilience(p *resilience.Policy) Option {
 			build: func(b *builder, next http.RoundTripper) (http.RoundTripper, error) {
 				if p == nil {
 					l := problems.New("httpx")
-					l.Add("WithResilience", nil, "a policy, such as resilience.HTTP()'s")
+					l.Add("WithResilience", nil, "a policy, such as resilience.HTTP(resilience.Options{})'s")
 					return nil, l.Err()
 				}
 				c := b.classify
@@ -217,7 +194,7 @@ type SharedQuota interface {
 	// attempt, or refuses (a *limit.RateLimitedError, which the
 	// resilience layer waits out) or fails as the view's failure policy
 	// says.
-	Acquire(ctx context.Context, key string, cost int64) error
+	Acquire(ctx context.Context, key string, cost int) error
 	// Observe takes what a response for key published, read at now.
 	Observe(ctx context.Context, key string, r quota.Response, now time.Time) error
 }
@@ -289,7 +266,9 @@ func (t *Transport) Close() error {
 // NewTransport builds the layers the options list, outermost first, over the
 // base transport, and checks them: a limiter layer (WithRateLimit,
 // WithLimiter, WithQuotaGuard) listed before
-// WithResilience is refused with an *OrderError; two resilience layers, a nil
+// WithResilience is refused (layers run in the order they are listed,
+// outermost first, so such a limiter would be outside the retries); two
+// resilience layers, a nil
 // policy and every invalid option are refused too, all problems at once
 // (errors.Join). Unless WithoutQuotaGuard is given or WithQuotaGuard places
 // it, a quota guard with default options is the innermost layer.
@@ -324,7 +303,7 @@ func NewTransport(opts ...Option) (*Transport, error) {
 	if res >= 0 {
 		for _, layer := range layers[:res] {
 			if layer.kind != resilienceKind {
-				l.Error(&OrderError{Layer: layer.name, Resilience: "WithResilience"})
+				l.Add(layer.name, "listed before WithResilience", "after WithResilience, inside the retries (outside them one permit covers every attempt, and a refusal is never retried)")
 			}
 		}
 	}
@@ -357,7 +336,7 @@ func NewTransport(opts ...Option) (*Transport, error) {
 // NewTransport, which keeps the *Transport in hand.
 //
 //	client, err := httpx.NewClient(
-//		httpx.WithResilience(policy), // policy, err := resilience.HTTP()
+//		httpx.WithResilience(policy), // policy, err := resilience.HTTP(resilience.Options{})
 //		httpx.WithRateLimit(limit.Options{Adaptive: &adaptive.ConcurrencyConfig{Maximum: 200}, Name: "api"}),
 //	)
 func NewClient(opts ...Option) (*http.Client, error) {

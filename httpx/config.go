@@ -42,9 +42,9 @@ import (
 // fields are errors, and ParseConfig lists every problem at once.
 type Config struct {
 	// Resilience, when present, adds the resilience layer:
-	// resilience.HTTP(resilience.WithOptions(*Resilience)), the preset with
+	// resilience.HTTP(*Resilience), the preset with
 	// the settings given here replaced (a zero one keeps the preset's value;
-	// see resilience.Options). "resilience": {} is resilience.HTTP() itself.
+	// see resilience.Options). "resilience": {} is resilience.HTTP(resilience.Options{}) itself.
 	Resilience *resilience.Options `json:"resilience,omitempty"`
 	// Limiters are named limiter shapes (limit.Options, one shape each).
 	Limiters map[string]LimiterConfig `json:"limiters,omitempty"`
@@ -242,7 +242,7 @@ func (c *Config) Options() ([]Option, error) {
 	}
 	var opts []Option
 	if c.Resilience != nil {
-		p, err := resilience.HTTP(resilience.WithOptions(*c.Resilience))
+		p, err := resilience.HTTP(*c.Resilience)
 		if err != nil {
 			return nil, err
 		}

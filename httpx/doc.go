@@ -2,7 +2,7 @@
 // resilience, rate limits per host, the adaptive rate limiter and the quota
 // guard, an ordering check, and clients built from JSON.
 //
-//	policy, err := resilience.HTTP() // one per dependency; keep it
+//	policy, err := resilience.HTTP(resilience.Options{}) // one per dependency; keep it
 //	if err != nil {
 //		return err
 //	}
@@ -16,8 +16,8 @@
 // Layers run in the order they are listed, outermost first. Limiter layers go
 // after WithResilience, inside the retry loop, where each attempt takes its
 // own permit; the other order takes one permit for an operation that then
-// makes several calls, and NewClient refuses it with an *OrderError that
-// names the fix.
+// makes several calls, and NewClient refuses it with a
+// *headroom.ConfigError that names the fix.
 //
 //   - WithResilience(policy): one resilience.Run per request. Each attempt
 //     gets the request body again from GetBody (a body without GetBody that
@@ -67,8 +67,8 @@
 // # Errors
 //
 // Every configuration problem matches headroom.ErrConfig: a
-// *headroom.ConfigError, whichever package found it, or an *OrderError;
-// several are joined with errors.Join.
+// *headroom.ConfigError, whichever package found it, named after the field
+// or the option; several are joined with errors.Join.
 //
 // # Telemetry
 //

@@ -150,7 +150,7 @@ func testEndToEndPublishedQuota(t *testing.T) {
 	)
 	srv := newQuotaServer(limitN, window, true)
 	client, err := NewClient(WithTransport(inMemory(srv, time.Millisecond)),
-		WithResilience(policyOnly(resilience.HTTP(resilience.WithRetries(10)))))
+		WithResilience(policyOnly(resilience.HTTP(resilience.Options{Retries: 10}))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func testEndToEndAdaptiveRate(t *testing.T) {
 	)
 	srv := newQuotaServer(limitN, window, false)
 	client, err := NewClient(WithTransport(inMemory(srv, time.Millisecond)), WithoutQuotaGuard(),
-		WithResilience(policyOnly(resilience.HTTP(resilience.WithRetries(10)))),
+		WithResilience(policyOnly(resilience.HTTP(resilience.Options{Retries: 10}))),
 		WithRateLimit(limit.Options{AdaptiveRate: &adaptive.RateConfig{
 			InitialUnitsPerMinute: 6000, // twice the quota
 			MinUnitsPerMinute:     600,

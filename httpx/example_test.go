@@ -24,7 +24,7 @@ func ExampleNewClient() {
 	defer srv.Close()
 
 	// One policy per dependency: its breaker and budget are its memory.
-	policy, err := resilience.HTTP()
+	policy, err := resilience.HTTP(resilience.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -59,15 +59,15 @@ func ExampleNewClient() {
 
 	// A policy whose options conflict is refused when it is built; one
 	// whose error was ignored is nil, and refused when the client is.
-	conflicting, err := resilience.HTTP(resilience.WithTimeout(2*time.Second), resilience.WithAttemptTimeout(5*time.Second))
+	conflicting, err := resilience.HTTP(resilience.Options{Timeout: headroom.Duration(2 * time.Second), AttemptTimeout: headroom.Duration(5 * time.Second)})
 	fmt.Println(err)
 	_, err = httpx.NewClient(httpx.WithResilience(conflicting))
 	fmt.Println(err)
 	// Output:
 	// 200 hello
-	// httpx: WithRateLimit is listed before WithResilience, which puts the limiter outside the retries (one permit for an operation that may make several attempts); put WithRateLimit after WithResilience
+	// httpx: WithRateLimit = listed before WithResilience: want after WithResilience, inside the retries (outside them one permit covers every attempt, and a refusal is never retried)
 	// resilience: AttemptTimeout = 5s: want at most Timeout (2s)
-	// httpx: WithResilience = <nil>: want a policy, such as resilience.HTTP()'s
+	// httpx: WithResilience = <nil>: want a policy, such as resilience.HTTP(resilience.Options{})'s
 }
 
 func ExampleParseConfig() {
@@ -115,7 +115,7 @@ func ExampleNewTransport() {
 	}))
 	defer srv.Close()
 
-	policy, err := resilience.HTTP(resilience.WithName("api"))
+	policy, err := resilience.HTTP(resilience.Options{Name: "api"})
 	if err != nil {
 		fmt.Println(err)
 		return

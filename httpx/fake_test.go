@@ -45,14 +45,13 @@ func respond(req *http.Request, status int, body string, closed *atomic.Int32, k
 		Request: req, ProtoMajor: 1, ProtoMinor: 1, ContentLength: int64(len(body))}
 }
 
-// fastPolicy retries quickly: constant 1 ms curves, no breaker, no budget.
-func fastPolicy(opts ...resilience.Option) *resilience.Policy {
+// fastPolicy is HTTP with o that retries quickly: constant 1 ms curves, and
+// no breaker or budget unless o gives one.
+func fastPolicy(o resilience.Options) *resilience.Policy {
 	quick := headroom.Backoff{Initial: headroom.Duration(time.Millisecond), Multiplier: 1, Jitter: new(0.0)}
-	o := []resilience.Option{
-		resilience.WithBackoff(quick), resilience.WithThrottledBackoff(quick),
-		resilience.WithBreaker(nil), resilience.WithBudget(nil),
-	}
-	return policyOnly(resilience.HTTP(append(o, opts...)...))
+	o.Backoff, o.ThrottledBackoff = quick, quick
+	o.NoBreaker, o.NoBudget = o.Breaker == nil, o.Budget == nil
+	return policyOnly(resilience.HTTP(o))
 }
 
 // policyOnly is the policy p: WithResilience reports its error, if any,

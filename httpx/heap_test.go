@@ -32,7 +32,7 @@ func TestManyHostsHoldTheHeapBounded(t *testing.T) {
 		}
 		hosts = n
 	}
-	policy, err := resilience.HTTP()
+	policy, err := resilience.HTTP(resilience.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,33 +12,33 @@ import (
 	"github.com/headroom-go/headroom/resilience"
 )
 
-func TestOrderError(t *testing.T) {
+func TestLimiterOutsideTheRetriesRefused(t *testing.T) {
 	lim := limit.Options{PermitsPerSecond: 100}
 	_, err := NewClient(
 		WithRateLimit(lim),
-		WithResilience(policyOnly(resilience.HTTP())),
+		WithResilience(policyOnly(resilience.HTTP(resilience.Options{}))),
 	)
-	var oe *OrderError
-	if !errors.As(err, &oe) {
-		t.Fatalf("NewClient(WithRateLimit, WithResilience) = %v, want an *OrderError", err)
+	var ce *headroom.ConfigError
+	if !errors.As(err, &ce) {
+		t.Fatalf("NewClient(WithRateLimit, WithResilience) = %v, want a *headroom.ConfigError", err)
 	}
-	if oe.Layer != "WithRateLimit" || oe.Resilience != "WithResilience" {
-		t.Errorf("OrderError = %+v", oe)
+	if ce.Field != "WithRateLimit" || ce.Value != "listed before WithResilience" {
+		t.Errorf("ConfigError = %+v", ce)
 	}
 	if !errors.Is(err, headroom.ErrConfig) {
 		t.Error("errors.Is(err, headroom.ErrConfig) = false")
 	}
-	if !strings.Contains(err.Error(), "put WithRateLimit after WithResilience") {
+	if !strings.Contains(err.Error(), "want after WithResilience") {
 		t.Errorf("error %q does not name the fix", err)
 	}
 
 	// The right order builds.
-	if _, err := NewClient(WithResilience(policyOnly(resilience.HTTP())), WithRateLimit(lim)); err != nil {
+	if _, err := NewClient(WithResilience(policyOnly(resilience.HTTP(resilience.Options{}))), WithRateLimit(lim)); err != nil {
 		t.Fatalf("NewClient(WithResilience, WithRateLimit) = %v", err)
 	}
 }
 
-func TestOrderErrorEveryLimiterLayer(t *testing.T) {
+func TestEveryLimiterLayerOutsideTheRetriesRefused(t *testing.T) {
 	l, err := limit.PerSecond(10, 10)
 	if err != nil {
 		t.Fatal(err)
@@ -47,14 +47,14 @@ func TestOrderErrorEveryLimiterLayer(t *testing.T) {
 		WithRateLimit(limit.Options{AdaptiveRate: &adaptive.RateConfig{}}),
 		WithLimiter(l),
 		WithQuotaGuard(quota.Options{}),
-		WithResilience(policyOnly(resilience.HTTP())),
+		WithResilience(policyOnly(resilience.HTTP(resilience.Options{}))),
 		WithRateLimit(limit.Options{Concurrency: 4}), // fine: inside
 	)
 	var layers []string
 	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
-		var oe *OrderError
-		if errors.As(e, &oe) {
-			layers = append(layers, oe.Layer)
+		var ce *headroom.ConfigError
+		if errors.As(e, &ce) && ce.Value == "listed before WithResilience" {
+			layers = append(layers, ce.Field)
 		}
 	}
 	want := []string{"WithRateLimit", "WithLimiter", "WithQuotaGuard"}
@@ -63,7 +63,7 @@ func TestOrderErrorEveryLimiterLayer(t *testing.T) {
 	}
 }
 
-func TestNoResilienceLayerIsNotAnOrderError(t *testing.T) {
+func TestNoResilienceLayerIsNoOrderProblem(t *testing.T) {
 	if _, err := NewTransport(WithRateLimit(limit.Options{PermitsPerSecond: 1})); err != nil {
 		t.Fatalf("a limiter without a resilience layer: %v", err)
 	}
@@ -71,8 +71,8 @@ func TestNoResilienceLayerIsNotAnOrderError(t *testing.T) {
 
 func TestConfigProblemsListedAtOnce(t *testing.T) {
 	_, err := NewTransport(
-		WithResilience(policyOnly(resilience.HTTP())),
-		WithResilience(policyOnly(resilience.HTTP())),
+		WithResilience(policyOnly(resilience.HTTP(resilience.Options{}))),
+		WithResilience(policyOnly(resilience.HTTP(resilience.Options{}))),
 		WithRateLimit(limit.Options{PermitsPerSecond: 100, Concurrency: 20}), // two shapes
 		WithResilience(nil),
 		WithQuotaGuard(quota.Options{ReserveFraction: new(-1.0)}),

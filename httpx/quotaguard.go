@@ -43,7 +43,7 @@ func (l *guardLayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	// response's quota.
 	defer slot.Release()
 	if l.shared != nil {
-		if err := l.shared.Acquire(req.Context(), key, int64(cost)); err != nil {
+		if err := l.shared.Acquire(req.Context(), key, cost); err != nil {
 			closeRequestBody(req)
 			return nil, err
 		}

@@ -10,6 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/limit"
 	"github.com/headroom-go/headroom/limit/adaptive"
 	"github.com/headroom-go/headroom/limit/quota"
@@ -72,7 +73,7 @@ func TestQuotaGuardWaitsForReset(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				var calls atomic.Int32
 				tr, err := NewTransport(WithTransport(exhausted(4*time.Second, &calls)),
-					WithResilience(policyOnly(resilience.HTTP(resilience.WithBreaker(nil), resilience.WithBudget(nil)))),
+					WithResilience(policyOnly(resilience.HTTP(resilience.Options{NoBreaker: true, NoBudget: true}))),
 					WithQuotaGuard(guardQueue(queue)))
 				if err != nil {
 					t.Fatal(err)
@@ -117,10 +118,10 @@ func TestQuotaGuardCapsAdaptiveRate(t *testing.T) {
 			t.Fatal("no adaptive rate limiter for the host")
 		}
 		// X-RateLimit-Limit 10 with no published window: 10 a minute.
-		if got := rate.PublishedLimit(); got != 10 {
+		if got := rate.State().PublishedLimit; got != 10 {
 			t.Errorf("PublishedLimit() = %v, want 10 units a minute", got)
 		}
-		if got := rate.Rate(); got > 0.98*10 {
+		if got := rate.State().Rate; got > 0.98*10 {
 			t.Errorf("Rate() = %v, above 98%% of the published 10 a minute", got)
 		}
 	})
@@ -145,7 +146,7 @@ func TestPanicBelowGuardReleasesSlot(t *testing.T) {
 			}
 			return ok200(r)
 		})
-		tr := mustTransport(t, WithTransport(base), WithResilience(fastPolicy()),
+		tr := mustTransport(t, WithTransport(base), WithResilience(fastPolicy(resilience.Options{})),
 			WithQuotaGuard(quota.Options{MaxInFlight: 1}))
 		func() {
 			defer func() { recover() }()
@@ -176,8 +177,7 @@ func TestQuotaGuardQueueTimeoutIsSelfImposed(t *testing.T) {
 			return ok200(r)
 		})
 		tr := mustTransport(t, WithTransport(base),
-			WithResilience(fastPolicy(resilience.WithRetries(1), resilience.WithBreaker(br),
-				resilience.WithAttemptTimeout(100*time.Millisecond), resilience.WithTimeout(time.Minute))),
+			WithResilience(fastPolicy(resilience.Options{Retries: 1, Breaker: br, AttemptTimeout: headroom.Duration(100 * time.Millisecond), Timeout: headroom.Duration(time.Minute)})),
 			WithQuotaGuard(quota.Options{MaxInFlight: 1, Name: "guard"}))
 		slow := httptestRequest(t, "http://a.test/")
 		slow.Header.Set("Slow", "1")
@@ -213,7 +213,7 @@ func TestGuardRefusalKeepsLastResponse(t *testing.T) {
 			calls.Add(1)
 			return respond(r, http.StatusServiceUnavailable, "down", &closed), nil
 		})
-		tr := mustTransport(t, WithTransport(base), WithResilience(fastPolicy()), WithQuotaGuard(quota.Options{QueueLimit: new(0)}))
+		tr := mustTransport(t, WithTransport(base), WithResilience(fastPolicy(resilience.Options{})), WithQuotaGuard(quota.Options{QueueLimit: new(0)}))
 		resp, err := get(t, tr, "http://a.test/")
 		if err != nil {
 			t.Fatalf("RoundTrip = %v, want the server's last 503 (%d calls reached it)", err, calls.Load())

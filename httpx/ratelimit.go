@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/headroom-go/headroom/limit"
+	"github.com/headroom-go/headroom/limit/adaptive"
 )
 
 // limiterLayer takes a permit for each attempt from the request's limiter
@@ -23,11 +24,9 @@ type limiterLayer struct {
 func (l *limiterLayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	// Busy from the lookup on, before Cost and the wait: a host whose
 	// request is between finding its limiter and holding a permit keeps
-	// the limiter, or a fresh one would admit beside it.
+	// the limiter, or a fresh one would admit beside it. A host without a
+	// limiter is not counted busy, and its requests go straight on.
 	e := l.hosts.use(req)
-	if e.lim == nil { // not counted busy: nothing to give back
-		return l.next.RoundTrip(req)
-	}
 	// Until the lease goes to the response body, the busy count, and the
 	// lease once taken, are given back here whatever happens below, a
 	// panic in Cost, in the next transport or in the throttle classifier
@@ -35,37 +34,42 @@ func (l *limiterLayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	// for ever, and a host left busy would never be dropped. A zero lease
 	// (none taken) releases nothing.
 	var lease limit.Lease
-	handed := false
+	handed := e.lim == nil
 	defer func() {
 		if !handed {
 			lease.Release()
 			e.busy.Add(-1)
 		}
 	}()
-	cost := 1
-	if l.cost != nil {
-		cost = l.cost(req)
-	}
-	req, a := attemptOf(req)
-	a.paceBy(e.lim, cost)
+	var resp *http.Response
 	var err error
-	if lease, err = e.lim.AcquireN(req.Context(), cost); err != nil {
+	sent := e.lim == nil
+	if !sent {
+		cost := 1
+		if l.cost != nil {
+			cost = l.cost(req)
+		}
+		var a *attempt
+		req, a = attemptOf(req)
+		a.paceBy(e.lim, cost)
+		lease, err = e.lim.AcquireN(req.Context(), cost)
+		sent = err == nil
+	}
+	if sent {
+		resp, err = l.next.RoundTrip(req)
+		if e.lim != nil {
+			report(&lease, resp, err, l.throttle)
+		}
+	}
+	switch {
+	case !sent: // refused: the request's body is closed, as a transport's
 		closeRequestBody(req)
-		return nil, err
-	}
-	resp, err := l.next.RoundTrip(req)
-	if err != nil {
-		report(&lease, nil, err, l.throttle)
-		return nil, err
-	}
-	report(&lease, resp, nil, l.throttle)
-	if e.hold {
+	case err == nil && e.lim != nil && e.hold:
 		// A concurrency permit is held until the caller is done with the body.
-		held := &heldLease{lease: lease, e: e}
 		handed = true
-		resp.Body = onDone(resp.Body, held.release)
+		resp.Body = onDone(resp.Body, (&heldLease{lease: lease, e: e}).release)
 	}
-	return resp, nil
+	return resp, err
 }
 
 type heldLease struct {
@@ -91,11 +95,11 @@ func report(lease *limit.Lease, resp *http.Response, err error, throttle func(*h
 		var ne net.Error
 		switch {
 		case errors.Is(err, limit.ErrRateLimited):
-			lease.Ignore()
+			lease.Report(adaptive.Ignored, 0)
 		case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
-			lease.Drop()
+			lease.Report(adaptive.Dropped, 0)
 		default:
-			lease.Ignore()
+			lease.Report(adaptive.Ignored, 0)
 		}
 		return
 	}
@@ -103,13 +107,13 @@ func report(lease *limit.Lease, resp *http.Response, err error, throttle func(*h
 		throttle = throttled
 	}
 	if ok, d := throttle(resp); ok {
-		lease.Throttle(d)
+		lease.Report(adaptive.Throttled, d)
 		return
 	}
 	switch {
 	case resp.StatusCode == http.StatusServiceUnavailable:
-		lease.Drop()
+		lease.Report(adaptive.Dropped, 0)
 	case resp.StatusCode >= 500:
-		lease.Ignore()
+		lease.Report(adaptive.Ignored, 0)
 	}
 }

@@ -197,11 +197,11 @@ func TestAdaptiveRateLearnsFromThrottles(t *testing.T) {
 			resp.Body.Close()
 			time.Sleep(600 * time.Millisecond) // a half-second period measured
 		}
-		c := lim.Counts()
+		c := lim.State().Counts
 		if c.Throttles != 1 || c.Cuts != 1 {
 			t.Errorf("counts %+v, want one throttle and one cut", c)
 		}
-		if r := lim.Rate(); r >= 6000 {
+		if r := lim.State().Rate; r >= 6000 {
 			t.Errorf("rate %v after a throttle, want below 6000", r)
 		}
 	})
@@ -267,8 +267,7 @@ func TestQueueWaitTimeoutIsSelfImposed(t *testing.T) {
 			t.Fatal(err)
 		}
 		tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
-			WithResilience(fastPolicy(resilience.WithRetries(1), resilience.WithBreaker(br),
-				resilience.WithAttemptTimeout(100*time.Millisecond), resilience.WithTimeout(10*time.Second))),
+			WithResilience(fastPolicy(resilience.Options{Retries: 1, Breaker: br, AttemptTimeout: headroom.Duration(100 * time.Millisecond), Timeout: headroom.Duration(10 * time.Second)})),
 			WithRateLimit(limit.Options{Concurrency: 1, QueueLimit: new(10), Name: "local"}))
 
 		first, err := get(t, tr, "http://a.test/") // holds the only permit until its body is done
@@ -326,7 +325,7 @@ func TestPanicBelowLimiterReleasesPermit(t *testing.T) {
 			return ok200(r)
 		})
 		var classified atomic.Int32
-		tr := mustTransport(t, WithTransport(base), WithoutQuotaGuard(), WithResilience(fastPolicy()),
+		tr := mustTransport(t, WithTransport(base), WithoutQuotaGuard(), WithResilience(fastPolicy(resilience.Options{})),
 			WithRateLimit(limit.Options{Concurrency: 1}, WithThrottleClassifier(func(*http.Response) (bool, time.Duration) {
 				if classified.Add(1) == 1 && where != "transport" {
 					panic("boom")

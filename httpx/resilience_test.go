@@ -48,7 +48,7 @@ func TestRequestBodyReplayedOnRetry(t *testing.T) {
 		}
 		w.Write(b)
 	}))
-	client, err := NewClient(WithTransport(base), WithoutQuotaGuard(), WithResilience(fastPolicy()))
+	client, err := NewClient(WithTransport(base), WithoutQuotaGuard(), WithResilience(fastPolicy(resilience.Options{})))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestRequestBodyWithoutGetBodyIsNotResentEmpty(t *testing.T) {
 		calls.Add(1)
 		http.Error(w, "busy", http.StatusServiceUnavailable)
 	}))
-	tr := mustTransport(t, WithTransport(base), WithoutQuotaGuard(), WithResilience(fastPolicy()))
+	tr := mustTransport(t, WithTransport(base), WithoutQuotaGuard(), WithResilience(fastPolicy(resilience.Options{})))
 	resp, err := do(context.Background(), tr, http.MethodPost, srv.URL, streamBody{strings.NewReader("payload")})
 	if resp != nil {
 		resp.Body.Close()
@@ -124,7 +124,7 @@ func TestUnsentBodyWithoutGetBodyServesTheRetry(t *testing.T) {
 		b, _ := io.ReadAll(r.Body)
 		got.Store(string(b))
 	}))
-	tr := mustTransport(t, WithTransport(base), WithoutQuotaGuard(), WithResilience(fastPolicy()), WithLimiter(&refuseOnce{}))
+	tr := mustTransport(t, WithTransport(base), WithoutQuotaGuard(), WithResilience(fastPolicy(resilience.Options{})), WithLimiter(&refuseOnce{}))
 	resp, err := do(context.Background(), tr, http.MethodPost, srv.URL, streamBody{strings.NewReader("payload")})
 	if err != nil {
 		t.Fatal(err)
@@ -144,7 +144,7 @@ func TestRetriedResponseBodiesClosed(t *testing.T) {
 		func(r *http.Request) (*http.Response, error) { return respond(r, 429, "slow down", &closed), nil },
 		func(r *http.Request) (*http.Response, error) { return respond(r, 200, "ok", &finalClosed), nil },
 	}}
-	tr := mustTransport(t, WithTransport(s), WithoutQuotaGuard(), WithResilience(fastPolicy()))
+	tr := mustTransport(t, WithTransport(s), WithoutQuotaGuard(), WithResilience(fastPolicy(resilience.Options{})))
 	resp, err := get(t, tr, "http://api.test/")
 	if err != nil {
 		t.Fatal(err)
@@ -171,7 +171,7 @@ func TestLastRetryableResponseReturnedWhole(t *testing.T) {
 	s := &script{steps: []func(*http.Request) (*http.Response, error){
 		func(r *http.Request) (*http.Response, error) { return respond(r, 503, body, &closed), nil },
 	}}
-	tr := mustTransport(t, WithTransport(s), WithoutQuotaGuard(), WithResilience(fastPolicy(resilience.WithRetries(2))))
+	tr := mustTransport(t, WithTransport(s), WithoutQuotaGuard(), WithResilience(fastPolicy(resilience.Options{Retries: 2})))
 	resp, err := get(t, tr, "http://api.test/")
 	if err != nil {
 		t.Fatalf("err = %v, want the last 503", err)
@@ -203,7 +203,7 @@ func TestResponseBodyReadableAfterRoundTrip(t *testing.T) {
 		attempt = r.Context()
 		return base.RoundTrip(r)
 	})
-	tr := mustTransport(t, WithTransport(seen), WithoutQuotaGuard(), WithResilience(fastPolicy(resilience.WithAttemptTimeout(5*time.Second))))
+	tr := mustTransport(t, WithTransport(seen), WithoutQuotaGuard(), WithResilience(fastPolicy(resilience.Options{AttemptTimeout: headroom.Duration(5 * time.Second)})))
 	resp, err := get(t, tr, srv.URL)
 	if err != nil {
 		t.Fatal(err)
@@ -233,7 +233,7 @@ func TestAttemptContextLivesUntilBodyDone(t *testing.T) {
 					return respond(r, 200, "body", nil), nil
 				},
 			}}
-			tr := mustTransport(t, WithTransport(s), WithoutQuotaGuard(), WithResilience(fastPolicy(resilience.WithAttemptTimeout(time.Minute), resilience.WithTimeout(2*time.Minute))))
+			tr := mustTransport(t, WithTransport(s), WithoutQuotaGuard(), WithResilience(fastPolicy(resilience.Options{AttemptTimeout: headroom.Duration(time.Minute), Timeout: headroom.Duration(2 * time.Minute)})))
 			resp, err := get(t, tr, "http://api.test/")
 			if err != nil {
 				t.Fatal(err)
@@ -269,7 +269,7 @@ func TestRetryAfterAndAttemptDeadline(t *testing.T) {
 			},
 		}}
 		tr, err := NewTransport(WithTransport(s), WithoutQuotaGuard(),
-			WithResilience(fastPolicy(resilience.WithAttemptTimeout(3*time.Second))))
+			WithResilience(fastPolicy(resilience.Options{AttemptTimeout: headroom.Duration(3 * time.Second)})))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -302,7 +302,7 @@ func TestCancelledDuringDelayClosesResponse(t *testing.T) {
 				return respond(r, 503, "busy", &closed, "Retry-After", "10"), nil
 			},
 		}}
-		tr, err := NewTransport(WithTransport(s), WithoutQuotaGuard(), WithResilience(fastPolicy()))
+		tr, err := NewTransport(WithTransport(s), WithoutQuotaGuard(), WithResilience(fastPolicy(resilience.Options{})))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -398,7 +398,7 @@ func TestStreamingRequestBodyOutlivesRoundTrip(t *testing.T) {
 			}
 		}
 	}))
-	tr := mustTransport(t, WithTransport(base), WithoutQuotaGuard(), WithResilience(fastPolicy()))
+	tr := mustTransport(t, WithTransport(base), WithoutQuotaGuard(), WithResilience(fastPolicy(resilience.Options{})))
 	pr, pw := io.Pipe()
 	req, _ := http.NewRequestWithContext(context.Background(), http.MethodPost, srv.URL, pr)
 	resp, err := tr.RoundTrip(req)
@@ -430,12 +430,12 @@ func TestRequestBodyClosedWhenNoAttempt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opener := policyOnly(resilience.Default(resilience.WithBreaker(br), resilience.WithRetries(0)))
+	opener := policyOnly(resilience.Default(resilience.Options{Breaker: br, Retries: -1}))
 	_, _ = resilience.Run(context.Background(), opener, func(context.Context) (int, error) { // open it
 		return 0, errors.New("connection reset")
 	})
 	tr := mustTransport(t, WithTransport(rtFunc(ok200)), WithoutQuotaGuard(),
-		WithResilience(fastPolicy(resilience.WithBreaker(br))))
+		WithResilience(fastPolicy(resilience.Options{Breaker: br})))
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, c := range []struct {
@@ -477,7 +477,7 @@ func TestRetryAfterZeroRetriesAtOnce(t *testing.T) {
 					},
 					func(r *http.Request) (*http.Response, error) { return respond(r, 200, "ok", nil), nil },
 				}}
-				tr := mustTransport(t, WithTransport(s), WithResilience(policyOnly(resilience.HTTP())))
+				tr := mustTransport(t, WithTransport(s), WithResilience(policyOnly(resilience.HTTP(resilience.Options{}))))
 				start := time.Now()
 				resp, err := get(t, tr, "http://api.test/")
 				if err != nil {
@@ -511,7 +511,7 @@ func TestPacedThrottleRetriesAtOnce(t *testing.T) {
 					func(r *http.Request) (*http.Response, error) { return respond(r, c.status, "", nil), nil },
 					ok200,
 				}}
-				tr := mustTransport(t, WithTransport(s), WithResilience(policyOnly(resilience.HTTP())),
+				tr := mustTransport(t, WithTransport(s), WithResilience(policyOnly(resilience.HTTP(resilience.Options{}))),
 					WithRateLimit(limit.Options{AdaptiveRate: &adaptive.RateConfig{}}))
 				start := time.Now()
 				resp, err := get(t, tr, "http://api.test/")
@@ -530,11 +530,11 @@ func TestPacedThrottleRetriesAtOnce(t *testing.T) {
 // A policy whose options conflict is nil, and a client built with it,
 // its error ignored, is refused when built, never at the first call.
 func TestConflictingPolicyRefusedWhenBuilt(t *testing.T) {
-	p, perr := resilience.HTTP(resilience.WithTimeout(2*time.Second), resilience.WithAttemptTimeout(5*time.Second))
+	p, perr := resilience.HTTP(resilience.Options{Timeout: headroom.Duration(2 * time.Second), AttemptTimeout: headroom.Duration(5 * time.Second)})
 	if perr == nil || p != nil {
 		t.Fatalf("HTTP with a 5s attempt in a 2s timeout = %v, %v; want nil and an error", p, perr)
 	}
-	const want = "httpx: WithResilience = <nil>: want a policy, such as resilience.HTTP()'s"
+	const want = "httpx: WithResilience = <nil>: want a policy, such as resilience.HTTP(resilience.Options{})'s"
 	if _, err := NewClient(WithResilience(p)); !errors.Is(err, headroom.ErrConfig) || err.Error() != want {
 		t.Errorf("NewClient: %v; want %s", err, want)
 	}

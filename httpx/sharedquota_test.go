@@ -22,10 +22,10 @@ type fakeShared struct {
 	observed []int
 }
 
-func (f *fakeShared) Acquire(_ context.Context, key string, cost int64) error {
+func (f *fakeShared) Acquire(_ context.Context, key string, cost int) error {
 	f.acquires = append(f.acquires, key)
-	if f.left.Add(-cost) < 0 {
-		f.left.Add(cost)
+	if f.left.Add(-int64(cost)) < 0 {
+		f.left.Add(int64(cost))
 		return &limit.RateLimitedError{Limiter: "shared", RetryAfter: time.Second, Reason: telemetry.ReasonNoPermit}
 	}
 	return nil

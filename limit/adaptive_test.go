@@ -134,34 +134,32 @@ func TestAdaptiveLearnsFromLeases(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l, _ := Adaptive(adaptive.ConcurrencyConfig{})
 		ctx := context.Background()
-		call := func(d time.Duration, report func(*Lease)) {
+		call := func(d time.Duration, o adaptive.Outcome) {
 			lease, err := l.Acquire(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
 			time.Sleep(d)
-			if report != nil {
-				report(&lease)
-			}
+			lease.Report(o, 0)
 			lease.Release()
 		}
 		for range 120 { // past warm-up, into a fresh round
-			call(10*time.Millisecond, nil)
+			call(10*time.Millisecond, adaptive.Success)
 		}
 		for range 40 {
-			call(time.Second, (*Lease).Ignore)
+			call(time.Second, adaptive.Ignored)
 		}
 		if n, _ := l.CurrentLimit(); n != 20 {
 			t.Fatalf("limit %d after ignored slow calls, want 20", n)
 		}
 		for range 20 {
-			call(50*time.Millisecond, nil)
+			call(50*time.Millisecond, adaptive.Success)
 		}
 		if n, _ := l.CurrentLimit(); n != 18 {
 			t.Fatalf("limit %d after a round of 50ms calls against a 10ms baseline, want 18", n)
 		}
 		for range 18 {
-			call(10*time.Millisecond, (*Lease).Drop)
+			call(10*time.Millisecond, adaptive.Dropped)
 		}
 		if n, _ := l.CurrentLimit(); n != 16 {
 			t.Fatalf("limit %d after a round of dropped calls, want 16", n)

@@ -14,7 +14,7 @@ import (
 
 // AdaptiveRateLimiter is the throttle-driven adaptive rate limiter: a
 // Limiter whose rate, in units per minute, is cut when the dependency
-// throttles (reported with Lease.Throttle before Release) and climbs on
+// throttles (reported with Lease.Report before Release) and climbs on
 // successes while requests wait for units. Waiters leave in FIFO order; a
 // lease reported adaptive.Ignored or adaptive.Dropped changes nothing.
 //
@@ -70,13 +70,7 @@ func newAdaptiveRateLimiter(o Options) (*AdaptiveRateLimiter, error) {
 	}
 	l := &AdaptiveRateLimiter{core: core, queueLimit: int64(o.queueLimit()), epoch: time.Now()}
 	l.dress(o, metrics.KindAdaptiveRate, l)
-	if c := o.AdaptiveRate.InstanceCounter; c != nil {
-		if _, static := c.(adaptive.StaticInstances); static {
-			core.SetInstances(0, c.Instances())
-		} else {
-			l.counter = c
-		}
-	}
+	l.counter = o.AdaptiveRate.InstanceCounter
 	l.metrics.SetLimit(core.Rate())
 	sample(l.metrics, l, (*AdaptiveRateLimiter).figures)
 	return l, nil
@@ -330,85 +324,61 @@ func (l *AdaptiveRateLimiter) SetPublishedLimit(limit float64, window time.Durat
 	l.rescale(func(now time.Duration) adaptive.Change { return l.core.SetPublishedLimit(now, perMinute, window) })
 }
 
-// PublishedLimit is the cap SetPublishedLimit last set, whole budget, units
-// per minute (0: none).
-func (l *AdaptiveRateLimiter) PublishedLimit() float64 {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.core.PublishedLimit()
+// AdaptiveRateState is what an adaptive rate limiter knows at one moment,
+// as AdaptiveRateLimiter.State reads it. Rates are in units per minute.
+type AdaptiveRateState struct {
+	// Rate is this process's rate; WholeRate the whole budget's, Rate ×
+	// Instances.
+	Rate, WholeRate float64
+	// MaxRate is this process's maximum rate now: the configured maximum,
+	// or the published cap when lower, over the instances.
+	MaxRate float64
+	// PublishedLimit is the cap SetPublishedLimit last set, whole budget
+	// (0: none).
+	PublishedLimit float64
+	// MeasuredRate is the measured send rate: response units per
+	// half-second period, smoothed with 0.8.
+	MeasuredRate float64
+	// Tokens is the units the bucket holds: below zero after a large
+	// request, 0 during a pause.
+	Tokens float64
+	// Instances is the number of processes sharing the budget.
+	Instances int
+	// Queued is the number of requests waiting.
+	Queued int
+	// PausedUntil is the end of the Retry-After pause the limiter is in;
+	// the zero time when it is in none.
+	PausedUntil time.Time
+	// Counts are the engine's running totals: units admitted and answered,
+	// throttles, cuts, pauses, increases and refusals.
+	Counts adaptive.RateCounts
 }
 
-// MaxRate is this process's maximum rate now, units per minute: the
-// configured maximum, or the published cap when lower, over the instances.
-func (l *AdaptiveRateLimiter) MaxRate() float64 {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.core.MaxRate()
-}
-
-// Rate is this process's rate, in units per minute.
-func (l *AdaptiveRateLimiter) Rate() float64 {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.core.Rate()
-}
-
-// WholeRate is the rate of the whole budget: Rate × Instances.
-func (l *AdaptiveRateLimiter) WholeRate() float64 {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.core.WholeRate()
-}
-
-// Instances is the number of processes sharing the budget.
-func (l *AdaptiveRateLimiter) Instances() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.core.Instances()
-}
-
-// Tokens is the units the bucket holds now: below zero after a large
-// request, 0 during a pause.
-func (l *AdaptiveRateLimiter) Tokens() float64 {
+// State returns what the limiter knows now.
+func (l *AdaptiveRateLimiter) State() AdaptiveRateState {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.core.Tokens(now)
+	return l.stateLocked(now)
 }
 
-// QueueLen is the number of requests waiting.
-func (l *AdaptiveRateLimiter) QueueLen() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.core.Len()
-}
-
-// PausedUntil reports whether the limiter is in a Retry-After pause, and
-// until when.
-func (l *AdaptiveRateLimiter) PausedUntil() (time.Time, bool) {
-	now := l.now()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if now >= l.core.PausedUntil() {
-		return time.Time{}, false
+// stateLocked is State at now, under l.mu.
+func (l *AdaptiveRateLimiter) stateLocked(now time.Duration) AdaptiveRateState {
+	s := AdaptiveRateState{
+		Rate:           l.core.Rate(),
+		WholeRate:      l.core.WholeRate(),
+		MaxRate:        l.core.MaxRate(),
+		PublishedLimit: l.core.PublishedLimit(),
+		MeasuredRate:   l.core.MeasuredRate(),
+		Tokens:         l.core.Tokens(now),
+		Instances:      l.core.Instances(),
+		Queued:         l.core.Len(),
+		Counts:         l.core.Counts(),
 	}
-	return l.epoch.Add(l.core.PausedUntil()), true
-}
-
-// MeasuredRate is the measured send rate, in units per minute: response
-// units per half-second period, smoothed with 0.8.
-func (l *AdaptiveRateLimiter) MeasuredRate() float64 {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.core.MeasuredRate()
-}
-
-// Counts returns the engine's running totals: units admitted and answered,
-// throttles, cuts, pauses, increases and refusals.
-func (l *AdaptiveRateLimiter) Counts() adaptive.RateCounts {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.core.Counts()
+	if now < l.core.PausedUntil() {
+		s.PausedUntil = l.epoch.Add(l.core.PausedUntil())
+	}
+	return s
 }
 
 // Close unregisters the limiter's metrics; a limiter that is dropped
@@ -423,17 +393,15 @@ func (l *AdaptiveRateLimiter) Close() { l.metrics.Close() }
 func (l *AdaptiveRateLimiter) figures(f metrics.Figures) {
 	now := l.now()
 	l.mu.Lock()
-	size, tokens := l.core.BucketSize(), l.core.Tokens(now)
-	n, whole, ceiling := l.core.Instances(), l.core.WholeRate(), l.core.MaxRate()
-	published, sent, paused := l.core.PublishedLimit(), l.core.MeasuredRate(), now < l.core.PausedUntil()
+	s, size := l.stateLocked(now), l.core.BucketSize()
 	l.mu.Unlock()
-	used(f, size, tokens)
-	f.Set(metrics.Instances, float64(n))
-	f.Set(metrics.BudgetRate, whole)
-	f.Set(metrics.Ceiling, ceiling)
-	f.Set(metrics.PublishedRate, published)
-	f.Set(metrics.SendRate, sent)
-	f.Set(metrics.Paused, b2f(paused))
+	used(f, size, s.Tokens)
+	f.Set(metrics.Instances, float64(s.Instances))
+	f.Set(metrics.BudgetRate, s.WholeRate)
+	f.Set(metrics.Ceiling, s.MaxRate)
+	f.Set(metrics.PublishedRate, s.PublishedLimit)
+	f.Set(metrics.SendRate, s.MeasuredRate)
+	f.Set(metrics.Paused, b2f(!s.PausedUntil.IsZero()))
 }
 
 func b2f(b bool) float64 {

@@ -29,7 +29,7 @@ func BenchmarkAdaptiveRateReleaseThrottled(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		le := newLease(&l.self, granted, 1)
-		le.Throttle(0)
+		le.Report(adaptive.Throttled, 0)
 		le.Release()
 	}
 }

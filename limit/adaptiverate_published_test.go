@@ -14,26 +14,26 @@ import (
 func TestAdaptiveRatePublishedLimit(t *testing.T) {
 	l := newTestAdaptiveRate(t, adaptive.RateConfig{Controller: "cubic", InitialUnitsPerMinute: 1200, Instances: 2})
 	l.SetPublishedLimit(100, 6*time.Second) // 1,000 a minute
-	if l.Rate() != 490 || l.MaxRate() != 490 || l.PublishedLimit() != 1000 {
-		t.Fatalf("rate %v, max %v, published %v; want 490, 490, 1000", l.Rate(), l.MaxRate(), l.PublishedLimit())
+	if l.State().Rate != 490 || l.State().MaxRate != 490 || l.State().PublishedLimit != 1000 {
+		t.Fatalf("rate %v, max %v, published %v; want 490, 490, 1000", l.State().Rate, l.State().MaxRate, l.State().PublishedLimit)
 	}
 	l.SetInstances(1)
-	if l.Rate() != 980 || l.MaxRate() != 980 {
-		t.Fatalf("one instance: rate %v, max %v", l.Rate(), l.MaxRate())
+	if l.State().Rate != 980 || l.State().MaxRate != 980 {
+		t.Fatalf("one instance: rate %v, max %v", l.State().Rate, l.State().MaxRate)
 	}
 	l.SetPublishedLimit(0, 0)
-	if l.Rate() != 980 || l.MaxRate() != adaptive.DefaultRateConfig().MaxUnitsPerMinute || l.PublishedLimit() != 0 {
-		t.Fatalf("no quota: rate %v, max %v", l.Rate(), l.MaxRate())
+	if l.State().Rate != 980 || l.State().MaxRate != adaptive.DefaultRateConfig().MaxUnitsPerMinute || l.State().PublishedLimit != 0 {
+		t.Fatalf("no quota: rate %v, max %v", l.State().Rate, l.State().MaxRate)
 	}
 	l.SetPublishedLimit(100, 0) // no window: no rate
-	if l.PublishedLimit() != 0 {
-		t.Fatalf("a limit without a window: published %v", l.PublishedLimit())
+	if l.State().PublishedLimit != 0 {
+		t.Fatalf("a limit without a window: published %v", l.State().PublishedLimit)
 	}
 
 	l = newTestAdaptiveRate(t, adaptive.RateConfig{InitialUnitsPerMinute: 1200, PublishedLimitFraction: 0.5})
 	l.SetPublishedLimit(1000, time.Minute)
-	if l.Rate() != 500 {
-		t.Fatalf("fraction 0.5: rate %v", l.Rate())
+	if l.State().Rate != 500 {
+		t.Fatalf("fraction 0.5: rate %v", l.State().Rate)
 	}
 	err := (&Options{AdaptiveRate: &adaptive.RateConfig{PublishedLimitFraction: 2}}).Validate()
 	if err == nil || !strings.Contains(err.Error(), "AdaptiveRate.PublishedLimitFraction =") {

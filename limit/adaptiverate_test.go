@@ -66,7 +66,7 @@ func TestAdaptiveRateQueueLimit(t *testing.T) {
 			})
 			synctest.Wait() // queued in order
 		}
-		if n := l.QueueLen(); n != 2 {
+		if n := l.State().Queued; n != 2 {
 			t.Fatalf("queue %d, want 2", n)
 		}
 		_, err := l.Acquire(ctx)
@@ -99,16 +99,16 @@ func TestAdaptiveRateMaxWait(t *testing.T) {
 		start := time.Now()
 		go func() { _, err := l.AcquireN(ctx, 2); done <- err }()
 		synctest.Wait()
-		first.Throttle(10 * time.Second)
+		first.Report(adaptive.Throttled, 10*time.Second)
 		first.Release()
-		if _, ok := l.PausedUntil(); !ok {
+		if l.State().PausedUntil.IsZero() {
 			t.Fatal("not paused")
 		}
 		wantRefusal(t, <-done, telemetry.ReasonMaxWait)
 		if d := time.Since(start); d != 3*time.Second {
 			t.Fatalf("gave up after %v, want 3s", d)
 		}
-		if l.QueueLen() != 0 {
+		if l.State().Queued != 0 {
 			t.Fatal("queue not empty")
 		}
 	})
@@ -183,7 +183,7 @@ func TestAdaptiveRateCancelLeavesNoPermit(t *testing.T) {
 		if d := <-got; d != time.Second {
 			t.Fatalf("second waiter went after %v, want 1s", d)
 		}
-		if n, tok := l.QueueLen(), l.Tokens(); n != 0 || tok > 1e-9 {
+		if n, tok := l.State().Queued, l.State().Tokens; n != 0 || tok > 1e-9 {
 			t.Fatalf("queue %d, tokens %v", n, tok)
 		}
 	})
@@ -197,35 +197,34 @@ func TestAdaptiveRateFeedbackThroughLease(t *testing.T) {
 		l := newTestAdaptiveRate(t, adaptive.RateConfig{InitialUnitsPerMinute: 1200})
 		ctx := context.Background()
 		le, _ := l.Acquire(ctx)
-		le.Ignore()
+		le.Report(adaptive.Ignored, 0)
 		le.Release()
 		le, _ = l.Acquire(ctx)
-		le.Drop()
+		le.Report(adaptive.Dropped, 0)
 		le.Release()
-		if r := l.Rate(); r != 1200 {
+		if r := l.State().Rate; r != 1200 {
 			t.Fatalf("rate %v after ignored outcomes", r)
 		}
 		zero, err := l.AcquireN(ctx, 0)
 		if err != nil || zero.Held() {
 			t.Fatalf("cost 0: %v, held %v", err, zero.Held())
 		}
-		zero.Throttle(time.Minute)
+		zero.Report(adaptive.Throttled, time.Minute)
 		zero.Release()
-		if r := l.Rate(); r != 1200 {
+		if r := l.State().Rate; r != 1200 {
 			t.Fatalf("rate %v after a cost-0 throttle", r)
 		}
 		time.Sleep(time.Second)
 		le, _ = l.Acquire(ctx)
-		le.Throttle(45 * time.Second)
+		le.Report(adaptive.Throttled, 45*time.Second)
 		le.Release()
-		if r := l.Rate(); r != 840 {
+		if r := l.State().Rate; r != 840 {
 			t.Fatalf("rate %v after a throttle, want 840", r)
 		}
-		until, ok := l.PausedUntil()
-		if !ok || time.Until(until) != 30*time.Second {
-			t.Fatalf("paused until %v (%v), want 30s from now", until, ok)
+		if until := l.State().PausedUntil; time.Until(until) != 30*time.Second {
+			t.Fatalf("paused until %v, want 30s from now", until)
 		}
-		c := l.Counts()
+		c := l.State().Counts
 		if c.Cuts != 1 || c.Pauses != 1 || c.Throttles != 1 {
 			t.Fatalf("counts %+v", c)
 		}
@@ -238,7 +237,7 @@ func TestAdaptiveRateFeedbackThroughLease(t *testing.T) {
 		}
 		time.Sleep(10 * time.Second)
 		le.Release()
-		if r := l.Rate(); r != 960 {
+		if r := l.State().Rate; r != 960 {
 			t.Fatalf("rate %v, want 960", r)
 		}
 		if _, err := l.AcquireN(ctx, -1); !errors.Is(err, ErrCost) {
@@ -256,13 +255,13 @@ func TestAdaptiveRateDisabledAdmitsEverything(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			le.Throttle(time.Minute)
+			le.Report(adaptive.Throttled, time.Minute)
 			le.Release()
 		}
-		if time.Since(start) != 0 || l.Rate() != 60 {
+		if time.Since(start) != 0 || l.State().Rate != 60 {
 			t.Fatal("disabled limiter held back or changed its rate")
 		}
-		if c := l.Counts(); c.Units != 5000 || c.Throttles != 1000 || c.Cuts != 0 {
+		if c := l.State().Counts; c.Units != 5000 || c.Throttles != 1000 || c.Cuts != 0 {
 			t.Fatalf("counts %+v", c)
 		}
 	})
@@ -270,23 +269,19 @@ func TestAdaptiveRateDisabledAdmitsEverything(t *testing.T) {
 
 func TestAdaptiveRateInstances(t *testing.T) {
 	l := newTestAdaptiveRate(t, adaptive.RateConfig{InitialUnitsPerMinute: 1200, Instances: 2})
-	if l.Rate() != 600 || l.WholeRate() != 1200 {
-		t.Fatalf("rate %v whole %v", l.Rate(), l.WholeRate())
+	if l.State().Rate != 600 || l.State().WholeRate != 1200 {
+		t.Fatalf("rate %v whole %v", l.State().Rate, l.State().WholeRate)
 	}
 	l.SetInstances(3)
-	if l.Rate() != 400 || l.Instances() != 3 {
-		t.Fatalf("rate %v", l.Rate())
+	if l.State().Rate != 400 || l.State().Instances != 3 {
+		t.Fatalf("rate %v", l.State().Rate)
 	}
 	c := counter{n: 4}
 	l = newTestAdaptiveRate(t, adaptive.RateConfig{InitialUnitsPerMinute: 1200, InstanceCounter: &c})
 	le, _ := l.Acquire(context.Background())
 	le.Release()
-	if l.Instances() != 4 || l.Rate() != 300 {
-		t.Fatalf("counter not polled: %d instances, rate %v", l.Instances(), l.Rate())
-	}
-	l = newTestAdaptiveRate(t, adaptive.RateConfig{InitialUnitsPerMinute: 1200, InstanceCounter: adaptive.StaticInstances(5)})
-	if l.Instances() != 5 {
-		t.Fatal("static count not applied")
+	if l.State().Instances != 4 || l.State().Rate != 300 {
+		t.Fatalf("counter not polled: %d instances, rate %v", l.State().Instances, l.State().Rate)
 	}
 }
 
@@ -327,8 +322,8 @@ func TestAdaptiveRateConfigValidate(t *testing.T) {
 	}
 	a := lim.(*AdaptiveRateLimiter)
 	defer a.Close()
-	if a.Name() != "x" || a.Rate() != adaptive.DefaultRateConfig().InitialUnitsPerMinute {
-		t.Fatalf("New: %s %v", a.Name(), a.Rate())
+	if a.Name() != "x" || a.State().Rate != adaptive.DefaultRateConfig().InitialUnitsPerMinute {
+		t.Fatalf("New: %s %v", a.Name(), a.State().Rate)
 	}
 }
 
@@ -420,7 +415,7 @@ func TestAdaptiveRateQueuesByDefault(t *testing.T) {
 			go l.AcquireN(ctx, 100) // 500 units queued, each 100 of them
 		}
 		synctest.Wait()
-		if n := l.QueueLen(); n != 5 {
+		if n := l.State().Queued; n != 5 {
 			t.Fatalf("%d waiting; want 5", n)
 		}
 		_, err = l.Acquire(ctx)

@@ -18,7 +18,7 @@ func AtRest(l Limiter) bool {
 func (l *perSecond) atRest() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.queue.empty() && l.bucket.Full(time.Since(l.epoch))
+	return l.queue.empty() && l.bucket.Available(time.Since(l.epoch)) == l.bucket.Burst()
 }
 
 func (l *perWindow) atRest() bool {

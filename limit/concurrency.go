@@ -227,8 +227,9 @@ func (l *bulkhead) release(lease Lease) {
 
 // figures reports the slots held and free.
 func (l *bulkhead) figures(f metrics.Figures) {
-	f.Set(metrics.InUse, float64(l.engine.InFlight()))
-	f.Set(metrics.Available, float64(l.engine.Available()))
+	n := l.engine.InFlight()
+	f.Set(metrics.InUse, float64(n))
+	f.Set(metrics.Available, float64(l.engine.Limit()-n))
 }
 
 func (l *bulkhead) refuse(cost int, reason string) error {

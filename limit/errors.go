@@ -70,12 +70,19 @@ func (e *CostError) Is(target error) bool { return target == ErrCost }
 // *RateLimitedError with telemetry.ReasonDeadline that also matches
 // context.DeadlineExceeded, so that a retry runner reads a wait that ran
 // out its attempt's time as a self-imposed throttle and not as the
-// dependency's timeout. It is nil while ctx has not ended. Every limiter of
-// the module, the quota guard and the fleet's included, ends so: a call
-// whose context has ended takes nothing, even when a permit is free.
+// dependency's timeout. A deadline that has passed by the clock is one
+// even before the context's timer has fired (a loaded machine, or a
+// network poller that saw it first, can be ahead of the timer). It is nil
+// while ctx has not ended. Every limiter of the module, the quota guard and
+// the fleet's included, ends so: a call whose context has ended takes
+// nothing, even when a permit is free.
 func ContextEnded(ctx context.Context, limiter string) error {
 	err := ctx.Err()
-	if err == nil || !errors.Is(err, context.DeadlineExceeded) {
+	if err == nil {
+		if dl, ok := ctx.Deadline(); !ok || time.Now().Before(dl) {
+			return nil
+		}
+	} else if !errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
 	return &RateLimitedError{Limiter: limiter, Reason: telemetry.ReasonDeadline}

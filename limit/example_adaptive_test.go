@@ -21,7 +21,7 @@ func ExampleAdaptive() {
 			return err // *limit.RateLimitedError: refused, never sent
 		}
 		// The lease is the measurement: how long it is held is the latency
-		// the loop reads. Report a timeout or a 503 with lease.Drop().
+		// the loop reads. Report a timeout or a 503 with lease.Report(adaptive.Dropped, 0).
 		defer lease.Release()
 		return nil // the call itself
 	}

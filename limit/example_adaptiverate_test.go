@@ -28,14 +28,14 @@ func ExampleAdaptiveRate() {
 	}
 	status, retryAfter := 429, 2*time.Second // the API's answer
 	if status == 429 {
-		lease.Throttle(retryAfter)
+		lease.Report(adaptive.Throttled, retryAfter)
 	}
 	lease.Release()
 
 	// A throttle before the limiter has measured anything answers its
 	// first burst, not its rate: it pauses for the Retry-After, and keeps
 	// the rate its slow start will raise.
-	until, paused := lim.PausedUntil()
-	fmt.Printf("rate %.1f units/min, paused %v for %v\n", lim.Rate(), paused, time.Until(until).Round(time.Second))
+	s := lim.State()
+	fmt.Printf("rate %.1f units/min, paused %v for %v\n", s.Rate, !s.PausedUntil.IsZero(), time.Until(s.PausedUntil).Round(time.Second))
 	// Output: rate 1125.0 units/min, paused true for 2s
 }

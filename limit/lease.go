@@ -158,30 +158,28 @@ func (l *Lease) Release() {
 	}
 }
 
-// Throttle reports that the dependency throttled the call, with its
-// Retry-After hint (0 when it gave none). The hint is kept in whole
-// milliseconds, rounded up, and at most about 12.4 days.
-func (l *Lease) Throttle(retryAfter time.Duration) {
+// Report tells the limiter how the call went, for the limiters that learn
+// (see adaptive.Outcome): the adaptive concurrency limit samples latency
+// from a Success and reads Dropped (a timeout, a 503) and Throttled as
+// queueing; the adaptive rate limiter cuts on Throttled and may climb on a
+// Success; Ignored teaches both nothing. A lease that reports nothing is a
+// Success; the last report before Release counts. With Throttled,
+// retryAfter is the dependency's Retry-After hint (0 when it gave none),
+// kept in whole milliseconds, rounded up, and at most about 12.4 days;
+// with any other outcome it is not kept.
+func (l *Lease) Report(o adaptive.Outcome, retryAfter time.Duration) {
+	if o != adaptive.Throttled {
+		retryAfter = 0
+	}
 	ms := (min(max(retryAfter, 0), maxRetryAfter) + time.Millisecond - 1) / time.Millisecond
-	l.spec.report = uint32(ms)<<outcomeBits | uint32(adaptive.Throttled)
+	l.spec.report = uint32(ms)<<outcomeBits | uint32(o)&outcomeMask
 }
 
-// Drop reports that the call timed out or was shed downstream.
-func (l *Lease) Drop() { l.report(adaptive.Dropped) }
-
-// Ignore reports that the call says nothing about the dependency's capacity.
-func (l *Lease) Ignore() { l.report(adaptive.Ignored) }
-
-func (l *Lease) report(o adaptive.Outcome) { l.spec.report = l.spec.report&^outcomeMask | uint32(o) }
-
-// adaptive.Outcome is what has been reported so far: adaptive.Success unless told
-// otherwise. Only the limiters that learn read it (see adaptive.Outcome):
-// the adaptive concurrency limit samples latency from a success and reads
-// adaptive.Dropped and adaptive.Throttled as queueing; the adaptive rate limiter cuts on
-// adaptive.Throttled and may climb on a success. adaptive.Ignored teaches both nothing.
+// Outcome is what Report last said: adaptive.Success unless told
+// otherwise.
 func (l *Lease) Outcome() adaptive.Outcome { return l.spec.outcome() }
 
-// RetryAfter is the hint reported with Throttle.
+// RetryAfter is the hint reported with Throttled.
 func (l *Lease) RetryAfter() time.Duration { return l.spec.retryAfter() }
 
 // Cost is the number of permits (units) the lease holds.

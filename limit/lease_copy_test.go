@@ -121,7 +121,7 @@ func TestNewLeaseReleasesOnce(t *testing.T) {
 		t.Fatalf("held %v cost %d granted %v", lease.Held(), lease.Cost(), lease.Granted())
 	}
 	c := lease
-	c.Throttle(2 * time.Second)
+	c.Report(adaptive.Throttled, 2*time.Second)
 	c.Release()
 	lease.Release()
 	if len(r.released) != 1 || r.released[0].Outcome() != adaptive.Throttled || r.released[0].RetryAfter() != 2*time.Second {

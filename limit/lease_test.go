@@ -21,7 +21,7 @@ func TestLeaseFitsInRegisters(t *testing.T) {
 
 // The Retry-After hint is kept in whole milliseconds, rounded up so that a
 // caller never comes back early, and saturates at about 12.4 days; a later
-// Drop or Ignore changes the outcome and keeps the hint.
+// report replaces both, and keeps a hint only with Throttled.
 func TestThrottleKeepsRetryAfterInMilliseconds(t *testing.T) {
 	for _, c := range []struct {
 		give, want time.Duration
@@ -38,19 +38,24 @@ func TestThrottleKeepsRetryAfterInMilliseconds(t *testing.T) {
 	} {
 		var l Lease
 		l.spec.cost = 7
-		l.Throttle(c.give)
+		l.Report(adaptive.Throttled, c.give)
 		if l.Outcome() != adaptive.Throttled || l.RetryAfter() != c.want || l.Cost() != 7 {
-			t.Errorf("Throttle(%v): %v %v cost %d, want throttled %v cost 7", c.give, l.Outcome(), l.RetryAfter(), l.Cost(), c.want)
+			t.Errorf("Report(Throttled, %v): %v %v cost %d, want throttled %v cost 7", c.give, l.Outcome(), l.RetryAfter(), l.Cost(), c.want)
 		}
 	}
 	var l Lease
-	l.Throttle(3 * time.Second)
-	l.Drop()
-	if l.Outcome() != adaptive.Dropped || l.RetryAfter() != 3*time.Second {
-		t.Errorf("Throttle then Drop: %v %v, want dropped 3s", l.Outcome(), l.RetryAfter())
+	l.spec.cost = 7
+	l.Report(adaptive.Throttled, 3*time.Second)
+	l.Report(adaptive.Dropped, time.Second)
+	if l.Outcome() != adaptive.Dropped || l.RetryAfter() != 0 {
+		t.Errorf("Throttled then Dropped: %v %v, want the last report, dropped, and no hint", l.Outcome(), l.RetryAfter())
 	}
-	l.Ignore()
+	l.Report(adaptive.Ignored, 0)
 	if l.Outcome() != adaptive.Ignored {
-		t.Errorf("then Ignore: %v, want ignored", l.Outcome())
+		t.Errorf("then Ignored: %v, want ignored", l.Outcome())
+	}
+	l.Report(adaptive.Success, 0)
+	if l.Outcome() != adaptive.Success || l.Cost() != 7 {
+		t.Errorf("then Success: %v cost %d, want success cost 7", l.Outcome(), l.Cost())
 	}
 }

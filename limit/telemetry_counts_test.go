@@ -41,7 +41,7 @@ func TestEveryShapeCountsThrottles(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", kind, err)
 		}
-		lease.Throttle(0)
+		lease.Report(adaptive.Throttled, 0)
 		lease.Release()
 		want["headroom.limiter.throttles{t,"+kind+"}"] = 1
 	}
@@ -72,7 +72,7 @@ func TestAdaptiveCountsCuts(t *testing.T) {
 			}
 			time.Sleep(10 * time.Millisecond)
 			if throttle {
-				lease.Throttle(0)
+				lease.Report(adaptive.Throttled, 0)
 			}
 			lease.Release()
 		}
@@ -191,7 +191,7 @@ func TestAdaptiveRateReportsItsFigures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lease.Throttle(2 * time.Second)
+		lease.Report(adaptive.Throttled, 2*time.Second)
 		lease.Release()
 		m := metricValues(t, r)
 		get := func(name string) float64 { return m["headroom.limiter."+name+"{r,adaptive_rate}"] }
@@ -204,8 +204,8 @@ func TestAdaptiveRateReportsItsFigures(t *testing.T) {
 		if got := get("published_rate"); got != 1200 {
 			t.Errorf("published rate %v, want 1200", got)
 		}
-		if got := get("ceiling"); got != lim.MaxRate() {
-			t.Errorf("ceiling %v, want MaxRate %v", got, lim.MaxRate())
+		if got := get("ceiling"); got != lim.State().MaxRate {
+			t.Errorf("ceiling %v, want MaxRate %v", got, lim.State().MaxRate)
 		}
 		if got := get("paused"); got != 1 {
 			t.Errorf("paused %v after a Retry-After, want 1", got)

@@ -71,7 +71,7 @@ func TestAdaptiveRateQueueLengthCountsPermits(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer l.Close()
-		for l.Tokens() >= 1 {
+		for l.State().Tokens >= 1 {
 			lease, _ := l.Acquire(context.Background())
 			lease.Release()
 		}

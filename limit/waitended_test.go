@@ -150,3 +150,44 @@ func TestEndedContextTakesNothing(t *testing.T) {
 		})
 	}
 }
+
+// ContextEnded is nil for a context that goes on, ctx.Err() for a
+// cancellation, and a deadline refusal for a deadline: one the context
+// reports, or one the clock has passed before the context's timer fired.
+func TestContextEnded(t *testing.T) {
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	expired, cancel := context.WithDeadline(context.Background(), time.Now())
+	defer cancel()
+	later, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	for _, c := range []struct {
+		name     string
+		ctx      context.Context
+		deadline bool
+		err      error
+	}{
+		{"background", context.Background(), false, nil},
+		{"deadline ahead", later, false, nil},
+		{"cancelled", cancelled, false, context.Canceled},
+		{"expired", expired, true, nil},
+		{"passed, timer not fired", passedDeadline{context.Background()}, true, nil},
+	} {
+		err := ContextEnded(c.ctx, "x")
+		var rl *RateLimitedError
+		switch {
+		case c.deadline:
+			if !errors.As(err, &rl) || rl.Reason != telemetry.ReasonDeadline || rl.Limiter != "x" || !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("%s: %v; want x's deadline refusal", c.name, err)
+			}
+		case err != c.err:
+			t.Errorf("%s: %v; want %v", c.name, err, c.err)
+		}
+	}
+}
+
+// passedDeadline is a context whose deadline has passed and whose Err has
+// not caught up yet.
+type passedDeadline struct{ context.Context }
+
+func (passedDeadline) Deadline() (time.Time, bool) { return time.Now().Add(-time.Millisecond), true }

@@ -34,9 +34,9 @@ func benchRun(b *testing.B, p *Policy, err error, ctx context.Context) {
 }
 
 // BenchmarkRun/retry: retries only (the shape of failsafe-go's retry policy).
-// BenchmarkRun/default: Default(), with breaker and budget.
-// BenchmarkRun/http: HTTP(), with timeouts, breaker and budget.
-// BenchmarkRun/http_deadline: HTTP() under a caller deadline that already
+// BenchmarkRun/default: Default(Options{}), with breaker and budget.
+// BenchmarkRun/http: HTTP(Options{}), with timeouts, breaker and budget.
+// BenchmarkRun/http_deadline: HTTP(Options{}) under a caller deadline that already
 // bounds the attempt, so no attempt context is needed.
 func BenchmarkRun(b *testing.B) {
 	b.Run("retry", func(b *testing.B) {
@@ -44,25 +44,25 @@ func BenchmarkRun(b *testing.B) {
 		benchRun(b, p, err, context.Background())
 	})
 	b.Run("default", func(b *testing.B) {
-		p, err := Default()
+		p, err := Default(Options{})
 		benchRun(b, p, err, context.Background())
 	})
 	b.Run("http", func(b *testing.B) {
-		p, err := HTTP()
+		p, err := HTTP(Options{})
 		benchRun(b, p, err, context.Background())
 	})
 	b.Run("http_deadline", func(b *testing.B) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		p, err := HTTP()
+		p, err := HTTP(Options{})
 		benchRun(b, p, err, ctx)
 	})
 }
 
-// BenchmarkRunParallel is Default() under parallel callers: the breaker and
+// BenchmarkRunParallel is Default(Options{}) under parallel callers: the breaker and
 // the budget are shared.
 func BenchmarkRunParallel(b *testing.B) {
-	p, err := Default()
+	p, err := Default(Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -4,7 +4,7 @@
 // as a fraction of traffic, a circuit breaker fails fast while a dependency
 // is unhealthy, and timeouts bound each attempt and the whole call.
 //
-//	policy, err := resilience.HTTP() // one per dependency; keep it
+//	policy, err := resilience.HTTP(resilience.Options{}) // one per dependency; keep it
 //	if err != nil {
 //		return err
 //	}
@@ -21,13 +21,13 @@
 //
 //   - Run, Try: call fn under a Policy; Try returns a Result with every
 //     Attempt and the StopReason.
-//   - Policy, built by the presets HTTP and Default adjusted by Option
-//     values (WithTimeout, WithRetries, WithBreaker, …), or by Options, the
-//     same settings as data (WithOptions), where a zero field keeps the
-//     preset's value. A preset with any one option is a working policy: the
-//     values that depend on others follow what the options set. Every
-//     builder lists every problem at once (errors.Join of
-//     *headroom.ConfigError) and returns a nil policy with them.
+//   - Policy, built by the presets HTTP and Default adjusted by Options,
+//     settings as data (as a JSON configuration holds them too), where a
+//     zero field keeps the preset's value. A preset with any one setting is
+//     a working policy: the values that depend on others follow what the
+//     options set. Both presets list every problem at once (errors.Join of
+//     *headroom.ConfigError) and return a nil policy with them;
+//     Options.Validate lists the same problems without building.
 //   - Verdict{Kind, SelfImposed, RetryAfter}, Kind = Success, Transient,
 //     Throttled or Permanent; Options.Classify maps errors to verdicts, and
 //     DefaultClassify is the default. An error may carry its own verdict

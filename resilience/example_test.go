@@ -12,7 +12,7 @@ import (
 )
 
 func ExampleRun() {
-	policy, err := resilience.HTTP(resilience.WithName("inventory")) // one per dependency; keep it
+	policy, err := resilience.HTTP(resilience.Options{Name: "inventory"}) // one per dependency; keep it
 	if err != nil {
 		panic(err)
 	}
@@ -31,7 +31,7 @@ func ExampleRun() {
 }
 
 func ExampleTry() {
-	policy, err := resilience.Default()
+	policy, err := resilience.Default(resilience.Options{})
 	if err != nil {
 		panic(err)
 	}
@@ -54,7 +54,7 @@ func ExampleTry() {
 func ExampleHTTP() {
 	// The preset with a shorter overall timeout: its 10 s attempt timeout
 	// follows, to a third of it.
-	policy, err := resilience.HTTP(resilience.WithTimeout(3 * time.Second))
+	policy, err := resilience.HTTP(resilience.Options{Timeout: headroom.Duration(3 * time.Second)})
 	fmt.Println(err)
 
 	start := time.Now()
@@ -67,26 +67,26 @@ func ExampleHTTP() {
 
 	// Options that conflict are reported when the policy is built, all at
 	// once.
-	_, err = resilience.HTTP(resilience.WithRetries(-1),
-		resilience.WithTimeout(2*time.Second), resilience.WithAttemptTimeout(5*time.Second))
+	_, err = resilience.HTTP(resilience.Options{Timeout: headroom.Duration(2 * time.Second), AttemptTimeout: headroom.Duration(5 * time.Second),
+		Backoff: headroom.Backoff{Multiplier: 0.5}})
 	fmt.Println(err)
 	// Output:
 	// <nil>
 	// attempt deadline in 1s
 	// 1 <nil>
-	// resilience: Retries = -1: want 0 or more
 	// resilience: AttemptTimeout = 5s: want at most Timeout (2s)
+	// resilience: Backoff.Multiplier = 0.5: want 0 (the default) or a finite factor of 1 or more
 }
 
 // Options as data, as a JSON configuration holds them: a zero field keeps
 // the preset's value.
-func ExampleWithOptions() {
-	policy, err := resilience.Default(resilience.WithOptions(resilience.Options{
+func ExampleOptions() {
+	policy, err := resilience.Default(resilience.Options{
 		Name:           "search",
 		Retries:        1,
 		AttemptTimeout: headroom.Duration(time.Second),
 		Backoff:        headroom.Backoff{Initial: headroom.Duration(10 * time.Millisecond), Jitter: new(0.0)},
-	}))
+	})
 	if err != nil {
 		panic(err)
 	}
@@ -107,7 +107,7 @@ func ExampleNewBreaker() {
 	if err != nil {
 		panic(err)
 	}
-	p, err := resilience.Default(resilience.WithBreaker(br), resilience.WithRetries(0))
+	p, err := resilience.Default(resilience.Options{Breaker: br, Retries: -1})
 	if err != nil {
 		panic(err)
 	}
@@ -130,8 +130,7 @@ func ExampleNewBudget() {
 	if err != nil {
 		panic(err)
 	}
-	p, err := resilience.Default(resilience.WithBudget(budget),
-		resilience.WithBackoff(headroom.Backoff{Initial: headroom.Duration(time.Millisecond)}))
+	p, err := resilience.Default(resilience.Options{Budget: budget, Backoff: headroom.Backoff{Initial: headroom.Duration(time.Millisecond)}})
 	if err != nil {
 		panic(err)
 	}
@@ -157,7 +156,7 @@ func ExampleDefaultClassify() {
 func ExampleDefault() {
 	// The general preset, for calls that are not HTTP: no timeouts of its
 	// own, so the caller's context bounds the call.
-	p, err := resilience.Default(resilience.WithName("ledger"), resilience.WithRetries(1))
+	p, err := resilience.Default(resilience.Options{Name: "ledger", Retries: 1})
 	if err != nil {
 		panic(err)
 	}

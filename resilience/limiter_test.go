@@ -28,7 +28,7 @@ func TestRealConcurrencyLimiterRefusesThenAdmits(t *testing.T) {
 			t.Fatal(err)
 		}
 		time.AfterFunc(7*time.Second, held.Release)
-		p := must(HTTP(WithThrottledBackoff(headroom.Backoff{Initial: headroom.Duration(3 * time.Second), Multiplier: 1, Jitter: new(0.0)}), WithTimeout(time.Minute)))
+		p := must(HTTP(Options{ThrottledBackoff: headroom.Backoff{Initial: headroom.Duration(3 * time.Second), Multiplier: 1, Jitter: new(0.0)}, Timeout: headroom.Duration(time.Minute)}))
 		r := Try(t.Context(), p, acquireOnce(lim))
 		if r.Err != nil || r.Stop != StopSucceeded || len(r.Attempts) != 4 {
 			t.Fatalf("stop %v after %d attempts: %v; want succeeded after 4", r.Stop, len(r.Attempts), r.Err)
@@ -54,7 +54,7 @@ func TestRealPerSecondHintWins(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := must(HTTP())
+		p := must(HTTP(Options{}))
 		fn := acquireOnce(lim)
 		if _, err := Run(t.Context(), p, fn); err != nil {
 			t.Fatal(err)
@@ -84,8 +84,7 @@ func TestQueueWaitPastAttemptTimeoutIsSelfImposed(t *testing.T) {
 		defer held.Release()
 		br, _ := NewBreaker(BreakerOptions{ConsecutiveFailures: 1, BreakDuration: time.Minute})
 		bu, _ := NewBudget(BudgetOptions{TTL: 10 * time.Second, MinRetriesPerSecond: new(0), Ratio: new(1.0)})
-		p := must(HTTP(WithRetries(1), WithAttemptTimeout(time.Second), WithTimeout(time.Minute),
-			WithBackoff(headroom.Backoff{Initial: headroom.Duration(time.Millisecond)}), WithBreaker(br), WithBudget(bu)))
+		p := must(HTTP(Options{Retries: 1, AttemptTimeout: headroom.Duration(time.Second), Timeout: headroom.Duration(time.Minute), Backoff: headroom.Backoff{Initial: headroom.Duration(time.Millisecond)}, Breaker: br, Budget: bu}))
 		before := bu.balance(time.Now())
 		r := Try(t.Context(), p, acquireOnce(lim))
 		v := r.Attempts[0].Verdict
@@ -98,7 +97,7 @@ func TestQueueWaitPastAttemptTimeoutIsSelfImposed(t *testing.T) {
 }
 
 // The README's first example: a PerSecond limiter with a queue, shared by
-// a burst of goroutines that each call through HTTP(). Every call succeeds,
+// a burst of goroutines that each call through HTTP(Options{}). Every call succeeds,
 // admitted at the limiter's rate, and none is retried.
 func TestREADMEBurstThroughQueuedLimiter(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -112,7 +111,7 @@ func TestREADMEBurstThroughQueuedLimiter(t *testing.T) {
 		attempts := make(chan int, callers)
 		for range callers {
 			go func() {
-				r := Try(t.Context(), must(HTTP()), acquireOnce(lim))
+				r := Try(t.Context(), must(HTTP(Options{})), acquireOnce(lim))
 				attempts <- len(r.Attempts)
 				errs <- r.Err
 			}()
@@ -146,7 +145,7 @@ func TestRefusedBurstComesBackSpread(t *testing.T) {
 		start := time.Now()
 		errs := make(chan error, callers)
 		attempts := make(chan int, callers)
-		p := must(HTTP())
+		p := must(HTTP(Options{}))
 		for range callers {
 			go func() {
 				r := Try(t.Context(), p, acquireOnce(lim))
@@ -178,7 +177,7 @@ func TestQueueWaitEndedByOverallTimeoutStopsOnDeadline(t *testing.T) {
 		lim, _ := limit.Concurrency(1, limit.WithQueueLimit(10))
 		held, _ := lim.Acquire(t.Context())
 		defer held.Release()
-		p := must(HTTP(WithRetries(0), WithAttemptTimeout(0), WithTimeout(time.Second), WithBreaker(nil), WithBudget(nil)))
+		p := must(HTTP(Options{Retries: -1, AttemptTimeout: -1, Timeout: headroom.Duration(time.Second), NoBreaker: true, NoBudget: true}))
 		r := Try(t.Context(), p, acquireOnce(lim))
 		if r.Stop != StopDeadline || len(r.Attempts) != 1 || !r.Attempts[0].Verdict.SelfImposed {
 			t.Fatalf("stop %v after %d attempts (err %v); want StopDeadline after one self-imposed refusal", r.Stop, len(r.Attempts), r.Err)

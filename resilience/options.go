@@ -11,10 +11,10 @@ import (
 	"github.com/headroom-go/headroom/internal/problems"
 )
 
-// Options are a preset's settings as data, as the JSON configuration reads
-// them (httpx.Config's "resilience" section): WithOptions applies them to
-// HTTP or Default. Every zero field keeps the preset's value, so the zero
-// Options is the preset itself; below 0, Retries, Timeout, AttemptTimeout
+// Options are the settings of a policy, given to a preset, HTTP or Default,
+// as the JSON configuration reads them too (httpx.Config's "resilience"
+// section). Every zero field keeps the preset's value, so the zero Options
+// is the preset itself; below 0, Retries, Timeout, AttemptTimeout
 // and MaximumDelay mean none (no retry, no timeout, no cap), and NoBreaker
 // and NoBudget leave out the preset's own breaker and budget. Options read
 // from JSON with the names in their tags and durations as strings ("30s").
@@ -109,8 +109,8 @@ func throttledCurve() headroom.Backoff {
 
 // Validate returns every problem with o at once, joined with errors.Join;
 // each is a *headroom.ConfigError naming the field. It returns nil when
-// HTTP(WithOptions(o)) would succeed: the values that depend on the ones o
-// sets follow them, as HTTP says.
+// HTTP(o) would succeed: the values that depend on the ones o sets follow
+// them, as HTTP says.
 func (o *Options) Validate() error {
 	l := problems.New("resilience")
 	o.check(l)
@@ -119,16 +119,21 @@ func (o *Options) Validate() error {
 
 // check records on l the problems of o applied to the HTTP preset.
 func (o *Options) check(l *problems.List) {
+	o.checkChoices(l)
+	p := preset{o: httpPreset}
+	p.apply(*o)
+	d := p.derived()
+	d.checkValues(l)
+}
+
+// checkChoices records on l the settings of o that exclude each other.
+func (o *Options) checkChoices(l *problems.List) {
 	if o.NoBreaker && o.Breaker != nil {
 		l.Add("NoBreaker", true, "false when Breaker is set: one breaker or none, never a silent pick")
 	}
 	if o.NoBudget && o.Budget != nil {
 		l.Add("NoBudget", true, "false when Budget is set: one budget or none, never a silent pick")
 	}
-	p := preset{o: httpPreset}
-	WithOptions(*o)(&p)
-	d := p.derived()
-	d.checkValues(l)
 }
 
 // The check of the options other packages' options hold.

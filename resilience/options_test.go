@@ -38,17 +38,18 @@ func fields(err error) []string {
 // named after its setting.
 func TestBuildListsEveryProblem(t *testing.T) {
 	br, _ := NewBreaker(BreakerOptions{})
+	budget, _ := NewBudget(BudgetOptions{})
 	o := Options{
-		Retries:          -1,
 		Timeout:          headroom.Duration(5 * time.Second),
 		AttemptTimeout:   headroom.Duration(20 * time.Second),
-		MaximumDelay:     headroom.Duration(-time.Second),
 		Backoff:          headroom.Backoff{Initial: -1, Multiplier: 0.5, Jitter: new(1.5), Max: -1},
 		ThrottledBackoff: headroom.Backoff{Multiplier: math.NaN(), Jitter: new(math.Inf(1))},
 		Breaker:          br, // 30 s window < 2 × 20 s
+		NoBudget:         true,
+		Budget:           budget, // one budget or none
 	}
 	p, err := bare(o)
-	want := []string{"Retries", "AttemptTimeout", "MaximumDelay",
+	want := []string{"NoBudget", "AttemptTimeout",
 		"Backoff.Initial", "Backoff.Multiplier", "Backoff.Jitter", "Backoff.Max",
 		"ThrottledBackoff.Multiplier", "ThrottledBackoff.Jitter", "Breaker.SamplingDuration"}
 	if d := cmp.Diff(want, fields(err)); d != "" {
@@ -69,20 +70,20 @@ func TestOptionsKeepThePreset(t *testing.T) {
 	if err := zero.Validate(); err != nil {
 		t.Fatalf("the zero Options: %v", err)
 	}
-	p := must(HTTP(WithOptions(zero)))
+	p := must(HTTP(zero))
 	if p.retries != 3 || p.timeout != 30*time.Second || p.attemptTimeout != 10*time.Second || p.breaker == nil || p.budget == nil {
-		t.Errorf("HTTP(WithOptions(Options{})) = %+v; want the preset", p)
+		t.Errorf("HTTP(Options{}) = %+v; want the preset", p)
 	}
-	p = must(HTTP(WithOptions(Options{Retries: -1, Timeout: -1, AttemptTimeout: -1, MaximumDelay: -1, NoBreaker: true, NoBudget: true})))
+	p = must(HTTP(Options{Retries: -1, Timeout: -1, AttemptTimeout: -1, MaximumDelay: -1, NoBreaker: true, NoBudget: true}))
 	if p.retries != 0 || p.timeout != 0 || p.attemptTimeout != 0 || p.maximumDelay != 0 || p.breaker != nil || p.budget != nil {
 		t.Errorf("every setting below zero = %+v; want each off", p)
 	}
 	// A first wait given alone keeps the preset's cap of a minute.
-	p = must(HTTP(WithBackoff(headroom.Backoff{Initial: headroom.Duration(5 * time.Second)})))
+	p = must(HTTP(Options{Backoff: headroom.Backoff{Initial: headroom.Duration(5 * time.Second)}}))
 	if p.transient.Max != headroom.Duration(time.Minute) {
-		t.Errorf("HTTP(WithBackoff(Initial 5s)) caps at %v; want the preset's 1m", p.transient.Max)
+		t.Errorf("HTTP(Options{Backoff: Initial 5s}) caps at %v; want the preset's 1m", p.transient.Max)
 	}
-	p = must(HTTP(WithOptions(Options{Timeout: headroom.Duration(3 * time.Second)})))
+	p = must(HTTP(Options{Timeout: headroom.Duration(3 * time.Second)}))
 	if p.attemptTimeout != time.Second {
 		t.Errorf("a timeout of 3s alone gives attempts of %v; want 1s, a third of it", p.attemptTimeout)
 	}
@@ -132,14 +133,16 @@ func TestOptionsJSON(t *testing.T) {
 }
 
 // bare is the policy of o's values as they are, 0 meaning none: Default
-// with each of them given, and no breaker or budget unless o has one.
+// with each zero turned off, and no breaker or budget unless o has one.
 func bare(o Options) (*Policy, error) {
-	opts := []Option{WithName(o.Name), WithRetries(o.Retries), WithTimeout(time.Duration(o.Timeout)),
-		WithAttemptTimeout(time.Duration(o.AttemptTimeout)), WithMaximumDelay(time.Duration(o.MaximumDelay)),
-		WithBackoff(o.Backoff), WithThrottledBackoff(o.ThrottledBackoff), WithBreaker(o.Breaker), WithBudget(o.Budget),
-		WithMeterProvider(o.MeterProvider)}
-	if o.Classify != nil {
-		opts = append(opts, WithClassifier(o.Classify))
+	for _, d := range []*headroom.Duration{&o.Timeout, &o.AttemptTimeout, &o.MaximumDelay} {
+		if *d == 0 {
+			*d = -1
+		}
 	}
-	return Default(opts...)
+	if o.Retries == 0 {
+		o.Retries = -1
+	}
+	o.NoBreaker, o.NoBudget = o.NoBreaker || o.Breaker == nil, o.NoBudget || o.Budget == nil
+	return Default(o)
 }

@@ -3,18 +3,17 @@ package resilience
 import (
 	"time"
 
-	"go.opentelemetry.io/otel/metric"
-
 	"github.com/headroom-go/headroom"
 	"github.com/headroom-go/headroom/internal/backoffcurve"
 	"github.com/headroom-go/headroom/internal/problems"
 )
 
-// HTTP returns a new policy for calls over HTTP, adjusted by opts, with a
-// breaker and a budget of its own unless opts replace them. Make one per
-// dependency and keep it. Its values are Polly v8's standard pipeline
-// (Microsoft.Extensions.Http.Resilience's HttpStandardResilienceOptions)
-// with Finagle's retry budget:
+// HTTP returns a new policy for calls over HTTP: the preset below with
+// every setting o gives replaced (a zero field keeps the preset's value;
+// see Options), and a breaker and a budget of its own unless o replaces or
+// leaves them out. Make one per dependency and keep it. Its values are
+// Polly v8's standard pipeline (Microsoft.Extensions.Http.Resilience's
+// HttpStandardResilienceOptions) with Finagle's retry budget:
 //
 //	Name              "http"
 //	Retries           3      (Polly: MaxRetryAttempts 3)
@@ -27,23 +26,23 @@ import (
 //	Budget            BudgetOptions{}: 20 % of calls + 10/s over 10 s (Finagle)
 //	Classify          DefaultClassify
 //
-// The preset with any one option is a working policy: the values that
-// depend on others follow what the options set, so that they keep the
-// rules of Polly's validator:
+// The preset with any one setting is a working policy: the values that
+// depend on others follow what o sets, so that they keep the rules of
+// Polly's validator:
 //
-//   - AttemptTimeout, unless an option sets it, is at most a third of
-//     Timeout (Polly's 10 s of 30 s), and at most half the SamplingDuration
-//     of a ratio-mode breaker given by WithBreaker;
-//   - Timeout, unless an option sets it, is at least three AttemptTimeouts;
+//   - AttemptTimeout, unless o sets it, is at most a third of Timeout
+//     (Polly's 10 s of 30 s), and at most half the SamplingDuration of a
+//     ratio-mode breaker o gives;
+//   - Timeout, unless o sets it, is at least three AttemptTimeouts;
 //   - the preset's own breaker samples over at least two AttemptTimeouts.
 //
-// Options that conflict, such as WithTimeout(2*time.Second) with
-// WithAttemptTimeout(5*time.Second), are reported all at once (errors.Join
-// of *headroom.ConfigError), with a nil policy.
+// Settings that conflict, such as a Timeout of 2 s with an AttemptTimeout
+// of 5 s, are reported all at once (errors.Join of *headroom.ConfigError),
+// with a nil policy.
 //
 // Polly's standard pipeline also holds a rate limiter (1000 concurrent);
 // here limiters go inside the callback, one permit per attempt.
-func HTTP(opts ...Option) (*Policy, error) { return build(httpPreset, opts) }
+func HTTP(o Options) (*Policy, error) { return build(httpPreset, o) }
 
 // httpPreset is HTTP's values before its options.
 var httpPreset = Options{
@@ -59,20 +58,17 @@ var httpPreset = Options{
 	MaximumDelay:     headroom.Duration(time.Minute),
 }
 
-// Default returns a new policy for calls that are not HTTP, adjusted by
-// opts: as HTTP, but named "default", with no timeouts of its own (the
-// caller's context bounds the call, as with Polly's bare retry) and the
-// Transient curve of cenkalti/backoff/v4 (500 ms × 1.5ⁿ ± 50 %, ≤ 60 s).
-// Like HTTP, it is meant to be kept, one per dependency.
-func Default(opts ...Option) (*Policy, error) {
+// Default returns a new policy for calls that are not HTTP, with the
+// settings o gives: as HTTP, but named "default", with no timeouts of its
+// own (the caller's context bounds the call, as with Polly's bare retry)
+// and the Transient curve of cenkalti/backoff/v4 (500 ms × 1.5ⁿ ± 50 %,
+// ≤ 60 s). Like HTTP, it is meant to be kept, one per dependency.
+func Default(o Options) (*Policy, error) {
 	return build(Options{Name: "default", Retries: 3, MaximumDelay: headroom.Duration(time.Minute),
-		Backoff: transientCurve(), ThrottledBackoff: throttledCurve()}, opts)
+		Backoff: transientCurve(), ThrottledBackoff: throttledCurve()}, o)
 }
 
-// An Option adjusts a preset: HTTP or Default.
-type Option func(*preset)
-
-// preset is a preset's options being adjusted, and which of those the
+// preset is a preset's values being adjusted, and which of them the
 // options set: the values that depend on them follow them.
 type preset struct {
 	o     Options
@@ -86,128 +82,66 @@ const (
 	givenBudget
 )
 
-// WithName names the policy (and the preset's breaker) in telemetry.
-func WithName(name string) Option { return func(p *preset) { p.o.Name = name } }
-
-// WithRetries sets Options.Retries.
-func WithRetries(n int) Option { return func(p *preset) { p.o.Retries = n } }
-
-// WithTimeout sets Options.Timeout; 0 means none.
-func WithTimeout(d time.Duration) Option {
-	return func(p *preset) { p.o.Timeout, p.given = headroom.Duration(d), p.given|givenTimeout }
-}
-
-// WithAttemptTimeout sets Options.AttemptTimeout; 0 means none.
-func WithAttemptTimeout(d time.Duration) Option {
-	return func(p *preset) {
-		p.o.AttemptTimeout, p.given = headroom.Duration(d), p.given|givenAttemptTimeout
+// apply sets every value o gives (see Options).
+func (p *preset) apply(o Options) {
+	if o.Name != "" {
+		p.o.Name = o.Name
+	}
+	if o.Retries != 0 {
+		p.o.Retries = max(o.Retries, 0)
+	}
+	if o.Timeout != 0 {
+		p.o.Timeout, p.given = max(o.Timeout, 0), p.given|givenTimeout
+	}
+	if o.AttemptTimeout != 0 {
+		p.o.AttemptTimeout, p.given = max(o.AttemptTimeout, 0), p.given|givenAttemptTimeout
+	}
+	p.o.Backoff = backoffcurve.WithDefaults(o.Backoff, p.o.Backoff)
+	p.o.ThrottledBackoff = backoffcurve.WithDefaults(o.ThrottledBackoff, p.o.ThrottledBackoff)
+	if o.MaximumDelay != 0 {
+		p.o.MaximumDelay = max(o.MaximumDelay, 0)
+	}
+	if o.Classify != nil {
+		p.o.Classify = o.Classify
+	}
+	if o.Breaker != nil || o.NoBreaker {
+		p.o.Breaker, p.given = o.Breaker, p.given|givenBreaker
+	}
+	if o.Budget != nil || o.NoBudget {
+		p.o.Budget, p.given = o.Budget, p.given|givenBudget
+	}
+	if o.MeterProvider != nil {
+		p.o.MeterProvider = o.MeterProvider
 	}
 }
 
-// WithBackoff sets the Transient curve, Options.Backoff; a zero field of b
-// keeps the preset's value.
-func WithBackoff(b headroom.Backoff) Option {
-	return func(p *preset) { p.o.Backoff = backoffcurve.WithDefaults(b, p.o.Backoff) }
-}
-
-// WithThrottledBackoff sets the Throttled curve, Options.ThrottledBackoff; a
-// zero field of b keeps the preset's value.
-func WithThrottledBackoff(b headroom.Backoff) Option {
-	return func(p *preset) { p.o.ThrottledBackoff = backoffcurve.WithDefaults(b, p.o.ThrottledBackoff) }
-}
-
-// WithMaximumDelay sets Options.MaximumDelay; 0 means no cap.
-func WithMaximumDelay(d time.Duration) Option {
-	return func(p *preset) { p.o.MaximumDelay = headroom.Duration(d) }
-}
-
-// WithClassifier sets Options.Classify.
-func WithClassifier(c func(err error) Verdict) Option { return func(p *preset) { p.o.Classify = c } }
-
-// WithBreaker uses b instead of the preset's own breaker; nil means none.
-func WithBreaker(b *Breaker) Option {
-	return func(p *preset) { p.o.Breaker, p.given = b, p.given|givenBreaker }
-}
-
-// WithBudget uses b instead of the preset's own budget; nil means none.
-func WithBudget(b *Budget) Option {
-	return func(p *preset) { p.o.Budget, p.given = b, p.given|givenBudget }
-}
-
-// WithMeterProvider sends the policy's (and the preset breaker's) metrics
-// to mp.
-func WithMeterProvider(mp metric.MeterProvider) Option {
-	return func(p *preset) { p.o.MeterProvider = mp }
-}
-
-// WithOptions applies o to the preset: every field o sets, as a JSON
-// configuration's "resilience" section does (see Options). It checks
-// nothing itself: the preset reports every problem of the values it ends
-// with.
-func WithOptions(o Options) Option {
-	return func(p *preset) {
-		if o.Name != "" {
-			p.o.Name = o.Name
-		}
-		if o.Retries != 0 {
-			p.o.Retries = max(o.Retries, 0)
-		}
-		if o.Timeout != 0 {
-			WithTimeout(max(time.Duration(o.Timeout), 0))(p)
-		}
-		if o.AttemptTimeout != 0 {
-			WithAttemptTimeout(max(time.Duration(o.AttemptTimeout), 0))(p)
-		}
-		WithBackoff(o.Backoff)(p)
-		WithThrottledBackoff(o.ThrottledBackoff)(p)
-		if o.MaximumDelay != 0 {
-			p.o.MaximumDelay = max(o.MaximumDelay, 0)
-		}
-		if o.Classify != nil {
-			p.o.Classify = o.Classify
-		}
-		if o.Breaker != nil || o.NoBreaker {
-			WithBreaker(o.Breaker)(p)
-		}
-		if o.Budget != nil || o.NoBudget {
-			WithBudget(o.Budget)(p)
-		}
-		if o.MeterProvider != nil {
-			p.o.MeterProvider = o.MeterProvider
-		}
-	}
-}
-
-// build is HTTP and Default: base adjusted by opts, the dependent values
-// derived, and the preset's own breaker and budget added once the options
+// build is HTTP and Default: base adjusted by o, the dependent values
+// derived, and the preset's own breaker and budget added once the values
 // are known to be valid.
-func build(base Options, opts []Option) (*Policy, error) {
+func build(base, o Options) (*Policy, error) {
 	p := preset{o: base}
-	for _, opt := range opts {
-		if opt != nil {
-			opt(&p)
-		}
-	}
-	o := p.derived()
+	p.apply(o)
+	d := p.derived()
 	l := problems.New("resilience")
-	if o.checkValues(l); l.Len() > 0 {
+	o.checkChoices(l)
+	if d.checkValues(l); l.Len() > 0 {
 		return nil, l.Err()
 	}
 	if p.given&givenBreaker == 0 {
 		br, err := NewBreaker(BreakerOptions{
-			Name:             o.Name,
-			SamplingDuration: max(breakerSamplingDuration, 2*time.Duration(o.AttemptTimeout)),
-			MeterProvider:    o.MeterProvider,
+			Name:             d.Name,
+			SamplingDuration: max(breakerSamplingDuration, 2*time.Duration(d.AttemptTimeout)),
+			MeterProvider:    d.MeterProvider,
 		})
 		if err != nil { // an AttemptTimeout so long that twice it overflows
 			return nil, err
 		}
-		o.Breaker = br
+		d.Breaker = br
 	}
 	if p.given&givenBudget == 0 {
-		o.Budget, _ = NewBudget(BudgetOptions{}) // valid: Finagle's defaults
+		d.Budget, _ = NewBudget(BudgetOptions{}) // valid: Finagle's defaults
 	}
-	return newPolicy(o), nil
+	return newPolicy(d), nil
 }
 
 // derived returns the preset's options with the values that depend on

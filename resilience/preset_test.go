@@ -23,28 +23,28 @@ func must(p *Policy, err error) *Policy {
 func failing(context.Context) (int, error) { return 0, errors.New("connection reset") }
 
 func TestPresetsArePollyAndFinagle(t *testing.T) {
-	p := must(HTTP())
+	p := must(HTTP(Options{}))
 	if p.retries != 3 || p.timeout != 30*time.Second || p.attemptTimeout != 10*time.Second || p.maximumDelay != time.Minute {
-		t.Errorf("HTTP(): retries %d, timeout %v, attempt %v, maximum delay %v; want Polly's 3, 30s, 10s and 60s",
+		t.Errorf("HTTP(Options{}): retries %d, timeout %v, attempt %v, maximum delay %v; want Polly's 3, 30s, 10s and 60s",
 			p.retries, p.timeout, p.attemptTimeout, p.maximumDelay)
 	}
 	bo := p.breaker.opts
 	if bo.FailureRatio != 0.1 || bo.MinimumThroughput != 100 || bo.SamplingDuration != 30*time.Second || bo.BreakDuration != 5*time.Second {
-		t.Errorf("HTTP()'s breaker %+v; want Polly's", bo)
+		t.Errorf("HTTP(Options{})'s breaker %+v; want Polly's", bo)
 	}
 	if b := p.budget; b.withdrawal != 5000 || b.reserveRetries != 100 {
-		t.Errorf("HTTP()'s budget: withdrawal %d, reserve %d; want Finagle's 5000 and 100", b.withdrawal, b.reserveRetries)
+		t.Errorf("HTTP(Options{})'s budget: withdrawal %d, reserve %d; want Finagle's 5000 and 100", b.withdrawal, b.reserveRetries)
 	}
 	want := headroom.Backoff{Initial: headroom.Duration(2 * time.Second), Multiplier: 2, Jitter: new(0.25), Max: headroom.Duration(time.Minute)}
 	if d := cmp.Diff(want, p.transient); d != "" {
-		t.Errorf("HTTP()'s transient curve (-want +got):\n%s", d)
+		t.Errorf("HTTP(Options{})'s transient curve (-want +got):\n%s", d)
 	}
-	d := must(Default())
+	d := must(Default(Options{}))
 	if d.timeout != 0 || d.attemptTimeout != 0 || d.breaker == nil || d.budget == nil || d.transient.Initial != headroom.Duration(500*time.Millisecond) {
-		t.Errorf("Default(): %+v", d)
+		t.Errorf("Default(Options{}): %+v", d)
 	}
-	if p := must(HTTP(WithBreaker(nil), WithBudget(nil), nil)); p.breaker != nil || p.budget != nil {
-		t.Error("WithBreaker(nil), WithBudget(nil) kept them")
+	if p := must(HTTP(Options{NoBreaker: true, NoBudget: true})); p.breaker != nil || p.budget != nil {
+		t.Error("NoBreaker, NoBudget kept them")
 	}
 }
 
@@ -55,45 +55,49 @@ func TestPresetWithOneOptionWorks(t *testing.T) {
 	consecutive, _ := NewBreaker(BreakerOptions{ConsecutiveFailures: 3})
 	shortWindow, _ := NewBreaker(BreakerOptions{SamplingDuration: 4 * time.Second})
 	budget, _ := NewBudget(BudgetOptions{})
-	opts := map[string]Option{
-		"WithName":             WithName("x"),
-		"WithRetries":          WithRetries(0),
-		"WithTimeout(2s)":      WithTimeout(2 * time.Second),
-		"WithTimeout(2m)":      WithTimeout(2 * time.Minute),
-		"WithTimeout(0)":       WithTimeout(0),
-		"WithAttemptTimeout":   WithAttemptTimeout(time.Minute),
-		"WithAttemptTimeout0":  WithAttemptTimeout(0),
-		"WithBackoff":          WithBackoff(headroom.Backoff{Initial: headroom.Duration(time.Minute)}),
-		"WithThrottledBackoff": WithThrottledBackoff(headroom.Backoff{Initial: headroom.Duration(2 * time.Minute)}),
-		"WithMaximumDelay":     WithMaximumDelay(time.Second),
-		"WithClassifier":       WithClassifier(DefaultClassify),
-		"WithBreaker":          WithBreaker(consecutive),
-		"WithBreaker(4s)":      WithBreaker(shortWindow),
-		"WithBudget":           WithBudget(budget),
-		"WithMeterProvider":    WithMeterProvider(nil),
+	opts := map[string]Options{
+		"Name":             {Name: "x"},
+		"Retries":          {Retries: -1},
+		"Timeout(2s)":      {Timeout: headroom.Duration(2 * time.Second)},
+		"Timeout(2m)":      {Timeout: headroom.Duration(2 * time.Minute)},
+		"Timeout(none)":    {Timeout: -1},
+		"AttemptTimeout":   {AttemptTimeout: headroom.Duration(time.Minute)},
+		"AttemptTimeout0":  {AttemptTimeout: -1},
+		"Backoff":          {Backoff: headroom.Backoff{Initial: headroom.Duration(time.Minute)}},
+		"ThrottledBackoff": {ThrottledBackoff: headroom.Backoff{Initial: headroom.Duration(2 * time.Minute)}},
+		"MaximumDelay":     {MaximumDelay: headroom.Duration(time.Second)},
+		"Classify":         {Classify: DefaultClassify},
+		"Breaker":          {Breaker: consecutive},
+		"Breaker(4s)":      {Breaker: shortWindow},
+		"Budget":           {Budget: budget},
+		"NoBreaker":        {NoBreaker: true},
+		"NoBudget":         {NoBudget: true},
 	}
-	for name, opt := range opts {
-		for preset, build := range map[string]func(...Option) (*Policy, error){"HTTP": HTTP, "Default": Default} {
-			if _, err := build(opt); err != nil {
-				t.Errorf("%s(%s): %v", preset, name, err)
+	for name, o := range opts {
+		for preset, build := range map[string]func(Options) (*Policy, error){"HTTP": HTTP, "Default": Default} {
+			if _, err := build(o); err != nil {
+				t.Errorf("%s(Options{%s}): %v", preset, name, err)
+			}
+			if err := o.Validate(); err != nil {
+				t.Errorf("Options{%s}.Validate() = %v", name, err)
 			}
 		}
 	}
 
-	p := must(HTTP(WithTimeout(2 * time.Second)))
+	p := must(HTTP(Options{Timeout: headroom.Duration(2 * time.Second)}))
 	if p.timeout != 2*time.Second || p.attemptTimeout != 2*time.Second/3 {
-		t.Errorf("HTTP(WithTimeout(2s)): timeout %v, attempt %v; want 2s and a third of it", p.timeout, p.attemptTimeout)
+		t.Errorf("HTTP(Options{Timeout: headroom.Duration(2s)}): timeout %v, attempt %v; want 2s and a third of it", p.timeout, p.attemptTimeout)
 	}
-	p = must(HTTP(WithAttemptTimeout(time.Minute)))
+	p = must(HTTP(Options{AttemptTimeout: headroom.Duration(time.Minute)}))
 	if p.timeout != 3*time.Minute || p.breaker.opts.SamplingDuration != 2*time.Minute {
-		t.Errorf("HTTP(WithAttemptTimeout(1m)): timeout %v, sampling %v; want 3m and 2m",
+		t.Errorf("HTTP(Options{AttemptTimeout: headroom.Duration(1m)}): timeout %v, sampling %v; want 3m and 2m",
 			p.timeout, p.breaker.opts.SamplingDuration)
 	}
-	if p = must(HTTP(WithBreaker(shortWindow))); p.attemptTimeout != 2*time.Second {
-		t.Errorf("HTTP(WithBreaker(4s window)): attempt %v; want 2s, half the window", p.attemptTimeout)
+	if p = must(HTTP(Options{Breaker: shortWindow})); p.attemptTimeout != 2*time.Second {
+		t.Errorf("HTTP(Options{Breaker: 4s window}): attempt %v; want 2s, half the window", p.attemptTimeout)
 	}
-	if p = must(Default(WithTimeout(2 * time.Second))); p.attemptTimeout != 0 {
-		t.Errorf("Default(WithTimeout(2s)): attempt %v; want none, as Default has", p.attemptTimeout)
+	if p = must(Default(Options{Timeout: headroom.Duration(2 * time.Second)})); p.attemptTimeout != 0 {
+		t.Errorf("Default(Options{Timeout: headroom.Duration(2s)}): attempt %v; want none, as Default has", p.attemptTimeout)
 	}
 }
 
@@ -101,21 +105,25 @@ func TestPresetWithOneOptionWorks(t *testing.T) {
 // at the first call.
 func TestPresetConflictFailsWhenBuilt(t *testing.T) {
 	shortWindow, _ := NewBreaker(BreakerOptions{SamplingDuration: 4 * time.Second})
+	shortBudget, _ := NewBudget(BudgetOptions{})
 	for _, c := range []struct {
 		name string
-		opts []Option
+		opts Options
 		want []string
 	}{
-		{"timeout below attempt", []Option{WithTimeout(2 * time.Second), WithAttemptTimeout(5 * time.Second)},
+		{"timeout below attempt", Options{Timeout: headroom.Duration(2 * time.Second), AttemptTimeout: headroom.Duration(5 * time.Second)},
 			[]string{"AttemptTimeout"}},
-		{"timeout below the preset's attempt, both set", []Option{WithTimeout(2 * time.Second), WithAttemptTimeout(10 * time.Second)},
+		{"timeout below the preset's attempt, both set", Options{Timeout: headroom.Duration(2 * time.Second), AttemptTimeout: headroom.Duration(10 * time.Second)},
 			[]string{"AttemptTimeout"}},
-		{"window below two attempts", []Option{WithBreaker(shortWindow), WithAttemptTimeout(5 * time.Second)},
+		{"window below two attempts", Options{Breaker: shortWindow, AttemptTimeout: headroom.Duration(5 * time.Second)},
 			[]string{"Breaker.SamplingDuration"}},
-		{"every problem", []Option{WithRetries(-1), WithTimeout(time.Second), WithAttemptTimeout(time.Minute)},
-			[]string{"Retries", "AttemptTimeout"}},
+		{"every problem", Options{Backoff: headroom.Backoff{Multiplier: 0.5}, Timeout: headroom.Duration(time.Second), AttemptTimeout: headroom.Duration(time.Minute), NoBudget: true, Budget: shortBudget},
+			[]string{"NoBudget", "AttemptTimeout", "Backoff.Multiplier"}},
 	} {
-		p, err := HTTP(c.opts...)
+		if d := cmp.Diff(c.want, fields(c.opts.Validate())); d != "" {
+			t.Errorf("%s: Validate's problems (-want +got):\n%s", c.name, d)
+		}
+		p, err := HTTP(c.opts)
 		if d := cmp.Diff(c.want, fields(err)); d != "" {
 			t.Errorf("%s: problems (-want +got):\n%s", c.name, d)
 		}

@@ -20,7 +20,7 @@ import (
 func TestRunRecordsDurationsAndRetries(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r, mp := metricstest.New(t)
-		p, err := Default(WithName("api"), WithMeterProvider(mp), WithBreaker(nil), WithBudget(nil))
+		p, err := Default(Options{Name: "api", MeterProvider: mp, NoBreaker: true, NoBudget: true})
 		if err != nil {
 			t.Fatal(err)
 		}

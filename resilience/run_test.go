@@ -75,7 +75,7 @@ func breakerCounts(b *Breaker) (ok, fail int64) {
 
 func TestRefusedThreeTimesThenAdmitted(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p := must(HTTP())
+		p := must(HTTP(Options{}))
 		lim := &refuser{n: 3, retryAfter: func(int) time.Duration { return 250 * time.Millisecond }}
 		start := time.Now()
 		r := Try(t.Context(), p, func(ctx context.Context) (string, error) {
@@ -116,7 +116,7 @@ func TestRefusedThreeTimesThenAdmitted(t *testing.T) {
 
 func TestEveryAttemptRefused(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p := must(HTTP())
+		p := must(HTTP(Options{}))
 		lim := &refuser{n: 100, retryAfter: func(i int) time.Duration { return time.Duration(i+1) * 100 * time.Millisecond }}
 		r := Try(t.Context(), p, func(ctx context.Context) (int, error) {
 			release, err := lim.acquire()
@@ -157,7 +157,7 @@ func TestEveryAttemptRefused(t *testing.T) {
 func TestServerRetryAfterWinsOverCurve(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var at []time.Time
-		r := Try(t.Context(), must(HTTP()), func(ctx context.Context) (int, error) {
+		r := Try(t.Context(), must(HTTP(Options{})), func(ctx context.Context) (int, error) {
 			at = append(at, time.Now())
 			if len(at) == 1 {
 				return 0, &ThrottledError{Err: errors.New("429 Too Many Requests"), RetryAfter: 7 * time.Second}
@@ -188,7 +188,7 @@ func (e *verdictErr) Verdict() Verdict { return e.v }
 func TestZeroHintRetriesAtOnce(t *testing.T) {
 	for _, hinted := range []bool{true, false} {
 		synctest.Test(t, func(t *testing.T) {
-			r := Try(t.Context(), must(HTTP()), func(ctx context.Context) (int, error) {
+			r := Try(t.Context(), must(HTTP(Options{})), func(ctx context.Context) (int, error) {
 				return 0, &verdictErr{Verdict{Kind: Throttled, HasRetryAfter: hinted}}
 			})
 			d := r.Attempts[0].Delay
@@ -213,7 +213,7 @@ func TestMaximumDelayCapsHint(t *testing.T) {
 
 func TestDeadlineShorterThanDelay(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p := must(HTTP(WithTimeout(5*time.Second), WithAttemptTimeout(time.Second)))
+		p := must(HTTP(Options{Timeout: headroom.Duration(5 * time.Second), AttemptTimeout: headroom.Duration(time.Second)}))
 		start := time.Now()
 		r := Try(t.Context(), p, func(ctx context.Context) (int, error) {
 			return 0, &ThrottledError{RetryAfter: 7 * time.Second}
@@ -232,7 +232,7 @@ func TestDeadlineShorterThanDelay(t *testing.T) {
 		// The caller's deadline counts the same way.
 		ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
 		defer cancel()
-		r = Try(ctx, must(Default()), func(ctx context.Context) (int, error) {
+		r = Try(ctx, must(Default(Options{})), func(ctx context.Context) (int, error) {
 			return 0, &ThrottledError{RetryAfter: 3 * time.Second}
 		})
 		if r.Stop != StopDeadline || time.Since(start) != 0 {
@@ -248,7 +248,7 @@ func TestPermanentStopsAtOnce(t *testing.T) {
 	} {
 		synctest.Test(t, func(t *testing.T) {
 			calls := 0
-			r := Try(t.Context(), must(HTTP()), func(ctx context.Context) (int, error) {
+			r := Try(t.Context(), must(HTTP(Options{})), func(ctx context.Context) (int, error) {
 				calls++
 				return 0, e
 			})
@@ -280,7 +280,7 @@ func TestTransientCurve(t *testing.T) {
 
 func TestJitterStaysOnCurve(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p := must(HTTP(WithBudget(nil), WithBreaker(nil), WithTimeout(0), WithAttemptTimeout(0), WithRetries(2)))
+		p := must(HTTP(Options{NoBudget: true, NoBreaker: true, Timeout: -1, AttemptTimeout: -1, Retries: 2}))
 		for range 20 {
 			r := Try(t.Context(), p, func(ctx context.Context) (int, error) { return 0, &ThrottledError{} })
 			for i, lo := range []time.Duration{3200 * time.Millisecond, 6400 * time.Millisecond} {
@@ -398,7 +398,7 @@ func TestLazyAttemptContext(t *testing.T) {
 func TestPanicPropagates(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		br, _ := NewBreaker(BreakerOptions{ConsecutiveFailures: 1, BreakDuration: time.Second})
-		p := must(HTTP(WithBreaker(br), WithRetries(0)))
+		p := must(HTTP(Options{Breaker: br, Retries: -1}))
 		_, _ = Run(t.Context(), p, func(ctx context.Context) (int, error) { return 0, errors.New("x") })
 		time.Sleep(time.Second) // the next call is the half-open probe
 		lim := &refuser{}
@@ -435,7 +435,7 @@ func TestPanicPropagates(t *testing.T) {
 func TestInvalidPolicy(t *testing.T) {
 	// A policy that failed to build is nil: every run with it is refused,
 	// without a call.
-	p, err := HTTP(WithRetries(-1), WithTimeout(time.Second), WithAttemptTimeout(time.Minute))
+	p, err := HTTP(Options{Retries: -1, Timeout: headroom.Duration(time.Second), AttemptTimeout: headroom.Duration(time.Minute)})
 	if p != nil || err == nil {
 		t.Fatalf("HTTP with conflicting options = %v, %v; want nil and an error", p, err)
 	}
@@ -470,7 +470,7 @@ func TestEveryStopReason(t *testing.T) {
 		bu, _ := NewBudget(BudgetOptions{TTL: time.Second, MinRetriesPerSecond: new(0), Ratio: new(0.0)})
 		pu, _ := bare(Options{Retries: 1, Backoff: quick, Budget: bu})
 		seen[Try(t.Context(), pu, fail).Stop] = true
-		invalid, _ := HTTP(WithRetries(-1))
+		invalid, _ := HTTP(Options{Backoff: headroom.Backoff{Multiplier: 0.5}})
 		seen[Try(t.Context(), invalid, fail).Stop] = true
 	})
 	for r := StopSucceeded; r <= StopInvalid; r++ {
@@ -524,8 +524,7 @@ func TestRefusalAtAttemptDeadlineIsSelfImposed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		br, _ := NewBreaker(BreakerOptions{ConsecutiveFailures: 1, BreakDuration: time.Minute})
 		bu, _ := NewBudget(BudgetOptions{TTL: 10 * time.Second, MinRetriesPerSecond: new(0), Ratio: new(1.0)})
-		p := must(HTTP(WithRetries(1), WithAttemptTimeout(time.Second), WithTimeout(time.Minute),
-			WithThrottledBackoff(headroom.Backoff{Initial: headroom.Duration(time.Millisecond), Jitter: new(0.0)}), WithBreaker(br), WithBudget(bu)))
+		p := must(HTTP(Options{Retries: 1, AttemptTimeout: headroom.Duration(time.Second), Timeout: headroom.Duration(time.Minute), ThrottledBackoff: headroom.Backoff{Initial: headroom.Duration(time.Millisecond), Jitter: new(0.0)}, Breaker: br, Budget: bu}))
 		r := Try(t.Context(), p, func(ctx context.Context) (int, error) {
 			<-ctx.Done() // queued in our own limiter until the attempt's deadline
 			return 0, &waitRefusal{&limit.RateLimitedError{Limiter: "local", Reason: telemetry.ReasonDeadline}, ctx.Err()}
@@ -560,25 +559,26 @@ func TestDeadlineErrorsMatchDeadlineExceeded(t *testing.T) {
 	for _, c := range []struct {
 		name     string
 		ctx      func(context.Context) (context.Context, context.CancelFunc)
-		opts     []Option
+		opts     Options
 		fn       func(context.Context) (int, error)
 		stop     StopReason
 		attempts int
 		is       error // the attempt's error the run's must also match
 	}{
-		{"attempt timeout", nil, []Option{WithRetries(0), WithAttemptTimeout(time.Second)},
+		{"attempt timeout", nil, Options{Retries: -1, AttemptTimeout: headroom.Duration(time.Second)},
 			func(ctx context.Context) (int, error) { <-ctx.Done(); return 0, ctx.Err() }, StopAttemptsExhausted, 1, nil},
-		{"overall timeout in an attempt", nil, []Option{WithTimeout(2 * time.Second), WithAttemptTimeout(0)},
+		{"overall timeout in an attempt", nil, Options{Timeout: headroom.Duration(2 * time.Second), AttemptTimeout: -1},
 			func(ctx context.Context) (int, error) { <-ctx.Done(); return 0, ctx.Err() }, StopDeadline, 1, nil},
-		{"overall timeout, fn ignores its context", nil, []Option{WithTimeout(2 * time.Second), WithAttemptTimeout(0)},
+		{"overall timeout, fn ignores its context", nil, Options{Timeout: headroom.Duration(2 * time.Second), AttemptTimeout: -1},
 			func(ctx context.Context) (int, error) { time.Sleep(3 * time.Second); return 0, throttled }, StopDeadline, 1, throttled},
-		{"next delay past the deadline", nil, []Option{WithTimeout(5 * time.Second)},
+		{"next delay past the deadline", nil, Options{Timeout: headroom.Duration(5 * time.Second)},
 			func(ctx context.Context) (int, error) { return 0, throttled }, StopDeadline, 1, throttled},
 		{"caller's deadline", func(ctx context.Context) (context.Context, context.CancelFunc) {
 			return context.WithTimeout(ctx, time.Second)
-		}, []Option{WithTimeout(0), WithAttemptTimeout(0)},
+		}, Options{Timeout: -1, AttemptTimeout: -1},
 			func(ctx context.Context) (int, error) { <-ctx.Done(); return 0, ctx.Err() }, StopDeadline, 1, nil},
 	} {
+		c.opts.NoBreaker, c.opts.NoBudget = true, true
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				ctx := t.Context()
@@ -587,7 +587,7 @@ func TestDeadlineErrorsMatchDeadlineExceeded(t *testing.T) {
 					ctx, cancel = c.ctx(ctx)
 					defer cancel()
 				}
-				r := Try(ctx, must(HTTP(append(c.opts, WithBreaker(nil), WithBudget(nil))...)), c.fn)
+				r := Try(ctx, must(HTTP(c.opts)), c.fn)
 				if r.Stop != c.stop || len(r.Attempts) != c.attempts {
 					t.Fatalf("%s: stop %v after %d attempts; want %v after %d", c.name, r.Stop, len(r.Attempts), c.stop, c.attempts)
 				}

@@ -41,11 +41,12 @@ func newClients(mp metric.MeterProvider) ([]*client, error) {
 		if err != nil {
 			return nil, err
 		}
-		return resilience.HTTP(resilience.WithName(name), resilience.WithBreaker(br), resilience.WithBudget(budget),
-			resilience.WithMeterProvider(mp), resilience.WithRetries(4),
-			resilience.WithBackoff(headroom.Backoff{Initial: headroom.Duration(50 * time.Millisecond), Multiplier: 2, Max: headroom.Duration(time.Second)}),
-			resilience.WithThrottledBackoff(headroom.Backoff{Initial: headroom.Duration(100 * time.Millisecond), Multiplier: 2, Max: headroom.Duration(2 * time.Second)}),
-			resilience.WithMaximumDelay(2*time.Second))
+		return resilience.HTTP(resilience.Options{
+			Name: name, Breaker: br, Budget: budget, MeterProvider: mp, Retries: 4,
+			Backoff:          headroom.Backoff{Initial: headroom.Duration(50 * time.Millisecond), Multiplier: 2, Max: headroom.Duration(time.Second)},
+			ThrottledBackoff: headroom.Backoff{Initial: headroom.Duration(100 * time.Millisecond), Multiplier: 2, Max: headroom.Duration(2 * time.Second)},
+			MaximumDelay:     headroom.Duration(2 * time.Second),
+		})
 	}
 	api, err := policy("api")
 	if err != nil {

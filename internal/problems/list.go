@@ -52,8 +52,8 @@ func (l *List) Add(field string, value any, want string) {
 	*l.errs = append(*l.errs, &headroom.ConfigError{Package: l.pkg, Field: f, Value: value, Want: want})
 }
 
-// Error records a problem that is an error of its own kind (an
-// *httpx.OrderError, say), as it is.
+// Error records a problem that is an error already (a limiter's
+// constructor's, say), as it is.
 func (l *List) Error(err error) {
 	if err != nil {
 		*l.errs = append(*l.errs, err)

@@ -67,7 +67,7 @@
 //	RateState                 RateControllerState, plus SendRateAtLastDecrease and
 //	                          PausedSinceLastDecrease so that CUBIC stays pure
 //	AIMD, Cubic               the built-in controllers (Aimd.*, Cubic.* options)
-//	InstanceCounter           the instance count source; StaticInstances by default
+//	InstanceCounter           the instance count source; RateConfig.Instances, a fixed count, without one
 //	Rate.SetInstances         a change of the count: the whole budget's rate is kept
 //
 // Rates are units per minute. The options' rates are for the whole budget;

@@ -11,9 +11,3 @@ package adaptive
 type InstanceCounter interface {
 	Instances() int
 }
-
-// StaticInstances is an InstanceCounter with a fixed count: the default, 1.
-type StaticInstances int
-
-// Instances returns n, or 1 when n is below 1.
-func (n StaticInstances) Instances() int { return max(int(n), 1) }

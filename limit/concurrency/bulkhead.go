@@ -1,6 +1,7 @@
 package concurrency
 
 import (
+	"math/rand/v2"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -33,8 +34,9 @@ const (
 //
 // It is safe for concurrent use, and reads no clock.
 type Bulkhead struct {
-	// hint is where the next search for a free slot starts: the slot last
-	// freed, which the next taker then finds at once.
+	// hint is where the next search for a free slot starts: a slot freed
+	// lately, which the next taker then finds at once. A taker that finds
+	// it held searches from a random slot instead.
 	hint  atomic.Uint32
 	slots []atomic.Uint64
 }
@@ -57,16 +59,27 @@ func New(limit int) (*Bulkhead, error) {
 // not the bulkhead's to know.
 func (b *Bulkhead) Take(now time.Duration) (ticket uint64, ok bool) {
 	n := uint32(len(b.slots))
+	if n == 0 {
+		return 0, false
+	}
 	i := b.hint.Load()
-	for range n {
-		if i >= n {
-			i = 0
-		}
+	if i < n {
 		s := &b.slots[i]
 		if w := s.Load(); w&heldBit == 0 && s.CompareAndSwap(w, w|heldBit) {
 			return (w>>genShift)<<16 | uint64(i), true
 		}
-		i++
+	}
+	// The hint's slot is held, by another taker as like as not: search
+	// from a random slot, so that takers who met there part.
+	i = rand.Uint32N(n)
+	for range n {
+		s := &b.slots[i]
+		if w := s.Load(); w&heldBit == 0 && s.CompareAndSwap(w, w|heldBit) {
+			return (w>>genShift)<<16 | uint64(i), true
+		}
+		if i++; i == n {
+			i = 0
+		}
 	}
 	return 0, false
 }
@@ -85,11 +98,13 @@ func (b *Bulkhead) Give(ticket uint64) bool {
 	return true
 }
 
-// point makes slot i, just freed, where the next search starts. A store
-// is a locked instruction on some machines: it is skipped when the hint is
-// there already, as it is for a caller that takes and gives back in turn.
+// point makes slot i, just freed, where the next search starts, unless the
+// hint's own slot is free: a caller that takes and gives back in turn keeps
+// its slot, and callers on other cores do not pull the hint to and fro (a
+// store is a locked instruction on some machines, and the hint's cache line
+// would bounce between the cores).
 func (b *Bulkhead) point(i uint32) {
-	if b.hint.Load() != i {
+	if h := b.hint.Load(); h != i && b.slots[h].Load()&heldBit != 0 {
 		b.hint.Store(i)
 	}
 }
@@ -166,6 +181,3 @@ func (b *Bulkhead) Granted() int64 {
 	}
 	return n
 }
-
-// Available is how many permits could be taken now.
-func (b *Bulkhead) Available() int { return len(b.slots) - b.InFlight() }

@@ -38,7 +38,7 @@ func (p *parser) anthropic(dst []Quota) []Quota {
 		if i == 0 {
 			unit = "requests"
 		}
-		q := Quota{Dialect: Anthropic, Policy: b.name, Unit: unit, Remaining: r}
+		q := Quota{Dialect: anthropic, Policy: b.name, Unit: unit, Remaining: r}
 		if v, ok := p.get(b.limit); ok {
 			q.Limit, _ = count(v)
 		}

@@ -430,8 +430,8 @@ func (g *Guard) sweep(n int64) {
 //		g.Observe(key, quota.Response{Status: resp.StatusCode, Header: resp.Header, Sent: slot.Sent(), Cost: 1}, time.Now())
 //	}
 func (g *Guard) Acquire(ctx context.Context, key string, cost int) (Slot, error) {
-	if err := g.waitEnded(ctx); err != nil {
-		return Slot{}, err
+	if ctx.Err() != nil {
+		return Slot{}, g.waitEnded(ctx)
 	}
 	var s Slot
 	var err error

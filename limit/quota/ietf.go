@@ -57,7 +57,7 @@ func (p *parser) ietf(dst []Quota) []Quota {
 		if m.bad || !m.hasR || (m.kind != sfString && m.kind != sfToken) {
 			continue
 		}
-		q := Quota{Dialect: IETF, Policy: m.str, Unit: "requests", Remaining: m.r, Key: m.pk}
+		q := Quota{Dialect: ietf, Policy: m.str, Unit: "requests", Remaining: m.r, Key: m.pk}
 		if m.hasT {
 			q.Reset = p.after(decimal{whole: m.t}.seconds())
 		}
@@ -95,7 +95,7 @@ func (p *parser) ietf07(dst []Quota, lines []string) []Quota {
 	if !ok {
 		return dst
 	}
-	q := Quota{Dialect: IETF07, Unit: "requests"}
+	q := Quota{Dialect: ietf07, Unit: "requests"}
 	var hasRemaining bool
 	// Later members win, as for a Dictionary with a repeated key.
 	for i := range members {
@@ -129,7 +129,7 @@ func (p *parser) ietf06(dst []Quota) []Quota {
 	if !ok || m.kind != sfInteger || m.neg {
 		return dst
 	}
-	q := Quota{Dialect: IETF06, Unit: "requests", Remaining: m.num}
+	q := Quota{Dialect: ietf06, Unit: "requests", Remaining: m.num}
 	if lines := p.h[hRateLimitLimit]; len(lines) > 0 {
 		var lb [maxPolicies]sfMember
 		// -03: "10, 10;w=1, 50;w=60": the first member is the limit,

@@ -35,7 +35,7 @@ func (p *parser) openAIBucket(dst []Quota, name, remaining, limitKey, resetKey s
 	if !ok {
 		return dst
 	}
-	q := Quota{Dialect: OpenAI, Policy: name, Unit: name, Remaining: r}
+	q := Quota{Dialect: openAI, Policy: name, Unit: name, Remaining: r}
 	if v, ok := p.get(limitKey); ok {
 		q.Limit, _ = count(v)
 	}

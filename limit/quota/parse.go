@@ -5,55 +5,49 @@ import (
 	"time"
 )
 
-// Dialect names the header family a Quota was read from.
-type Dialect uint8
-
-// The dialects Parse reads; each names its header fields, which the APIs'
-// own rate-limit pages and the IETF drafts define.
+// The dialects Parse reads, by the names Quota.Dialect gives them; each
+// names its header fields, which the APIs' own rate-limit pages and the
+// IETF drafts define.
 const (
-	// IETF is draft-ietf-httpapi-ratelimit-headers -08 to -10: the
+	// ietf is draft-ietf-httpapi-ratelimit-headers -08 to -10: the
 	// RateLimit and RateLimit-Policy Structured Field Lists (Cloudflare).
-	IETF Dialect = iota + 1
-	// IETF07 is draft -07: RateLimit as a Dictionary
+	ietf = "ietf"
+	// ietf07 is draft -07: RateLimit as a Dictionary
 	// (limit=100, remaining=50, reset=5), RateLimit-Policy integer items.
-	IETF07
-	// IETF06 is drafts -00 to -06 and draft-polli: RateLimit-Limit,
+	ietf07 = "ietf-07"
+	// ietf06 is drafts -00 to -06 and draft-polli: RateLimit-Limit,
 	// RateLimit-Remaining, RateLimit-Reset, with -03's policies inside
 	// RateLimit-Limit and -04..-06's in RateLimit-Policy (SharePoint, envoy,
 	// express-rate-limit draft-6).
-	IETF06
-	// XRateLimit is the de-facto X-RateLimit-Limit, -Remaining, -Reset.
-	XRateLimit
-	// GitHub is XRateLimit with X-RateLimit-Used or X-RateLimit-Resource.
-	GitHub
-	// Discord is XRateLimit with X-RateLimit-Reset-After or -Bucket.
-	Discord
-	// XRateLimitDashed is x-rate-limit-limit, -remaining, -reset (X/Twitter),
+	ietf06 = "ietf-06"
+	// xRateLimit is the de-facto X-RateLimit-Limit, -Remaining, -Reset.
+	xRateLimit = "x-ratelimit"
+	// github is xRateLimit with X-RateLimit-Used or X-RateLimit-Resource.
+	github = "github"
+	// discord is xRateLimit with X-RateLimit-Reset-After or -Bucket.
+	discord = "discord"
+	// xRateLimitDashed is x-rate-limit-limit, -remaining, -reset (X/Twitter),
 	// with the x-app-limit-24hour-* and x-user-limit-24hour-* caps.
-	XRateLimitDashed
-	// OpenAI is x-ratelimit-{limit,remaining,reset}-{requests,tokens}, the
+	xRateLimitDashed = "x-rate-limit"
+	// openAI is x-ratelimit-{limit,remaining,reset}-{requests,tokens}, the
 	// reset a Go duration string such as "6m0s".
-	OpenAI
-	// Anthropic is anthropic-ratelimit-{requests,tokens,input-tokens,
+	openAI = "openai"
+	// anthropic is anthropic-ratelimit-{requests,tokens,input-tokens,
 	// output-tokens}-{limit,remaining,reset}, the reset in RFC 3339.
-	Anthropic
-	// Shopify is X-Shopify-Shop-Api-Call-Limit: used/size.
-	Shopify
+	anthropic = "anthropic"
+	// shopify is X-Shopify-Shop-Api-Call-Limit: used/size.
+	shopify = "shopify"
 )
-
-var dialectNames = [...]string{"unknown", "ietf", "ietf-07", "ietf-06", "x-ratelimit", "github", "discord", "x-rate-limit", "openai", "anthropic", "shopify"}
-
-func (d Dialect) String() string {
-	if int(d) < len(dialectNames) {
-		return dialectNames[d]
-	}
-	return "unknown"
-}
 
 // Quota is one published bucket or policy, normalised.
 type Quota struct {
-	// Dialect is the header family it came from.
-	Dialect Dialect
+	// Dialect names the header family it came from: "ietf" (the IETF
+	// draft's RateLimit and RateLimit-Policy lists, -08 on), "ietf-07" (its
+	// RateLimit dictionary), "ietf-06" (RateLimit-Limit, -Remaining,
+	// -Reset), "x-ratelimit" (X-RateLimit-*), "github", "discord",
+	// "x-rate-limit" (X's x-rate-limit-*), "openai", "anthropic" or
+	// "shopify".
+	Dialect string
 	// Policy names the bucket when the response names several: the IETF
 	// policy name, "requests" or "tokens" (OpenAI), "input-tokens"
 	// (Anthropic), the GitHub resource ("core", "search"), "app-24hour"

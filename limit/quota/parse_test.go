@@ -1,7 +1,6 @@
 package quota
 
 import (
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -83,18 +82,18 @@ func TestParseGitHub(t *testing.T) {
 		{name: "core", h: hdr{
 			{"x-ratelimit-limit", "5000"}, {"x-ratelimit-remaining", "4999"}, {"x-ratelimit-used", "1"},
 			{"x-ratelimit-reset", epoch(time.Hour)}, {"x-ratelimit-resource", "core"},
-		}, want: []Quota{{Dialect: GitHub, Policy: "core", Unit: "requests", Limit: 5000, Remaining: 4999, Reset: t0.Add(time.Hour), Window: time.Hour, Key: "core"}}},
+		}, want: []Quota{{Dialect: github, Policy: "core", Unit: "requests", Limit: 5000, Remaining: 4999, Reset: t0.Add(time.Hour), Window: time.Hour, Key: "core"}}},
 		{name: "primary exhausted (403)", h: hdr{
 			{"x-ratelimit-limit", "60"}, {"x-ratelimit-remaining", "0"}, {"x-ratelimit-used", "60"},
 			{"x-ratelimit-reset", epoch(1234 * time.Second)}, {"x-ratelimit-resource", "core"},
-		}, want: []Quota{{Dialect: GitHub, Policy: "core", Unit: "requests", Limit: 60, Remaining: 0, Reset: t0.Add(1234 * time.Second), Window: time.Hour, Key: "core"}}},
+		}, want: []Quota{{Dialect: github, Policy: "core", Unit: "requests", Limit: 60, Remaining: 0, Reset: t0.Add(1234 * time.Second), Window: time.Hour, Key: "core"}}},
 		{name: "search resource", h: hdr{
 			{"x-ratelimit-limit", "30"}, {"x-ratelimit-remaining", "18"}, {"x-ratelimit-used", "12"},
 			{"x-ratelimit-reset", epoch(40 * time.Second)}, {"x-ratelimit-resource", "search"},
-		}, want: []Quota{{Dialect: GitHub, Policy: "search", Unit: "requests", Limit: 30, Remaining: 18, Reset: t0.Add(40 * time.Second), Window: time.Minute, Key: "search"}}},
+		}, want: []Quota{{Dialect: github, Policy: "search", Unit: "requests", Limit: 30, Remaining: 18, Reset: t0.Add(40 * time.Second), Window: time.Minute, Key: "search"}}},
 		{name: "reset already past", h: hdr{
 			{"x-ratelimit-limit", "5000"}, {"x-ratelimit-remaining", "0"}, {"x-ratelimit-reset", epoch(-3 * time.Second)}, {"x-ratelimit-used", "5000"},
-		}, want: []Quota{{Dialect: GitHub, Unit: "requests", Limit: 5000, Reset: t0, Window: time.Hour}}},
+		}, want: []Quota{{Dialect: github, Unit: "requests", Limit: 5000, Reset: t0, Window: time.Hour}}},
 	})
 }
 
@@ -102,13 +101,13 @@ func TestParseXTwitter(t *testing.T) {
 	runParseCases(t, []parseCase{
 		{name: "15-minute window", h: hdr{
 			{"x-rate-limit-limit", "900"}, {"x-rate-limit-remaining", "899"}, {"x-rate-limit-reset", epoch(15 * time.Minute)},
-		}, want: []Quota{{Dialect: XRateLimitDashed, Unit: "requests", Limit: 900, Remaining: 899, Reset: t0.Add(15 * time.Minute), Window: 15 * time.Minute}}},
+		}, want: []Quota{{Dialect: xRateLimitDashed, Unit: "requests", Limit: 900, Remaining: 899, Reset: t0.Add(15 * time.Minute), Window: 15 * time.Minute}}},
 		{name: "24-hour app cap binds", h: hdr{
 			{"x-rate-limit-limit", "900"}, {"x-rate-limit-remaining", "899"}, {"x-rate-limit-reset", epoch(15 * time.Minute)},
 			{"x-app-limit-24hour-limit", "17"}, {"x-app-limit-24hour-remaining", "0"}, {"x-app-limit-24hour-reset", epoch(20 * time.Hour)},
 		}, pick: 1, want: []Quota{
-			{Dialect: XRateLimitDashed, Unit: "requests", Limit: 900, Remaining: 899, Reset: t0.Add(15 * time.Minute), Window: 15 * time.Minute},
-			{Dialect: XRateLimitDashed, Policy: "app-24hour", Unit: "requests", Limit: 17, Remaining: 0, Reset: t0.Add(20 * time.Hour), Window: 24 * time.Hour},
+			{Dialect: xRateLimitDashed, Unit: "requests", Limit: 900, Remaining: 899, Reset: t0.Add(15 * time.Minute), Window: 15 * time.Minute},
+			{Dialect: xRateLimitDashed, Policy: "app-24hour", Unit: "requests", Limit: 17, Remaining: 0, Reset: t0.Add(20 * time.Hour), Window: 24 * time.Hour},
 		}},
 	})
 }
@@ -120,24 +119,24 @@ func TestParseDiscord(t *testing.T) {
 			{"X-RateLimit-Limit", "5"}, {"X-RateLimit-Remaining", "0"},
 			{"X-RateLimit-Reset", epoch(ra) + ".570"}, {"X-RateLimit-Reset-After", "64.57"},
 			{"X-RateLimit-Bucket", "abcd1234"},
-		}, want: []Quota{{Dialect: Discord, Unit: "requests", Limit: 5, Remaining: 0, Reset: t0.Add(ra), Key: "abcd1234"}}},
+		}, want: []Quota{{Dialect: discord, Unit: "requests", Limit: 5, Remaining: 0, Reset: t0.Add(ra), Key: "abcd1234"}}},
 		{name: "fractional epoch reset", h: hdr{
 			{"X-RateLimit-Limit", "10"}, {"X-RateLimit-Remaining", "9"}, {"X-RateLimit-Reset", epoch(time.Second) + ".123"},
 			{"X-RateLimit-Bucket", "abcd1234"},
-		}, want: []Quota{{Dialect: Discord, Unit: "requests", Limit: 10, Remaining: 9, Reset: t0.Add(1123 * time.Millisecond), Key: "abcd1234"}}},
+		}, want: []Quota{{Dialect: discord, Unit: "requests", Limit: 10, Remaining: 9, Reset: t0.Add(1123 * time.Millisecond), Key: "abcd1234"}}},
 	})
 }
 
 func TestParseXRateLimitResetUnits(t *testing.T) {
 	runParseCases(t, []parseCase{
 		{name: "delta seconds", h: hdr{{"X-RateLimit-Limit", "100"}, {"X-RateLimit-Remaining", "42"}, {"X-RateLimit-Reset", "30"}},
-			want: []Quota{{Dialect: XRateLimit, Unit: "requests", Limit: 100, Remaining: 42, Reset: t0.Add(30 * time.Second)}}},
+			want: []Quota{{Dialect: xRateLimit, Unit: "requests", Limit: 100, Remaining: 42, Reset: t0.Add(30 * time.Second)}}},
 		{name: "epoch milliseconds", h: hdr{{"X-RateLimit-Limit", "100"}, {"X-RateLimit-Remaining", "42"},
 			{"X-RateLimit-Reset", strconv.FormatInt(t0.Add(2500*time.Millisecond).UnixMilli(), 10)}},
-			want: []Quota{{Dialect: XRateLimit, Unit: "requests", Limit: 100, Remaining: 42, Reset: t0.Add(2500 * time.Millisecond)}}},
+			want: []Quota{{Dialect: xRateLimit, Unit: "requests", Limit: 100, Remaining: 42, Reset: t0.Add(2500 * time.Millisecond)}}},
 		{name: "malformed remaining", h: hdr{{"X-RateLimit-Limit", "100"}, {"X-RateLimit-Remaining", "-1"}}},
 		{name: "malformed reset kept out", h: hdr{{"X-RateLimit-Remaining", "7"}, {"X-RateLimit-Reset", "soon"}},
-			want: []Quota{{Dialect: XRateLimit, Unit: "requests", Remaining: 7}}},
+			want: []Quota{{Dialect: xRateLimit, Unit: "requests", Remaining: 7}}},
 		{name: "served from cache", h: hdr{{"Age", "12"}, {"X-RateLimit-Remaining", "7"}}},
 	})
 }
@@ -149,20 +148,20 @@ func TestParseOpenAI(t *testing.T) {
 			{"x-ratelimit-remaining-requests", "59"}, {"x-ratelimit-remaining-tokens", "149984"},
 			{"x-ratelimit-reset-requests", "1s"}, {"x-ratelimit-reset-tokens", "6m0s"},
 		}, pick: 0, want: []Quota{
-			{Dialect: OpenAI, Policy: "requests", Unit: "requests", Limit: 60, Remaining: 59, Reset: t0.Add(time.Second), Window: time.Minute},
-			{Dialect: OpenAI, Policy: "tokens", Unit: "tokens", Limit: 150000, Remaining: 149984, Reset: t0.Add(6 * time.Minute), Window: time.Minute},
+			{Dialect: openAI, Policy: "requests", Unit: "requests", Limit: 60, Remaining: 59, Reset: t0.Add(time.Second), Window: time.Minute},
+			{Dialect: openAI, Policy: "tokens", Unit: "tokens", Limit: 150000, Remaining: 149984, Reset: t0.Add(6 * time.Minute), Window: time.Minute},
 		}},
 		{name: "tokens bind", h: hdr{
 			{"x-ratelimit-limit-requests", "5000"}, {"x-ratelimit-limit-tokens", "40000"},
 			{"x-ratelimit-remaining-requests", "4999"}, {"x-ratelimit-remaining-tokens", "312"},
 			{"x-ratelimit-reset-requests", "12ms"}, {"x-ratelimit-reset-tokens", "1.5s"},
 		}, pick: 1, want: []Quota{
-			{Dialect: OpenAI, Policy: "requests", Unit: "requests", Limit: 5000, Remaining: 4999, Reset: t0.Add(12 * time.Millisecond), Window: time.Minute},
-			{Dialect: OpenAI, Policy: "tokens", Unit: "tokens", Limit: 40000, Remaining: 312, Reset: t0.Add(1500 * time.Millisecond), Window: time.Minute},
+			{Dialect: openAI, Policy: "requests", Unit: "requests", Limit: 5000, Remaining: 4999, Reset: t0.Add(12 * time.Millisecond), Window: time.Minute},
+			{Dialect: openAI, Policy: "tokens", Unit: "tokens", Limit: 40000, Remaining: 312, Reset: t0.Add(1500 * time.Millisecond), Window: time.Minute},
 		}},
 		{name: "azure seconds and -1", h: hdr{
 			{"x-ratelimit-remaining-requests", "-1"}, {"x-ratelimit-remaining-tokens", "900"}, {"x-ratelimit-reset-tokens", "5"},
-		}, want: []Quota{{Dialect: OpenAI, Policy: "tokens", Unit: "tokens", Remaining: 900, Reset: t0.Add(5 * time.Second), Window: time.Minute}}},
+		}, want: []Quota{{Dialect: openAI, Policy: "tokens", Unit: "tokens", Remaining: 900, Reset: t0.Add(5 * time.Second), Window: time.Minute}}},
 	})
 }
 
@@ -178,10 +177,10 @@ func TestParseAnthropic(t *testing.T) {
 			{"anthropic-ratelimit-output-tokens-limit", "8000"}, {"anthropic-ratelimit-output-tokens-remaining", "8000"},
 			{"anthropic-ratelimit-output-tokens-reset", "2025-08-21T14:40:00+02:00"},
 		}, pick: 2, want: []Quota{
-			{Dialect: Anthropic, Policy: "requests", Unit: "requests", Limit: 50, Remaining: 49, Reset: t0.Add(59 * time.Second), Window: time.Minute},
-			{Dialect: Anthropic, Policy: "tokens", Unit: "tokens", Limit: 80000, Remaining: 80000, Reset: t0.Add(time.Second), Window: time.Minute},
-			{Dialect: Anthropic, Policy: "input-tokens", Unit: "tokens", Limit: 40000, Remaining: 1000, Reset: t0.Add(90 * time.Second), Window: time.Minute},
-			{Dialect: Anthropic, Policy: "output-tokens", Unit: "tokens", Limit: 8000, Remaining: 8000, Reset: t0, Window: time.Minute},
+			{Dialect: anthropic, Policy: "requests", Unit: "requests", Limit: 50, Remaining: 49, Reset: t0.Add(59 * time.Second), Window: time.Minute},
+			{Dialect: anthropic, Policy: "tokens", Unit: "tokens", Limit: 80000, Remaining: 80000, Reset: t0.Add(time.Second), Window: time.Minute},
+			{Dialect: anthropic, Policy: "input-tokens", Unit: "tokens", Limit: 40000, Remaining: 1000, Reset: t0.Add(90 * time.Second), Window: time.Minute},
+			{Dialect: anthropic, Policy: "output-tokens", Unit: "tokens", Limit: 8000, Remaining: 8000, Reset: t0, Window: time.Minute},
 		}},
 	})
 }
@@ -189,9 +188,9 @@ func TestParseAnthropic(t *testing.T) {
 func TestParseShopify(t *testing.T) {
 	runParseCases(t, []parseCase{
 		{name: "32/40", h: hdr{{"X-Shopify-Shop-Api-Call-Limit", "32/40"}},
-			want: []Quota{{Dialect: Shopify, Unit: "requests", Limit: 40, Remaining: 8, Window: 20 * time.Second}}},
+			want: []Quota{{Dialect: shopify, Unit: "requests", Limit: 40, Remaining: 8, Window: 20 * time.Second}}},
 		{name: "40/40", h: hdr{{"X-Shopify-Shop-Api-Call-Limit", "40/40"}, {"Retry-After", "2.0"}},
-			want: []Quota{{Dialect: Shopify, Unit: "requests", Limit: 40, Remaining: 0, Window: 20 * time.Second}}},
+			want: []Quota{{Dialect: shopify, Unit: "requests", Limit: 40, Remaining: 0, Window: 20 * time.Second}}},
 		{name: "malformed", h: hdr{{"X-Shopify-Shop-Api-Call-Limit", "40"}}},
 	})
 }
@@ -200,46 +199,46 @@ func TestParseIETF(t *testing.T) {
 	runParseCases(t, []parseCase{
 		{name: "cloudflare -08 list", h: hdr{
 			{"Ratelimit", `"default";r=50;t=30`}, {"Ratelimit-Policy", `"burst";q=100;w=60`},
-		}, want: []Quota{{Dialect: IETF, Policy: "default", Unit: "requests", Remaining: 50, Reset: t0.Add(30 * time.Second), Window: time.Minute}}},
+		}, want: []Quota{{Dialect: ietf, Policy: "default", Unit: "requests", Remaining: 50, Reset: t0.Add(30 * time.Second), Window: time.Minute}}},
 		{name: "draft example, named policies", h: hdr{
 			{"RateLimit-Policy", `"burst";q=100;w=60,"daily";q=1000;w=86400`},
 			{"RateLimit", `"burst";r=50;t=30, "daily";r=5;t=80000`},
 		}, pick: 1, want: []Quota{
-			{Dialect: IETF, Policy: "burst", Unit: "requests", Limit: 100, Remaining: 50, Reset: t0.Add(30 * time.Second), Window: time.Minute},
-			{Dialect: IETF, Policy: "daily", Unit: "requests", Limit: 1000, Remaining: 5, Reset: t0.Add(80000 * time.Second), Window: 24 * time.Hour},
+			{Dialect: ietf, Policy: "burst", Unit: "requests", Limit: 100, Remaining: 50, Reset: t0.Add(30 * time.Second), Window: time.Minute},
+			{Dialect: ietf, Policy: "daily", Unit: "requests", Limit: 1000, Remaining: 5, Reset: t0.Add(80000 * time.Second), Window: 24 * time.Hour},
 		}},
 		{name: "split over lines, exhausted binds", h: hdr{
 			{"RateLimit-Policy", `"burst";q=100;w=60`}, {"RateLimit-Policy", `"daily";q=1000;w=86400`},
 			{"RateLimit", `"burst";r=0;t=30`}, {"RateLimit", `"daily";r=5;t=80000`},
 		}, pick: 0, want: []Quota{
-			{Dialect: IETF, Policy: "burst", Unit: "requests", Limit: 100, Remaining: 0, Reset: t0.Add(30 * time.Second), Window: time.Minute},
-			{Dialect: IETF, Policy: "daily", Unit: "requests", Limit: 1000, Remaining: 5, Reset: t0.Add(80000 * time.Second), Window: 24 * time.Hour},
+			{Dialect: ietf, Policy: "burst", Unit: "requests", Limit: 100, Remaining: 0, Reset: t0.Add(30 * time.Second), Window: time.Minute},
+			{Dialect: ietf, Policy: "daily", Unit: "requests", Limit: 1000, Remaining: 5, Reset: t0.Add(80000 * time.Second), Window: 24 * time.Hour},
 		}},
 		{name: "appendix q on the limit item", h: hdr{{"RateLimit", `"sliding";q=12;r=6;t=1`}},
-			want: []Quota{{Dialect: IETF, Policy: "sliding", Unit: "requests", Limit: 12, Remaining: 6, Reset: t0.Add(time.Second), Window: time.Minute}}},
+			want: []Quota{{Dialect: ietf, Policy: "sliding", Unit: "requests", Limit: 12, Remaining: 6, Reset: t0.Add(time.Second), Window: time.Minute}}},
 		{name: "express-rate-limit draft-8, pk and qu", h: hdr{
 			{"RateLimit-Policy", `"100-in-1min"; q=100; w=60; qu="content-bytes"; pk=:MmUzZWMxN2E=:`},
 			{"RateLimit", `"100-in-1min"; r=99; t=60; pk=:MmUzZWMxN2E=:`},
-		}, want: []Quota{{Dialect: IETF, Policy: "100-in-1min", Unit: "content-bytes", Limit: 100, Remaining: 99, Reset: t0.Add(time.Minute), Window: time.Minute, Key: "MmUzZWMxN2E="}}},
+		}, want: []Quota{{Dialect: ietf, Policy: "100-in-1min", Unit: "content-bytes", Limit: 100, Remaining: 99, Reset: t0.Add(time.Minute), Window: time.Minute, Key: "MmUzZWMxN2E="}}},
 		{name: "malformed: trailing comma", h: hdr{{"RateLimit", `"default";r=50;t=30,`}}},
 		{name: "malformed: unterminated string", h: hdr{{"RateLimit", `"default;r=50`}}},
 		{name: "negative r skips the member", h: hdr{{"RateLimit", `"a";r=-1;t=3, "b";r=4`}},
-			want: []Quota{{Dialect: IETF, Policy: "b", Unit: "requests", Remaining: 4, Window: time.Minute}}},
+			want: []Quota{{Dialect: ietf, Policy: "b", Unit: "requests", Remaining: 4, Window: time.Minute}}},
 		{name: "-07 dictionary", h: hdr{{"RateLimit", "limit=100, remaining=50, reset=5"}, {"RateLimit-Policy", "100;w=10"}},
-			want: []Quota{{Dialect: IETF07, Unit: "requests", Limit: 100, Remaining: 50, Reset: t0.Add(5 * time.Second), Window: 10 * time.Second}}},
+			want: []Quota{{Dialect: ietf07, Unit: "requests", Limit: 100, Remaining: 50, Reset: t0.Add(5 * time.Second), Window: 10 * time.Second}}},
 		{name: "-06 three headers", h: hdr{
 			{"RateLimit-Limit", "10"}, {"RateLimit-Remaining", "5"}, {"RateLimit-Reset", "7"}, {"RateLimit-Policy", "10;w=1, 50;w=60"},
-		}, want: []Quota{{Dialect: IETF06, Unit: "requests", Limit: 10, Remaining: 5, Reset: t0.Add(7 * time.Second), Window: time.Second}}},
+		}, want: []Quota{{Dialect: ietf06, Unit: "requests", Limit: 10, Remaining: 5, Reset: t0.Add(7 * time.Second), Window: time.Second}}},
 		{name: "-03 policies inside RateLimit-Limit", h: hdr{
 			{"RateLimit-Limit", "50, 10;w=1, 50;w=60, 1000;w=3600"}, {"RateLimit-Remaining", "49"}, {"RateLimit-Reset", "58"},
-		}, want: []Quota{{Dialect: IETF06, Unit: "requests", Limit: 50, Remaining: 49, Reset: t0.Add(58 * time.Second), Window: time.Minute}}},
+		}, want: []Quota{{Dialect: ietf06, Unit: "requests", Limit: 50, Remaining: 49, Reset: t0.Add(58 * time.Second), Window: time.Minute}}},
 		{name: "sharepoint draft-03 at 80 %", h: hdr{
 			{"RateLimit-Limit", "1200"}, {"RateLimit-Remaining", "120"}, {"RateLimit-Reset", "5"},
-		}, want: []Quota{{Dialect: IETF06, Unit: "requests", Limit: 1200, Remaining: 120, Reset: t0.Add(5 * time.Second), Window: time.Minute}}},
+		}, want: []Quota{{Dialect: ietf06, Unit: "requests", Limit: 1200, Remaining: 120, Reset: t0.Add(5 * time.Second), Window: time.Minute}}},
 		{name: "tollbooth: the window in X-Rate-Limit-Duration", h: hdr{
 			{"RateLimit-Limit", "5"}, {"RateLimit-Remaining", "3"}, {"RateLimit-Reset", "1"},
 			{"X-Rate-Limit-Limit", "5.00"}, {"X-Rate-Limit-Duration", "1"},
-		}, want: []Quota{{Dialect: IETF06, Unit: "requests", Limit: 5, Remaining: 3, Reset: t0.Add(time.Second), Window: time.Second}}},
+		}, want: []Quota{{Dialect: ietf06, Unit: "requests", Limit: 5, Remaining: 3, Reset: t0.Add(time.Second), Window: time.Second}}},
 	})
 }
 
@@ -250,8 +249,8 @@ func TestParseSeveralDialects(t *testing.T) {
 			{"X-RateLimit-Limit", "100"}, {"X-RateLimit-Remaining", "3"}, {"X-RateLimit-Reset", epoch(40 * time.Second)},
 			{"RateLimit-Limit", "100"}, {"RateLimit-Remaining", "3"}, {"RateLimit-Reset", "40"},
 		}, pick: 0, want: []Quota{
-			{Dialect: IETF06, Unit: "requests", Limit: 100, Remaining: 3, Reset: t0.Add(40 * time.Second), Window: time.Minute},
-			{Dialect: XRateLimit, Unit: "requests", Limit: 100, Remaining: 3, Reset: t0.Add(40 * time.Second)},
+			{Dialect: ietf06, Unit: "requests", Limit: 100, Remaining: 3, Reset: t0.Add(40 * time.Second), Window: time.Minute},
+			{Dialect: xRateLimit, Unit: "requests", Limit: 100, Remaining: 3, Reset: t0.Add(40 * time.Second)},
 		}},
 	})
 }
@@ -373,16 +372,5 @@ func TestParseIMFFixdate(t *testing.T) {
 		if _, ok := parseIMFFixdate(s); ok {
 			t.Errorf("%s parsed", s)
 		}
-	}
-}
-
-func TestDialectString(t *testing.T) {
-	for d := Dialect(0); d <= Shopify+1; d++ {
-		if d.String() == "" {
-			t.Errorf("%d: empty", d)
-		}
-	}
-	if got := fmt.Sprint(IETF07); got != "ietf-07" {
-		t.Errorf("got %q", got)
 	}
 }

@@ -32,5 +32,5 @@ func (p *parser) shopify(dst []Quota) []Quota {
 	if !ok1 || !ok2 || size == 0 {
 		return dst
 	}
-	return append(dst, Quota{Dialect: Shopify, Unit: "requests", Limit: size, Remaining: max(size-used, 0)})
+	return append(dst, Quota{Dialect: shopify, Unit: "requests", Limit: size, Remaining: max(size-used, 0)})
 }

@@ -49,22 +49,22 @@ func (p *parser) xRateLimit(dst []Quota) []Quota {
 	if !ok {
 		return dst
 	}
-	q := Quota{Dialect: XRateLimit, Unit: "requests", Remaining: r}
+	q := Quota{Dialect: xRateLimit, Unit: "requests", Remaining: r}
 	if v, ok := p.get(hXLimit); ok {
 		q.Limit, _ = count(v)
 	}
 	if v, ok := p.get(hXResource); ok && v != "" {
-		q.Dialect, q.Policy, q.Key = GitHub, v, v
+		q.Dialect, q.Policy, q.Key = github, v, v
 	} else if _, ok := p.get(hXUsed); ok {
-		q.Dialect = GitHub
+		q.Dialect = github
 	}
-	if q.Dialect != GitHub { // GitHub sends no Discord headers: two lookups saved
+	if q.Dialect != github { // GitHub sends no Discord headers: two lookups saved
 		if v, ok := p.get(hXBucket); ok && v != "" {
-			q.Dialect, q.Key = Discord, v
+			q.Dialect, q.Key = discord, v
 		}
 		if v, ok := p.get(hXResetAfter); ok {
 			if d, ok := parseDecimal(v); ok {
-				q.Dialect = Discord
+				q.Dialect = discord
 				q.Reset = p.after(d.seconds())
 			}
 		}
@@ -79,12 +79,12 @@ func (p *parser) xRateLimit(dst []Quota) []Quota {
 
 func (p *parser) xRateLimitDashed(dst []Quota) []Quota {
 	if v, ok := p.get(hXDRemaining); ok {
-		dst = p.simple(dst, XRateLimitDashed, "", v, hXDLimit, hXDReset)
+		dst = p.simple(dst, xRateLimitDashed, "", v, hXDLimit, hXDReset)
 		if v, ok := p.get(hXApp24Remaining); ok {
-			dst = p.simple(dst, XRateLimitDashed, "app-24hour", v, hXApp24Limit, hXApp24Reset)
+			dst = p.simple(dst, xRateLimitDashed, "app-24hour", v, hXApp24Limit, hXApp24Reset)
 		}
 		if v, ok := p.get(hXUser24Remaining); ok {
-			dst = p.simple(dst, XRateLimitDashed, "user-24hour", v, hXUser24Limit, hXUser24Reset)
+			dst = p.simple(dst, xRateLimitDashed, "user-24hour", v, hXUser24Limit, hXUser24Reset)
 		}
 	}
 	return dst
@@ -92,7 +92,7 @@ func (p *parser) xRateLimitDashed(dst []Quota) []Quota {
 
 // simple reads a remaining/limit/reset triple whose reset follows the
 // general number rule.
-func (p *parser) simple(dst []Quota, d Dialect, policy, remaining, limitKey, resetKey string) []Quota {
+func (p *parser) simple(dst []Quota, d string, policy, remaining, limitKey, resetKey string) []Quota {
 	r, ok := count(remaining)
 	if !ok {
 		return dst

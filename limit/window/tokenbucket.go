@@ -125,10 +125,6 @@ func (b *TokenBucket) Interval() time.Duration { return time.Duration(b.interval
 // cost it can ever grant.
 func (b *TokenBucket) Burst() int { return b.burst }
 
-// Full reports whether the bucket holds Burst permits at now: everything
-// taken has been refilled and no reservation is pending.
-func (b *TokenBucket) Full(now time.Duration) bool { return b.tat.Load() <= int64(now) }
-
 // Available is how many whole permits could be taken at now, from 0 to
 // Burst; pending reservations count as taken.
 func (b *TokenBucket) Available(now time.Duration) int {

@@ -88,7 +88,7 @@ func runWorker(duration time.Duration) error {
 			return err
 		}
 		closers = append(closers, inst.Close)
-		lim, err := s.build(c, fleet.Options{Name: s.Name, Prefix: prefix, QueueLimit: 100, Batch: s.Batch,
+		lim, err := s.build(c, fleet.Options{Name: s.Name, Prefix: prefix, QueueLimit: new(100), Batch: s.Batch,
 			FailOpen: s.FailOpen, Instances: inst, Segments: s.Segments})
 		if err != nil {
 			return err
