@@ -404,7 +404,16 @@ func (tp *topology) moveSlot(t *testing.T, slot int, from, to string) {
 	}
 	hold := time.NewTimer(300 * time.Millisecond) // half-moved: the old master answers ASK
 	<-hold.C
+	// The new owner first, then the old, then the rest, as the Cluster
+	// specification orders it: were the old master told first, it would
+	// send clients with MOVED to a node that, still importing, sends them
+	// back with MOVED, until they give up.
+	must(dst.Do(ctx, "CLUSTER", "SETSLOT", slot, "NODE", dstID).Err())
+	must(src.Do(ctx, "CLUSTER", "SETSLOT", slot, "NODE", dstID).Err())
 	for _, a := range tp.cluster {
+		if a == from || a == to {
+			continue
+		}
 		c := node(t, a)
 		if role, err := c.Do(ctx, "ROLE").Slice(); err == nil && len(role) > 0 && role[0] == "master" {
 			must(c.Do(ctx, "CLUSTER", "SETSLOT", slot, "NODE", dstID).Err())
