@@ -32,7 +32,7 @@ func (e *entry) admit(n, cost int64, c *config) time.Duration {
 	if !e.known || n-e.touched.Load() > int64(c.ttl) || e.roomless() {
 		return 0 // nothing published, or stale: treated as reset
 	}
-	if r := e.refillPerNs(); e.gradual && r > 0 {
+	if r := e.refillPerNs(n); e.gradual && r > 0 {
 		return e.admitGradual(n, cost, r, c)
 	}
 	if e.reset != 0 && e.reset <= n {

@@ -41,7 +41,7 @@ func (e *entry) update(q *Quota, n, sent, out int64, adm admission, success bool
 	// The server's figure less the units sent since this attempt, which it
 	// cannot have counted yet.
 	fresh := q.Remaining - out
-	if rate := e.refillPerNs(); e.gradual && rate > 0 && e.known {
+	if rate := e.refillPerNs(n); e.gradual && rate > 0 && e.known {
 		e.takeGradual(&r, fresh, rate)
 		return
 	}
@@ -183,7 +183,7 @@ func (e *entry) classify(r *reading) bool {
 	case mostBack:
 		e.gradual, e.continuous = true, true // full again soon: a bucket
 	default:
-		e.gradual = e.refillPerNs() > 0
+		e.gradual = e.refillPerNs(r.n) > 0
 	}
 	e.fillAt = r.n
 	return true
