@@ -128,7 +128,11 @@ func (e *entry) learnFrom(r *reading) {
 	r.latest = sent != 0 && sent >= e.answered && r.adm.upTo > 0
 	e.answered = max(e.answered, sent)
 	if r.latest && !e.fixed {
-		e.rate.observe(sent, r.adm.upTo, e.refused, q.Remaining, r.held >= e.capacity-climbSlack(e.capacity))
+		// Full: the server holds about all it can, or shows the most it
+		// ever has left (a bucket whose capacity a costly attempt's units
+		// overstate).
+		full := r.held >= e.capacity-climbSlack(e.capacity) || q.Remaining > 0 && q.Remaining >= e.maxRemaining
+		e.rate.observe(sent, r.adm.upTo, e.refused, q.Remaining, full)
 	}
 	if r.latest && r.out == 0 {
 		// Nothing out: the server has counted every unit sent.
