@@ -129,9 +129,10 @@ func (e *entry) learnFrom(r *reading) {
 	e.answered = max(e.answered, sent)
 	if r.latest && !e.fixed {
 		// Full: the server holds about all it can, or shows the most it
-		// ever has left (a bucket whose capacity a costly attempt's units
-		// overstate).
-		full := r.held >= e.capacity-climbSlack(e.capacity) || q.Remaining > 0 && q.Remaining >= e.maxRemaining
+		// ever has left when that is at least half what it holds (a
+		// bucket whose capacity a costly attempt's units overstate; one
+		// that callers keep drained is not full at its highest figure).
+		full := r.held >= e.capacity-climbSlack(e.capacity) || q.Remaining > 0 && q.Remaining >= e.maxRemaining && 2*e.maxRemaining >= min(e.limit, e.capacity)
 		e.rate.observe(sent, r.adm.upTo, e.refused, q.Remaining, full)
 	}
 	if r.latest && r.out == 0 {
