@@ -3,6 +3,7 @@ package quota
 import (
 	"cmp"
 	"math"
+	"time"
 )
 
 // forget drops the published remaining and reset (silence below a
@@ -145,6 +146,17 @@ func (e *entry) learnFrom(r *reading) {
 		e.lastUpTo, e.latestRem = e.units, q.Remaining
 	}
 	e.figures++
+	if e.window > 0 && q.Limit > 0 && q.Remaining <= q.Limit {
+		// A bucket's reset is when it is full again: the units it lacks
+		// at the rate its policy names, rounded to the second.
+		want := float64(q.Limit-q.Remaining) * float64(e.window) / float64(q.Limit)
+		got := float64(max(r.qr-n, 0))
+		if math.Abs(got-want) <= float64(time.Second+2*time.Duration(e.oneWay())) {
+			e.fillFits++
+		} else {
+			e.fillMisfits++
+		}
+	}
 	if !e.continuous && e.known && (e.showsRefill(q.Remaining, r.qr, n) || e.shallow()) {
 		e.gradual, e.continuous, e.fixed, e.fillAt = true, true, false, n
 	}

@@ -221,3 +221,54 @@ func TestSlowSpenderOfSlidingLogKeepsTheWindowItsResetsShow(t *testing.T) {
 		t.Fatalf("window %v, want at most the %v the resets showed", st.Window, window)
 	}
 }
+
+// A bucket as deep as its limit (300 a minute, draft-06 with its policy)
+// names when it is full again as its reset: once its resets have shown
+// that, the window a pacer is given leaves room to spend its first fill at
+// once, where a sliding log's resets, the age of its oldest unit, keep the
+// pacer to the policy's rate.
+func TestDeepBucketGivesThePacerRoom(t *testing.T) {
+	const limit, perSecond = 300, 5.0
+	run := func(bucket bool) State {
+		g := newGuard(t, Options{})
+		tokens, last := float64(limit), t0
+		var log []time.Time
+		now := t0
+		for range 6000 { // two minutes, an attempt every 20 ms if the guard admits it
+			now = now.Add(20 * time.Millisecond)
+			if admit(g, "k", now) != 0 {
+				continue
+			}
+			at := now.Add(20 * time.Millisecond)
+			var left float64
+			var reset time.Duration
+			if bucket {
+				tokens = min(limit, tokens+at.Sub(last).Seconds()*perSecond)
+				last = at
+				if tokens >= 1 {
+					tokens--
+				}
+				left = tokens
+				reset = time.Duration((limit - tokens) / perSecond * float64(time.Second))
+			} else {
+				for len(log) > 0 && !log[0].After(at.Add(-time.Minute)) {
+					log = log[1:]
+				}
+				if len(log) < limit {
+					log = append(log, at)
+				}
+				left = float64(limit - len(log))
+				reset = log[0].Add(time.Minute).Sub(at)
+			}
+			answer(g, "k", now, at.Add(20*time.Millisecond), 1, 200, d6(int(left), limit, time.Minute, reset))
+		}
+		st, _ := g.State("k", now)
+		return st
+	}
+	if st := run(true); st.Window >= time.Minute {
+		t.Errorf("bucket: window %v, want less than its policy's minute", st.Window)
+	}
+	if st := run(false); st.Window != time.Minute {
+		t.Errorf("resets that are no bucket's: window %v, want the policy's minute", st.Window)
+	}
+}

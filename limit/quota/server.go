@@ -131,8 +131,22 @@ func (e *entry) windowOfLimit(n int64) time.Duration {
 		}
 		return w
 	}
+	if e.gradual && e.continuous && e.window > 0 && !e.documented && 2*e.capacity >= e.limit && e.untilFull() {
+		// A bucket as deep as its limit may be spent at once: the pacer
+		// is given room above its rate, and the guard paces by its count
+		// once it runs dry.
+		return time.Duration(e.window / pacerRoom)
+	}
 	return time.Duration(e.limitWindow())
 }
+
+// untilFull says the resets have been a bucket's: when it is full again.
+func (e *entry) untilFull() bool {
+	return e.fillFits >= untilFullAfter && 20*e.fillMisfits <= e.fillFits
+}
+
+// untilFullAfter is how many figures must fit a bucket's reset first.
+const untilFullAfter = 16
 
 // pacerRoom is how far above a learned refill rate a pacer may go.
 const pacerRoom = 2
