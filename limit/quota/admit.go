@@ -32,7 +32,7 @@ func (e *entry) admit(n, cost int64, c *config) time.Duration {
 	if !e.known || n-e.touched.Load() > int64(c.ttl) || e.roomless() {
 		return 0 // nothing published, or stale: treated as reset
 	}
-	if r := e.refillPerNs(); e.gradual && r > 0 {
+	if r := e.refillPerNs(n); e.gradual && r > 0 {
 		return e.admitGradual(n, cost, r, c)
 	}
 	if e.reset != 0 && e.reset <= n {
@@ -74,8 +74,10 @@ func (e *entry) roomless() bool { return e.known && e.maxRemaining == 0 && e.noR
 func (e *entry) top() int64 { return cmp.Or(e.capacity, e.limit) }
 
 // reserveOf is the reserve the key keeps: of its limit, or of the most the
-// server has shown it holds when the first is as much (a bucket of 20 under a limit of 3,000 a
-// minute would otherwise keep back more than it ever holds).
+// server has shown it holds when the first is as much as that, or as the
+// most it has shown left (a bucket of 20 under a limit of 3,000 a minute
+// would otherwise keep back more than it ever holds; one that counts
+// requests shows less left than a costly attempt's units suggest it held).
 func (e *entry) reserveOf(c *config) int64 {
 	if e.alone >= aloneAfter {
 		// The figures have shown no one else on the quota: the share kept
@@ -83,7 +85,7 @@ func (e *entry) reserveOf(c *config) int64 {
 		return c.reserve.Units
 	}
 	r := c.reserve.of(e.limit)
-	if r >= e.capacity && (e.shallow() || e.reset-e.touched.Load() <= sameWindow) {
+	if r >= min(e.capacity, max(e.maxRemaining, 1)) && (e.shallow() || e.reset-e.touched.Load() <= sameWindow) {
 		// A reserve as deep as all the server has shown, which gives it
 		// back within a second: a bucket shallower than its limit keeps
 		// back its share of what it holds, and at least a unit.

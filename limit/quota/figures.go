@@ -3,6 +3,7 @@ package quota
 import (
 	"cmp"
 	"math"
+	"time"
 )
 
 // forget drops the published remaining and reset (silence below a
@@ -41,7 +42,7 @@ func (e *entry) update(q *Quota, n, sent, out int64, adm admission, success bool
 	// The server's figure less the units sent since this attempt, which it
 	// cannot have counted yet.
 	fresh := q.Remaining - out
-	if rate := e.refillPerNs(); e.gradual && rate > 0 && e.known {
+	if rate := e.refillPerNs(n); e.gradual && rate > 0 && e.known {
 		e.takeGradual(&r, fresh, rate)
 		return
 	}
@@ -128,7 +129,12 @@ func (e *entry) learnFrom(r *reading) {
 	r.latest = sent != 0 && sent >= e.answered && r.adm.upTo > 0
 	e.answered = max(e.answered, sent)
 	if r.latest && !e.fixed {
-		e.rate.observe(sent, r.adm.upTo, e.refused, q.Remaining, r.held >= e.capacity-climbSlack(e.capacity))
+		// Full: the server holds about all it can, or shows the most it
+		// ever has left when that is at least half what it holds (a
+		// bucket whose capacity a costly attempt's units overstate; one
+		// that callers keep drained is not full at its highest figure).
+		full := r.held >= e.capacity-climbSlack(e.capacity) || q.Remaining > 0 && q.Remaining >= e.maxRemaining && 2*e.maxRemaining >= min(e.limit, e.capacity)
+		e.rate.observe(sent, r.adm.upTo, e.refused, q.Remaining, full)
 	}
 	if r.latest && r.out == 0 {
 		// Nothing out: the server has counted every unit sent.
@@ -140,6 +146,17 @@ func (e *entry) learnFrom(r *reading) {
 		e.lastUpTo, e.latestRem = e.units, q.Remaining
 	}
 	e.figures++
+	if e.window > 0 && q.Limit > 0 && q.Remaining <= q.Limit {
+		// A bucket's reset is when it is full again: the units it lacks
+		// at the rate its policy names, rounded to the second.
+		want := float64(q.Limit-q.Remaining) * float64(e.window) / float64(q.Limit)
+		got := float64(max(r.qr-n, 0))
+		if math.Abs(got-want) <= float64(time.Second+2*time.Duration(e.oneWay())) {
+			e.fillFits++
+		} else {
+			e.fillMisfits++
+		}
+	}
 	if !e.continuous && e.known && (e.showsRefill(q.Remaining, r.qr, n) || e.shallow()) {
 		e.gradual, e.continuous, e.fixed, e.fillAt = true, true, false, n
 	}
@@ -183,7 +200,7 @@ func (e *entry) classify(r *reading) bool {
 	case mostBack:
 		e.gradual, e.continuous = true, true // full again soon: a bucket
 	default:
-		e.gradual = e.refillPerNs() > 0
+		e.gradual = e.refillPerNs(r.n) > 0
 	}
 	e.fillAt = r.n
 	return true

@@ -372,7 +372,7 @@ func (g *Guard) State(key string, now time.Time) (State, bool) {
 		Reset:     unixTime(e.reset),
 		Updated:   unixTime(e.touched.Load()),
 		InFlight:  len(own.sem),
-		Window:    e.windowOfLimit(),
+		Window:    e.windowOfLimit(n),
 		Probing:   e.probing,
 	}
 	if e.blocked > n {

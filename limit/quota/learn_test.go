@@ -183,3 +183,92 @@ func TestDocumentedWindowBoundedByOwnWindow(t *testing.T) {
 		t.Fatalf("window %v, want about 10 s, not the documented minute", st.Window)
 	}
 }
+
+// A sliding log (200 a 20 s window) publishing X-RateLimit-* without a
+// window, spent by a client at a fifth of its rate, gives back only what
+// the client spent a window ago: the rate its figures show is the client's
+// own. The resets have shown the window, and the server holds its limit,
+// so the window a pacer is given is that one, not one stretched to the
+// client's own pace (which would hold the client to it for good).
+func TestSlowSpenderOfSlidingLogKeepsTheWindowItsResetsShow(t *testing.T) {
+	const limit, window = 200, 20 * time.Second
+	g := newGuard(t, Options{})
+	var log []time.Time // the server's: when each accepted unit arrived
+	now := t0
+	for i := range 280 { // a burst of 40, then an attempt every 500 ms for two minutes
+		if d := admit(g, "s", now); d != 0 {
+			t.Fatalf("attempt at %v held %v: the server always has room", now.Sub(t0), d)
+		}
+		at := now.Add(20 * time.Millisecond)
+		for len(log) > 0 && !log[0].After(at.Add(-window)) {
+			log = log[1:]
+		}
+		log = append(log, at)
+		// When the oldest unit leaves, in epoch seconds rounded down
+		// (Go's time.Unix), with the server's Date.
+		h := xh(limit-len(log), limit, 0)
+		h.Set("X-RateLimit-Reset", strconv.FormatInt(log[0].Add(window).Unix(), 10))
+		h.Set("Date", at.UTC().Format(http.TimeFormat))
+		answer(g, "s", now, at.Add(20*time.Millisecond), 1, 200, h)
+		if i < 40 {
+			now = now.Add(25 * time.Millisecond)
+		} else {
+			now = now.Add(500 * time.Millisecond)
+		}
+	}
+	st, _ := g.State("s", now)
+	if st.Window <= 0 || st.Window > window+time.Second {
+		t.Fatalf("window %v, want at most the %v the resets showed", st.Window, window)
+	}
+}
+
+// A bucket as deep as its limit (300 a minute, draft-06 with its policy)
+// names when it is full again as its reset: once its resets have shown
+// that, the window a pacer is given leaves room to spend its first fill at
+// once, where a sliding log's resets, the age of its oldest unit, keep the
+// pacer to the policy's rate.
+func TestDeepBucketGivesThePacerRoom(t *testing.T) {
+	const limit, perSecond = 300, 5.0
+	run := func(bucket bool) State {
+		g := newGuard(t, Options{})
+		tokens, last := float64(limit), t0
+		var log []time.Time
+		now := t0
+		for range 6000 { // two minutes, an attempt every 20 ms if the guard admits it
+			now = now.Add(20 * time.Millisecond)
+			if admit(g, "k", now) != 0 {
+				continue
+			}
+			at := now.Add(20 * time.Millisecond)
+			var left float64
+			var reset time.Duration
+			if bucket {
+				tokens = min(limit, tokens+at.Sub(last).Seconds()*perSecond)
+				last = at
+				if tokens >= 1 {
+					tokens--
+				}
+				left = tokens
+				reset = time.Duration((limit - tokens) / perSecond * float64(time.Second))
+			} else {
+				for len(log) > 0 && !log[0].After(at.Add(-time.Minute)) {
+					log = log[1:]
+				}
+				if len(log) < limit {
+					log = append(log, at)
+				}
+				left = float64(limit - len(log))
+				reset = log[0].Add(time.Minute).Sub(at)
+			}
+			answer(g, "k", now, at.Add(20*time.Millisecond), 1, 200, d6(int(left), limit, time.Minute, reset))
+		}
+		st, _ := g.State("k", now)
+		return st
+	}
+	if st := run(true); st.Window >= time.Minute {
+		t.Errorf("bucket: window %v, want less than its policy's minute", st.Window)
+	}
+	if st := run(false); st.Window != time.Minute {
+		t.Errorf("resets that are no bucket's: window %v, want the policy's minute", st.Window)
+	}
+}

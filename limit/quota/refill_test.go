@@ -89,3 +89,35 @@ func TestRefillRateBaselineAndRestart(t *testing.T) {
 		t.Fatalf("restart left %+v", r)
 	}
 }
+
+// A bucket of 10 refilling 20 a second that counts requests, not units
+// (nginx), publishing X-RateLimit-* with no reset ahead, answers a costly
+// first attempt (5 units) with 9 left: what it held then, by the client's
+// units, overstates its depth. Once its rate is known, a client spending
+// slowly finds it at the most it ever shows left, giving back no more than
+// was spent because it can hold no more: those baselines are clipped, and
+// must not teach the rate down to the client's own pace.
+func TestFullBucketDoesNotTeachItsRateDown(t *testing.T) {
+	const perSecond = 20.0
+	g := newGuard(t, Options{})
+	now := t0
+	admitN(g, "b", now, 5)
+	answer(g, "b", now, now.Add(40*time.Millisecond), 5, 200, xh(9, 600, 0))
+	e := g.lookup("b")
+	e.mu.Lock()
+	e.rate.units, e.rate.span = perSecond, float64(time.Second) // as a drain would have shown
+	e.mu.Unlock()
+	for range 120 { // a minute at 2 a second: the bucket stays full
+		now = now.Add(500 * time.Millisecond)
+		if d := admit(g, "b", now); d != 0 {
+			t.Fatalf("held %v at 2 a second under a rate of %.0f", d, perSecond)
+		}
+		answer(g, "b", now, now.Add(40*time.Millisecond), 1, 200, xh(9, 600, 0))
+	}
+	e.mu.Lock()
+	r := e.rate.perNs() * float64(time.Second)
+	e.mu.Unlock()
+	if r < 0.75*perSecond {
+		t.Fatalf("rate %.1f/s learned, want about the bucket's %.0f/s: a full bucket's baselines said only what the client spent", r, perSecond)
+	}
+}

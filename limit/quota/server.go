@@ -12,7 +12,7 @@ import (
 // window (a sliding log gives back what was spent a window ago: over a
 // window, the limit), or the rate shown when no window is known. 0 when
 // nothing says.
-func (e *entry) refillPerNs() float64 {
+func (e *entry) refillPerNs(n int64) float64 {
 	if e.limit <= 0 {
 		return 0
 	}
@@ -20,6 +20,13 @@ func (e *entry) refillPerNs() float64 {
 		return float64(e.limit) / float64(e.window)
 	}
 	if r := e.rate.perNs(); r > 0 && (e.continuous || e.limitWindow() == 0) {
+		if w := e.limitWindow(); w > 0 && 2*e.capacity >= e.limit && n-e.cutAt > int64(refillFade) {
+			// A rate learned while no throttle said it was too high
+			// measures what was spent, no more (a sliding log gives back
+			// what left its window): a server that holds its limit gives
+			// it back within the window its resets have shown.
+			r = max(r, float64(e.limit)/float64(w))
+		}
 		return r
 	}
 	if w := e.limitWindow(); w > 0 {
@@ -109,15 +116,37 @@ func (e *entry) showsRefill(remaining, qr, n int64) bool {
 // windowOfLimit is the time the key takes to give its limit back: for a
 // gradual key at the rate it refills, else the published or documented
 // window, else the learned one; 0 when nothing says.
-func (e *entry) windowOfLimit() time.Duration {
+func (e *entry) windowOfLimit(n int64) time.Duration {
 	if r := e.rate.perNs(); e.gradual && e.continuous && r > 0 && (e.window == 0 || e.documented) {
 		// A rate learned from the client's own spending, with no window
 		// published or documented: the pacer is given room above it,
 		// and the guard paces by its count.
-		return time.Duration(float64(e.limit) / (pacerRoom * r))
+		w := time.Duration(float64(e.limit) / (pacerRoom * r))
+		if lw, held := e.limitWindow(), min(e.limit, e.capacity); lw > 0 && held > 0 && n-e.cutAt > int64(refillFade) {
+			// A rate learned while the server kept room measures only
+			// what was spent (a sliding log gives back what left its
+			// window): the resets bound the window, and what the server
+			// holds comes back within it.
+			w = min(w, time.Duration(float64(e.limit)*float64(lw)/float64(held)))
+		}
+		return w
+	}
+	if e.gradual && e.continuous && e.window > 0 && !e.documented && 2*e.capacity >= e.limit && e.untilFull() {
+		// A bucket as deep as its limit may be spent at once: the pacer
+		// is given room above its rate, and the guard paces by its count
+		// once it runs dry.
+		return time.Duration(e.window / pacerRoom)
 	}
 	return time.Duration(e.limitWindow())
 }
+
+// untilFull says the resets have been a bucket's: when it is full again.
+func (e *entry) untilFull() bool {
+	return e.fillFits >= untilFullAfter && 20*e.fillMisfits <= e.fillFits
+}
+
+// untilFullAfter is how many figures must fit a bucket's reset first.
+const untilFullAfter = 16
 
 // pacerRoom is how far above a learned refill rate a pacer may go.
 const pacerRoom = 2

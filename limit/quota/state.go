@@ -96,6 +96,9 @@ type entry struct {
 	// capacity is the most the server has shown it holds: the largest
 	// remaining seen, with the units of the attempt it answered.
 	capacity int64
+	// fillFits and fillMisfits count the figures whose reset is, and is
+	// not, when a bucket of the published policy would be full again.
+	fillFits, fillMisfits int
 	// floor is the lowest remaining a response has shown since the held
 	// reset was taken: in a window that gives nothing back before its
 	// reset, no later figure of that window climbs far above it.
