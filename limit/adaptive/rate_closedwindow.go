@@ -279,4 +279,3 @@ func (r *Rate) resume(now time.Duration) Change {
 	r.tokens = min(r.tokens, 0)
 	return ChangePause
 }
-
