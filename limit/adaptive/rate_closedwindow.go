@@ -35,14 +35,24 @@ import (
 //     rate.
 
 const (
-	// closeGrace is how long after the first throttle of a run a throttle
-	// must have been sent for the run to say that the window is spent: a
-	// rate just over a bucket's is answered with throttles between
-	// successes, and a cut needs a round trip to reach the server.
+	// closeGrace is the longest time after the first throttle of a run a
+	// throttle must have been sent for the run to say that the window is
+	// spent (runGrace): a rate just over a bucket's is answered with
+	// throttles between successes, and a cut needs a round trip to reach
+	// the server.
 	closeGrace = time.Second
 	// windowShare is the share of the learned allowance rate paced after
 	// a reopening, as PublishedLimitFraction is of a published one.
 	windowShare = 0.98
+	// minPacedPeriod is the shortest period whose allowance rate is paced
+	// after a reopening. A window of a second or so reopens before a run
+	// can say much: its reopenings are spaced by the probes' steps as much
+	// as by the window, and the throttles' cuts find its rate as well.
+	minPacedPeriod = 2 * time.Second
+	// spentAfter is how many units the rate accepted before a run would
+	// have brought back, had the server only slowed down, before the run
+	// says the window is spent.
+	spentAfter = 3
 	// spentShare is the share of the learned allowance whose use makes the
 	// first throttle of a run say the window is spent.
 	spentShare = 0.9
@@ -82,6 +92,7 @@ type windows struct {
 	inRun    bool
 	runFrom  time.Duration
 	runCount int
+	grace    time.Duration // how long the run must last to say the window is spent
 	// closed says the window is spent: one probe at a time. pending says
 	// the next success sent after runFrom is a reopening (a closed run, or
 	// a Retry-After's pause).
@@ -163,26 +174,30 @@ func (r *Rate) windowSuccess(now, sentAt time.Duration, cost int) Change {
 		at = w.refusedProbe + (sentAt-w.refusedProbe)/2
 	}
 	w.pending, w.closed, w.probeOut = false, false, false
+	learned := false
 	if p := at - w.opened; probed && p > 0 && w.units > 0 {
 		m := w.units / p.Minutes()
 		switch {
 		case w.period == 0:
-			w.period, w.capacity = p, m
+			w.period, w.capacity, learned = p, m, true
 		case p >= w.period*3/2:
 			// Several windows since the last reopening, of which only the
-			// last was spent: the units undercount the allowance.
+			// last was spent: the units undercount its allowance. They
+			// may raise what was learned, and the pace with it, but the
+			// cut of the run's first throttle may have found more.
 			w.capacity = max(w.capacity, m)
+			learned = windowShare*w.capacity > r.rate
 		case onTime:
 			// A reopening found by the first probe, sent at the period
 			// learned, says the period is at most that.
-			w.period, w.capacity = min(w.period, p), m
+			w.period, w.capacity, learned = min(w.period, p), m, true
 		default:
-			w.period, w.capacity = p, m
+			w.period, w.capacity, learned = p, m, true
 		}
 	}
 	w.opened, w.units = sentAt, float64(cost)
 	ch := r.resume(now)
-	if w.capacity > 0 {
+	if learned && w.period >= minPacedPeriod {
 		r.setRate(now, min(max(windowShare*w.capacity, r.minRate), r.maxRate))
 		r.beforeCut, r.sendAtCut = w.capacity, w.capacity
 		r.lastCut, r.lastIncrease, r.pausedAcc = now, now, 0
@@ -200,6 +215,7 @@ func (r *Rate) windowThrottle(now, sentAt, retryAfter time.Duration) Change {
 	w.observeRTT(now - sentAt)
 	if !w.inRun {
 		w.inRun, w.runFrom, w.runCount = true, sentAt, 0
+		w.grace = r.runGrace()
 	}
 	w.runCount++
 	if retryAfter > 0 && r.cfg.MaxPause > 0 {
@@ -218,7 +234,7 @@ func (r *Rate) windowThrottle(now, sentAt, retryAfter time.Duration) Change {
 		return r.hold(now, sat(now, r.nextProbe(now)))
 	}
 	spent := w.capacity > 0 && w.units >= spentShare*w.capacity*w.period.Minutes()
-	if !spent && (w.runCount < 2 || sentAt-w.runFrom < closeGrace) {
+	if !spent && (w.runCount < 2 || sentAt-w.runFrom < w.grace) {
 		return 0
 	}
 	if !w.pending {
@@ -229,7 +245,7 @@ func (r *Rate) windowThrottle(now, sentAt, retryAfter time.Duration) Change {
 	// A window still closed now has lasted since it opened: probe at a
 	// tenth of that, growing slowly, so that the reopening is found
 	// within a tenth of the window.
-	curve.Initial = headroom.Duration(max((now-w.opened)/10, 10*time.Millisecond))
+	curve.Initial = headroom.Duration(min(max((now-w.opened)/10, 10*time.Millisecond), time.Second))
 	if w.period > 0 {
 		curve.Initial = headroom.Duration(max(w.period/32, time.Millisecond))
 		curve.Max = headroom.Duration(max(w.period/4, time.Millisecond))
@@ -239,6 +255,19 @@ func (r *Rate) windowThrottle(now, sentAt, retryAfter time.Duration) Change {
 		w.rng = rand.New(rand.NewPCG(r.cfg.Seed, 0x77696e646f7773))
 	}
 	return r.hold(now, sat(now, r.nextProbe(now)))
+}
+
+// runGrace is how long a run of throttles that begins now must last to
+// say the window is spent: long enough for successes to have come at the
+// rate accepted before it (spentAfter of them), for a bucket refilling at
+// that rate answers with some, and for a cut to have reached the server
+// (two round trips); at most closeGrace.
+func (r *Rate) runGrace() time.Duration {
+	g := 2 * r.win.rtt
+	if a := r.acceptedRate(); a > 0 {
+		g = max(g, time.Duration(spentAfter*float64(time.Minute)/a))
+	}
+	return min(g, closeGrace)
 }
 
 // nextProbe is the wait from now until the next probe of a closed window:
