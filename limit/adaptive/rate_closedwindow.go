@@ -93,6 +93,7 @@ type windows struct {
 	runFrom  time.Duration
 	runCount int
 	grace    time.Duration // how long the run must last to say the window is spent
+	runRA    time.Duration // the longest Retry-After of the run
 	// closed says the window is spent: one probe at a time. pending says
 	// the next success sent after runFrom is a reopening (a closed run, or
 	// a Retry-After's pause).
@@ -166,7 +167,11 @@ func (r *Rate) windowSuccess(now, sentAt time.Duration, cost int) Change {
 		}
 		return 0
 	}
-	onTime, probed := w.closed && w.probes == 1, w.closed
+	// A reopening teaches the window when probes found it, or when the
+	// server named it with a Retry-After of minPacedPeriod or more: a
+	// bucket's is a unit's refill, rounded up to a second, which says
+	// nothing of a window.
+	onTime, probed := w.closed && w.probes == 1, w.closed || w.runRA >= minPacedPeriod
 	at := sentAt
 	if probed && w.refusedProbe > w.opened {
 		// It reopened between the last probe refused and this one: the
@@ -214,9 +219,10 @@ func (r *Rate) windowThrottle(now, sentAt, retryAfter time.Duration) Change {
 	w := &r.win
 	w.observeRTT(now - sentAt)
 	if !w.inRun {
-		w.inRun, w.runFrom, w.runCount = true, sentAt, 0
+		w.inRun, w.runFrom, w.runCount, w.runRA = true, sentAt, 0, 0
 		w.grace = r.runGrace()
 	}
+	w.runRA = max(w.runRA, retryAfter)
 	w.runCount++
 	if retryAfter > 0 && r.cfg.MaxPause > 0 {
 		// The server names the reopening: the pause waits for it.
