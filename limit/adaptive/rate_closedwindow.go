@@ -94,6 +94,7 @@ type windows struct {
 	runCount int
 	grace    time.Duration // how long the run must last to say the window is spent
 	runRA    time.Duration // the longest Retry-After of the run
+	raEnd    time.Duration // when the latest Retry-After ends
 	// closed says the window is spent: one probe at a time. pending says
 	// the next success sent after runFrom is a reopening (a closed run, or
 	// a Retry-After's pause).
@@ -129,7 +130,7 @@ func (r *Rate) admitted(now time.Duration) {
 		// A probe: everything else waits for its answer, or until it is
 		// given up for lost.
 		w.probeOut, w.probeSent = true, now
-		w.probeUntil = sat(now, max(4*w.rtt, minProbeHold))
+		w.probeUntil = max(sat(now, max(4*w.rtt, minProbeHold)), w.raEnd)
 		r.hold(now, w.probeUntil)
 	}
 }
@@ -177,6 +178,11 @@ func (r *Rate) windowSuccess(now, sentAt time.Duration, cost int) Change {
 		// It reopened between the last probe refused and this one: the
 		// middle is the best guess.
 		at = w.refusedProbe + (sentAt-w.refusedProbe)/2
+	} else if !w.closed && w.runRA%time.Second == 0 {
+		// A Retry-After in whole seconds is rounded up (RFC 9110
+		// delay-seconds): the window reopened up to a second before it
+		// ended, half a second on average.
+		at -= min(time.Second/2, at-w.opened)
 	}
 	w.pending, w.closed, w.probeOut = false, false, false
 	learned := false
@@ -229,7 +235,15 @@ func (r *Rate) windowThrottle(now, sentAt, retryAfter time.Duration) Change {
 		if !w.pending {
 			w.pending, w.pendingAt = true, now
 		}
+		w.raEnd = max(w.raEnd, sat(now, retryAfter))
 		w.closed, w.probeOut = false, false
+		if retryAfter > r.cfg.MaxPause {
+			// The pause ends before the server said it would: after it,
+			// one probe, waited for until the server's end, and not the
+			// rate's worth of attempts, which the quota guard would hold
+			// and then let go at once.
+			r.closeWindow(now)
+		}
 		return 0
 	}
 	if w.closed {
@@ -246,6 +260,14 @@ func (r *Rate) windowThrottle(now, sentAt, retryAfter time.Duration) Change {
 	if !w.pending {
 		w.pending, w.pendingAt = true, now
 	}
+	r.closeWindow(now)
+	return r.hold(now, sat(now, r.nextProbe(now)))
+}
+
+// closeWindow says at now that the window is spent: from the end of the
+// hold or pause on, one probe at a time, on a new curve.
+func (r *Rate) closeWindow(now time.Duration) {
+	w := &r.win
 	w.closed, w.probeOut, w.probes = true, false, 0
 	curve := unknownPeriod
 	// A window still closed now has lasted since it opened: probe at a
@@ -260,7 +282,6 @@ func (r *Rate) windowThrottle(now, sentAt, retryAfter time.Duration) Change {
 	if w.rng == nil {
 		w.rng = rand.New(rand.NewPCG(r.cfg.Seed, 0x77696e646f7773))
 	}
-	return r.hold(now, sat(now, r.nextProbe(now)))
 }
 
 // runGrace is how long a run of throttles that begins now must last to
