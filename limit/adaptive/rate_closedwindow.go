@@ -161,6 +161,7 @@ func (r *Rate) windowSuccess(now, sentAt time.Duration, cost int) Change {
 		}
 		return 0
 	}
+	run := w.runCount
 	w.inRun, w.runCount = false, 0
 	if !w.pending || sentAt < w.pendingAt {
 		if sentAt >= w.opened {
@@ -169,10 +170,11 @@ func (r *Rate) windowSuccess(now, sentAt time.Duration, cost int) Change {
 		return 0
 	}
 	// A reopening teaches the window when probes found it, or when the
-	// server named it with a Retry-After of minPacedPeriod or more: a
-	// bucket's is a unit's refill, rounded up to a second, which says
-	// nothing of a window.
-	onTime, probed := w.closed && w.probes == 1, w.closed || w.runRA >= minPacedPeriod
+	// server named it with a Retry-After of minPacedPeriod or more for a
+	// run of throttles: a bucket's is a unit's refill, rounded up to a
+	// second, which says nothing of a window, and a lone throttle is no
+	// run.
+	onTime, probed := w.closed && w.probes == 1, w.closed || w.runRA >= minPacedPeriod && run >= 2
 	at := sentAt
 	if probed && w.refusedProbe > w.opened {
 		// It reopened between the last probe refused and this one: the
