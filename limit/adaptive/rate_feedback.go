@@ -49,9 +49,14 @@ func (r *Rate) onSuccess(now, sentAt time.Duration, cost int) Change {
 	if r.learning() {
 		ch = r.windowSuccess(now, sentAt, cost)
 	}
-	if ch != 0 {
-		return ch
+	if ch&ChangeRate != 0 {
+		return ch // a reopening set the pace it learned
 	}
+	return ch | r.raise(now)
+}
+
+// raise is onSuccess's question to the controller at now.
+func (r *Rate) raise(now time.Duration) Change {
 	if r.disabled || r.published > 0 || now < r.pauseUntil || (r.builtin && !r.waited && r.qHead == len(r.q)) {
 		return 0
 	}
