@@ -108,6 +108,10 @@ type windows struct {
 	// refusedProbe is when the last probe refused went out.
 	refusedProbe time.Duration
 	probes       int // probes sent in this closed run
+	// trusted says the run fits the window learned: its probes follow
+	// the period. A run that comes before the allowance is spent (a
+	// bucket, a quota that fell) probes as if nothing were known.
+	trusted bool
 
 	rtt time.Duration // smoothed round trip of the answers
 	bo  backoff.ExponentialBackOff
@@ -255,7 +259,7 @@ func (r *Rate) windowThrottle(now, sentAt, retryAfter time.Duration) Change {
 		w.probeOut, w.refusedProbe = false, w.probeSent
 		return r.hold(now, sat(now, r.nextProbe(now)))
 	}
-	spent := w.capacity > 0 && w.units >= spentShare*w.capacity*w.period.Minutes()
+	spent := w.spent()
 	if !spent && (w.runCount < 2 || sentAt-w.runFrom < w.grace) {
 		return 0
 	}
@@ -264,6 +268,12 @@ func (r *Rate) windowThrottle(now, sentAt, retryAfter time.Duration) Change {
 	}
 	r.closeWindow(now)
 	return r.hold(now, sat(now, r.nextProbe(now)))
+}
+
+// spent says the units accepted since the window opened are the allowance
+// learned, or nearly: a run now fits the window learned.
+func (w *windows) spent() bool {
+	return w.capacity > 0 && w.units >= spentShare*w.capacity*w.period.Minutes()
 }
 
 // closeWindow says at now that the window is spent: from the end of the
@@ -276,7 +286,8 @@ func (r *Rate) closeWindow(now time.Duration) {
 	// tenth of that, growing slowly, so that the reopening is found
 	// within a tenth of the window.
 	curve.Initial = headroom.Duration(min(max((now-w.opened)/10, 10*time.Millisecond), time.Second))
-	if w.period > 0 {
+	w.trusted = w.spent()
+	if w.trusted {
 		curve.Initial = headroom.Duration(max(w.period/32, time.Millisecond))
 		curve.Max = headroom.Duration(max(w.period/4, time.Millisecond))
 	}
@@ -305,7 +316,7 @@ func (r *Rate) runGrace() time.Duration {
 func (r *Rate) nextProbe(now time.Duration) time.Duration {
 	w := &r.win
 	w.probes++
-	if w.probes == 1 && w.period > 0 {
+	if w.probes == 1 && w.trusted {
 		if at := w.opened + w.period + w.rtt; at > now {
 			return at - now
 		}
