@@ -312,13 +312,15 @@ func (r *Rate) runGrace() time.Duration {
 
 // nextProbe is the wait from now until the next probe of a closed window:
 // the period learned after the window opened, with a round trip to spare,
-// for the first; then the curve's next step, with jitter.
+// for the first, but no more than a quarter of the period (a sliding log
+// gives room back as its oldest units leave, before the period is out);
+// then the curve's next step, with jitter.
 func (r *Rate) nextProbe(now time.Duration) time.Duration {
 	w := &r.win
 	w.probes++
 	if w.probes == 1 && w.trusted {
 		if at := w.opened + w.period + w.rtt; at > now {
-			return at - now
+			return min(at-now, w.period/4)
 		}
 	}
 	d := w.bo.NextBackOff()
