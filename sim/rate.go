@@ -57,6 +57,7 @@ func rateMode(name string, c adaptive.RateConfig) Mode {
 // newRateLimiter builds the adaptive.Rate of one instance of mode name.
 func newRateLimiter(name string, c adaptive.RateConfig, env limiterEnv) (*rateLimiter, error) {
 	c.Instances = env.instances
+	c.Seed = env.instanceSeed()
 	r, err := adaptive.NewRate(c, env.now)
 	if err != nil {
 		return nil, fmt.Errorf("sim: mode %s: %w", name, err)

@@ -140,8 +140,8 @@ func TestRule1SameTraceSameRates(t *testing.T) {
 	}
 }
 
-// replayRates replays every call of trace on fresh adaptive.Rate cores
-// built from cfg (instance inst created at a time with a count that
+// replayRates replays every call of trace, of a run with the default seed,
+// on fresh adaptive.Rate cores built from cfg (instance inst created at a time with a count that
 // created gives), and fails unless each core's rate after each call is the
 // one the simulator saw, bit for bit. It returns how many calls of each
 // kind it replayed.
@@ -155,6 +155,9 @@ func replayRates(t *testing.T, trace []traceEvent, cfg adaptive.RateConfig, crea
 			cc := cfg
 			var at time.Duration
 			cc.Instances, at = created(e.Instance)
+			// The instance's own seed, as the simulator gives it (the
+			// runs replayed take the default seed).
+			cc.Seed = limiterEnv{seed: Config{}.Defaults().Seed, inst: e.Instance}.instanceSeed()
 			var err error
 			if c, err = adaptive.NewRate(cc, at); err != nil {
 				t.Fatal(err)

@@ -112,6 +112,10 @@ type Rate struct {
 	nextID uint64
 
 	counts RateCounts
+
+	// win is what the Rate learns of a server that refuses in runs
+	// (rate_closedwindow.go).
+	win windows
 }
 
 // NewRate returns a Rate configured by rc, created at now with a full
@@ -260,6 +264,7 @@ func (r *Rate) TryAcquire(now time.Duration, cost int) (ok bool, retryAfter time
 	}
 	r.tokens -= float64(cost)
 	r.counts.Units += int64(cost)
+	r.admitted(now)
 	return true, 0
 }
 

@@ -109,6 +109,11 @@ type RateConfig struct {
 	// becomes min(MaxUnitsPerMinute, PublishedLimitFraction × published).
 	// In (0, 1]; 0 means 0.98, 1 − the quota guard's default reserve of 2%.
 	PublishedLimitFraction float64 `json:"publishedLimitFraction,omitempty"`
+	// Seed seeds the jitter of the probes sent to a dependency that
+	// refuses without saying until when (see Rate's closed windows); 0,
+	// the default, draws a seed at random. A simulator on virtual time
+	// sets it to give the same numbers for the same seed.
+	Seed uint64 `json:"seed,omitempty"`
 }
 
 // settings is what a Rate runs on: a RateConfig with its defaults applied,
@@ -120,6 +125,7 @@ type settings struct {
 	Instances                                                   int
 	Disabled                                                    bool
 	PublishedLimitFraction                                      float64
+	Seed                                                        uint64
 }
 
 // DefaultRateConfig returns the defaults, every field filled in but the
@@ -183,6 +189,7 @@ func (c *RateConfig) settings() settings {
 		Instances:              max(c.Instances, 1),
 		Disabled:               c.Disabled,
 		PublishedLimitFraction: cmp.Or(c.PublishedLimitFraction, defaultPublishedLimitFraction),
+		Seed:                   c.Seed,
 	}
 	s.MinUnitsPerMinute, s.MaxUnitsPerMinute, s.InitialUnitsPerMinute = c.rates()
 	switch {

@@ -45,6 +45,18 @@ const acceptedShare = 0.95
 func (r *Rate) onSuccess(now, sentAt time.Duration, cost int) Change {
 	r.measure(now, cost, true)
 	r.acceptedSinceCut = true
+	var ch Change
+	if r.learning() {
+		ch = r.windowSuccess(now, sentAt, cost)
+	}
+	if ch&ChangeRate != 0 {
+		return ch // a reopening set the pace it learned
+	}
+	return ch | r.raise(now)
+}
+
+// raise is onSuccess's question to the controller at now.
+func (r *Rate) raise(now time.Duration) Change {
 	if r.disabled || r.published > 0 || now < r.pauseUntil || (r.builtin && !r.waited && r.qHead == len(r.q)) {
 		return 0
 	}
@@ -89,7 +101,7 @@ func (r *Rate) double(now time.Duration) Change {
 // reading the clock again: the only effect of the time is on which
 // half-second period of the measured send rate the units count in.
 func (r *Rate) QuietSuccess() bool {
-	return r.disabled || r.published > 0 || (r.builtin && !r.waited && r.qHead == len(r.q))
+	return r.disabled || r.published > 0 || (r.builtin && !r.waited && r.qHead == len(r.q) && !r.win.pending)
 }
 
 // onThrottled is Release of a throttle at now, for a request of cost units
@@ -135,6 +147,9 @@ func (r *Rate) onThrottled(now, sentAt time.Duration, cost int, retryAfter time.
 		return 0
 	}
 	var ch Change
+	if r.learning() {
+		ch = r.windowThrottle(now, sentAt, retryAfter)
+	}
 	r.lastIncrease, r.waited = max(now, r.pauseUntil), false
 	if r.builtin && r.slowStart && r.measured == 0 {
 		// Nothing measured yet: the throttle answers the first bucket's
@@ -142,7 +157,7 @@ func (r *Rate) onThrottled(now, sentAt time.Duration, cost int, retryAfter time.
 		// second. The limiter empties its bucket and paces from here.
 		r.refill(now)
 		r.tokens = min(r.tokens, 0)
-		return r.pause(now, retryAfter)
+		return ch | r.pause(now, retryAfter)
 	}
 	if r.published == 0 && (!r.cutOnce || (now-r.lastCut >= r.cfg.DecreaseCooldown && sentAt > r.lastCut && (!r.builtin || r.acceptedSinceCut))) {
 		p := r.ctl.OnThrottled(r.state(now))

@@ -77,6 +77,7 @@ func (r *Rate) Dequeue(now time.Duration) (w Waiter, ok bool) {
 	case now >= r.lastFill && r.tokens+epsilon >= r.need(h.cost):
 		r.tokens -= float64(h.cost)
 		r.counts.Units += int64(h.cost)
+		r.admitted(now)
 		w.Granted = true
 	case now-h.enqueued >= r.cfg.MaxWait:
 		r.counts.TimedOut++

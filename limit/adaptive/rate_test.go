@@ -156,7 +156,9 @@ func (f fixed) OnSuccess(s RateState) (float64, bool) {
 }
 
 // A Retry-After of 45 s pauses 30 s (MaxPause): nothing is admitted, no
-// increase happens, and the bucket restarts empty.
+// increase happens, and the bucket restarts empty. Then one attempt goes
+// to probe, and the others wait for its answer, at most until the
+// server's end.
 func TestRatePauseCappedAndBucketRestartsEmpty(t *testing.T) {
 	r := newTestRate(t, nil) // 1200/min = 20 units a second, bucket 200
 	ch := r.onThrottled(sec(10), sec(9), 1, sec(45))
@@ -192,8 +194,21 @@ func TestRatePauseCappedAndBucketRestartsEmpty(t *testing.T) {
 		t.Fatal("head did not leave on time")
 	}
 	// The increase clock counts from the end of the pause.
-	if s := r.state(sec(45)); s.SinceLastIncrease != sec(5) || s.PausedSinceLastDecrease != sec(30) || s.SinceLastDecrease != sec(35) {
+	if s := r.state(sec(45)); s.SinceLastIncrease != sec(5) || s.SinceLastDecrease != sec(35) {
 		t.Fatalf("state after the pause: %+v", s)
+	}
+	// The server said 45 s: the request that left after the capped pause
+	// was a probe, and the next waits for its answer or the server's end.
+	if ok, _ := r.TryAcquire(sec(45), 1); ok {
+		t.Fatal("a second attempt went before the probe's answer and the server's end")
+	}
+	if ok, _ := r.TryAcquire(sec(54), 1); ok {
+		t.Fatal("a second attempt went before the server's end")
+	}
+	// The probe is given up for lost after four round trips (the one
+	// answered at 39 s took 34 s) and the server's end: another goes.
+	if ok, _ := r.TryAcquire(sec(70), 1); !ok {
+		t.Fatal("nothing went after the server's end and the probe's wait")
 	}
 	// No pause with MaxPause 0.
 	r = newTestRate(t, func(c *RateConfig) { c.MaxPause = -1 }) // never pause

@@ -207,10 +207,8 @@ type Response struct {
 //     with Sent unknown, when the key is still blocked). GitHub's secondary
 //     limits are such throttles: they come with quota headers that show
 //     allowance left. A throttle of a Paced attempt is left to its pacer,
-//     which slows down, unless throttles have gone on, with no success,
-//     for attempts sent more than pacingGrace after the first of them: the
-//     server then refuses at any pace (a fixed window spent, with nothing
-//     published), and the key backs off until it accepts again.
+//     which slows down, and stops and probes alone when the server refuses
+//     at any pace (a fixed window spent, with nothing published).
 //   - A 2xx or 3xx resets the backoff.
 //   - A 2xx that publishes nothing, for a key whose held reset has passed
 //     (or that is probing after it), forgets the published remaining and
@@ -277,8 +275,11 @@ func (g *Guard) Observe(key string, r Response, now time.Time) {
 	}
 	switch {
 	case throttled && !hasRA && !(e.known && e.reset > n && e.remaining <= e.reserveOf(&g.c)):
-		if r.Paced && !e.pacingFailed(sent, n) {
-			break // the pacer slows down; the guard waits to see it fail
+		if r.Paced {
+			// The pacer answers it: it slows down, and when the server
+			// refuses at any pace (a window spent) it stops and probes
+			// alone. A backoff here would hold its probes.
+			break
 		}
 		// Attempts in flight together are throttled together: one
 		// signal, not a step of the curve each.
@@ -287,7 +288,6 @@ func (g *Guard) Observe(key string, r Response, now time.Time) {
 			e.boStep = n
 		}
 	case success:
-		e.throttledSince = 0
 		if e.bo != nil {
 			e.bo.Reset()
 		}

@@ -637,27 +637,23 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-// A throttle of a paced attempt is the pacer's to answer; if throttles go
-// on, with no success, for attempts sent a second after the first of them,
-// the server refuses at any pace and the key backs off. A success ends it.
-func TestPacedThrottlesBackOffOnlyWhenPacingFails(t *testing.T) {
+// A throttle without a hint of a paced attempt is the pacer's to answer,
+// however long the throttles go on: the pacer slows down, and stops and
+// probes alone when the server refuses at any pace, which a backoff here
+// would hold up. The same throttles of an attempt nobody paces back the
+// key off.
+func TestPacedThrottlesAreThePacers(t *testing.T) {
 	g := newGuard(t, Options{})
-	paced := func(sent, at time.Time) {
-		g.Observe("h", Response{Status: 429, Sent: sent, Paced: true}, at)
+	for i := range 20 {
+		sent := t0.Add(sec(0.5 * float64(i)))
+		g.Observe("h", Response{Status: 429, Sent: sent, Paced: true}, sent.Add(sec(0.01)))
+		if d := admit(g, "h", sent.Add(sec(0.02))); d != 0 {
+			t.Fatalf("paced throttle %d, sent %v after the first: held %v", i+1, sent.Sub(t0), d)
+		}
 	}
-	paced(t0, t0.Add(sec(0.01)))
-	paced(t0.Add(sec(0.2)), t0.Add(sec(0.21)))
-	if d := admit(g, "h", t0.Add(sec(0.6))); d != 0 {
-		t.Fatalf("the pacer's throttles within its grace: held %v", d)
-	}
-	g.Observe("h", Response{Status: 200, Sent: t0.Add(sec(0.6))}, t0.Add(sec(0.61)))
-	paced(t0.Add(sec(1.2)), t0.Add(sec(1.21))) // a new run of throttles begins
-	if d := admit(g, "h", t0.Add(sec(1.3))); d != 0 {
-		t.Fatalf("after a success, a throttle: held %v", d)
-	}
-	paced(t0.Add(sec(2.3)), t0.Add(sec(2.31))) // still refused, sent 1.1 s after the first
-	if d := admit(g, "h", t0.Add(sec(2.31))); d < sec(0.8) || d > sec(1.2) {
-		t.Fatalf("throttles go on past the pacer's grace: wait %v, want the first backoff step, 1s ± 20%%", d)
+	g.Observe("u", Response{Status: 429, Sent: t0}, t0.Add(sec(0.01)))
+	if d := admit(g, "u", t0.Add(sec(0.01))); d < sec(0.8) || d > sec(1.2) {
+		t.Fatalf("a throttle nobody paces: wait %v, want the first backoff step, 1s ± 20%%", d)
 	}
 }
 

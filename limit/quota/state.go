@@ -35,7 +35,7 @@ import (
 //     the same quota, and whether its figures say anything a count can use.
 //     A gradual key refills its count at the rate learned and does not hold
 //     to resets; a fixed key holds to each reset and probes there.
-//   - pacing.go and backoff.go: throttles without figures.
+//   - backoff.go: throttles without figures.
 //
 // Silence below a publishing threshold. Some servers publish their figures
 // only once most of the quota is used (SharePoint: from 80%). A 2xx with no
@@ -124,11 +124,8 @@ type entry struct {
 	documented bool
 	blocked    int64 // Retry-After or backoff: nothing before this
 	boStep     int64 // when the backoff last took a step
-	// throttledSince is when the first of the throttles since the last
-	// success arrived; 0 after a success.
-	throttledSince int64
-	bo             *backoff.ExponentialBackOff
-	rng            *rand.Rand // the backoff's jitter, from Options.Seed
+	bo         *backoff.ExponentialBackOff
+	rng        *rand.Rand // the backoff's jitter, from Options.Seed
 	// wake, when not nil, is closed when a response changes what the key
 	// admits, so that callers waiting for a probe's answer go at once.
 	wake chan struct{}
