@@ -42,7 +42,8 @@ func Adaptive(c adaptive.ConcurrencyConfig, opts ...Option) (*AdaptiveLimiter, e
 // more than the limit, alone, until it is released. Without a queue
 // (QueueLimit 0, the default) a call is refused at once otherwise, with a
 // *RateLimitedError whose RetryAfter is 0 (when a holder releases is not
-// the limiter's to know). With a queue it waits in FIFO order; when its
+// the limiter's to know). With a queue it waits in order of priority (FIFO within a level; see
+// Priority); when its
 // context ends it holds nothing and returns ctx.Err(), or for a deadline a
 // *RateLimitedError (telemetry.ReasonDeadline) matching it.
 type AdaptiveLimiter struct {
@@ -126,7 +127,12 @@ func (l *AdaptiveLimiter) AcquireN(ctx context.Context, cost int) (Lease, error)
 		l.mu.Unlock()
 		return Lease{}, waitEnded(ctx, l.name, l.metrics, cost)
 	}
-	w := l.queue.push(cost)
+	p, err := priorityOf(ctx)
+	if err != nil {
+		l.mu.Unlock()
+		return Lease{}, err
+	}
+	w := l.queue.push(cost, p.level())
 	l.mu.Unlock()
 	l.metrics.QueueAdd(int64(cost))
 

@@ -15,7 +15,8 @@ import (
 // AdaptiveRateLimiter is the throttle-driven adaptive rate limiter: a
 // Limiter whose rate, in units per minute, is cut when the dependency
 // throttles (reported with Lease.Report before Release) and climbs on
-// successes while requests wait for units. Waiters leave in FIFO order; a
+// successes while requests wait for units. Waiters leave in order of
+// priority, FIFO within a level (see Priority); a
 // lease reported adaptive.Ignored or adaptive.Dropped changes nothing.
 //
 // Its readers serve dashboards; each takes the limiter's lock briefly.
@@ -86,7 +87,7 @@ func (l *AdaptiveRateLimiter) Acquire(ctx context.Context) (Lease, error) {
 // AcquireN asks for cost units. Cost 0 is granted at once and its lease
 // teaches nothing. A cost larger than the bucket waits until the bucket is
 // full and then drives it below zero. When units are short the call waits
-// in FIFO order; it is refused with a *RateLimitedError when QueueLimit
+// in order of priority (FIFO within a level; see Priority); it is refused with a *RateLimitedError when QueueLimit
 // units wait already (telemetry.ReasonQueueFull), when the wait would be longer
 // than MaxWait (telemetry.ReasonMaxWait, also once it has waited MaxWait), when the
 // context's deadline comes before the expected wait ends (telemetry.ReasonDeadline),
@@ -132,14 +133,22 @@ func (l *AdaptiveRateLimiter) wait(ctx context.Context, now time.Duration, cost 
 		l.mu.Unlock()
 		return Lease{}, l.refuse(cost, telemetry.ReasonQueueFull, max(next-now, 0))
 	}
-	if d, ok := ctx.Deadline(); ok && expected > d.Sub(l.epoch)-now {
+	p, err := priorityOf(ctx)
+	if err != nil {
 		l.mu.Unlock()
-		return Lease{}, l.refuse(cost, telemetry.ReasonDeadline, expected)
+		return Lease{}, err
 	}
-	id, wait, ok := l.core.Enqueue(now, cost)
+	id, wait, ok := l.core.EnqueueLevel(now, cost, p.level())
 	if !ok {
 		l.mu.Unlock()
 		return Lease{}, l.refuse(cost, telemetry.ReasonMaxWait, wait)
+	}
+	if d, ok := ctx.Deadline(); ok && wait > d.Sub(l.epoch)-now {
+		// The wait at its place in the queue, which for a request that
+		// passes others is shorter than TryAcquire's expected one.
+		l.core.Cancel(now, id)
+		l.mu.Unlock()
+		return Lease{}, l.refuse(cost, telemetry.ReasonDeadline, wait)
 	}
 	w := &rateWaiter{ready: make(chan struct{})}
 	if l.waiters == nil {

@@ -90,7 +90,8 @@ func (l *bulkhead) Acquire(ctx context.Context) (Lease, error) {
 // AcquireN takes cost permits if at most the limit would then be held.
 // Without a queue it refuses at once with a *RateLimitedError whose
 // RetryAfter is 0: when a holder releases is not the bulkhead's to know.
-// With a queue it waits in FIFO order for released permits, unless the
+// With a queue it waits for released permits in order of priority (FIFO
+// within a level; see Priority), unless the
 // queue is full (telemetry.ReasonQueueFull). When ctx ends while it waits it holds
 // nothing (permits handed to it at that same moment are given back to the
 // queue) and returns ctx.Err(), or for a deadline a *RateLimitedError
@@ -144,6 +145,10 @@ func (l *bulkhead) acquireQueued(ctx context.Context, cost int) (Lease, error) {
 	if ctx.Err() != nil {
 		return Lease{}, waitEnded(ctx, l.name, l.metrics, cost)
 	}
+	p, err := priorityOf(ctx)
+	if err != nil {
+		return Lease{}, err
+	}
 	l.waiting.Add(1)
 	l.mu.Lock()
 	if l.queue.empty() {
@@ -158,7 +163,7 @@ func (l *bulkhead) acquireQueued(ctx context.Context, cost int) (Lease, error) {
 		l.mu.Unlock()
 		return Lease{}, l.refuse(cost, telemetry.ReasonQueueFull)
 	}
-	w := l.queue.push(cost)
+	w := l.queue.push(cost, p.level())
 	l.mu.Unlock()
 	l.metrics.QueueAdd(int64(cost))
 	start := time.Since(l.epoch)
