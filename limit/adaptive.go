@@ -114,14 +114,9 @@ func (l *AdaptiveLimiter) AcquireN(ctx context.Context, cost int) (Lease, error)
 		}
 	}
 	l.engine.Blocked()
-	if l.queue.limit == 0 || !l.queue.fits(cost) {
+	if l.queue.limit == 0 {
 		l.mu.Unlock()
-		reason := telemetry.ReasonQueueFull
-		if l.queue.limit == 0 {
-			reason = telemetry.ReasonNoPermit
-		}
-		l.metrics.DeniedN(reason, cost)
-		return Lease{}, &RateLimitedError{Limiter: l.name, Reason: reason}
+		return Lease{}, l.refuse(cost, telemetry.ReasonNoPermit)
 	}
 	if ctx.Err() != nil {
 		l.mu.Unlock()
@@ -132,14 +127,19 @@ func (l *AdaptiveLimiter) AcquireN(ctx context.Context, cost int) (Lease, error)
 		l.mu.Unlock()
 		return Lease{}, err
 	}
+	if !l.queue.shed(cost, p.level(), func(*waiter) {}) {
+		l.mu.Unlock()
+		return Lease{}, l.refuse(cost, telemetry.ReasonQueueFull)
+	}
 	w := l.queue.push(cost, p.level())
+	l.serve() // a waiter shed may have been a front too large to serve
 	l.mu.Unlock()
 	l.metrics.QueueAdd(int64(cost))
 
 	woken := w.sleep(ctx, 0)
 	l.mu.Lock()
-	granted := w.granted
-	if !granted {
+	granted, shed := w.granted, w.shed
+	if !granted && !shed {
 		l.queue.remove(w)
 		l.serve() // w may have been the front holding back smaller waiters
 	}
@@ -160,7 +160,15 @@ func (l *AdaptiveLimiter) AcquireN(ctx context.Context, cost int) (Lease, error)
 		l.serve()
 		l.mu.Unlock()
 	}
+	if shed && woken == wokenReady {
+		return Lease{}, shedError(l.name, l.metrics, cost)
+	}
 	return Lease{}, waitEnded(ctx, l.name, l.metrics, cost)
+}
+
+func (l *AdaptiveLimiter) refuse(cost int, reason string) error {
+	l.metrics.DeniedN(reason, cost)
+	return &RateLimitedError{Limiter: l.name, Reason: reason}
 }
 
 // serve grants the front waiters while they fit; it stops at the first

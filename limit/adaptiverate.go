@@ -43,7 +43,9 @@ type AdaptiveRateLimiter struct {
 type rateWaiter struct {
 	ready   chan struct{}
 	granted bool
+	shed    bool // refused to make room for a higher level
 	at      time.Duration
+	cost    int
 }
 
 // AdaptiveRate returns an adaptive rate limiter configured by c, adjusted by
@@ -128,15 +130,15 @@ func (l *AdaptiveRateLimiter) wait(ctx context.Context, now time.Duration, cost 
 		l.mu.Unlock()
 		return Lease{}, l.refuse(cost, telemetry.ReasonNoPermit, expected)
 	}
-	if l.core.QueuedUnits()+int64(cost) > l.queueLimit {
-		next, _ := l.core.Next(now)
-		l.mu.Unlock()
-		return Lease{}, l.refuse(cost, telemetry.ReasonQueueFull, max(next-now, 0))
-	}
 	p, err := priorityOf(ctx)
 	if err != nil {
 		l.mu.Unlock()
 		return Lease{}, err
+	}
+	if !l.shed(cost, p.level()) {
+		next, _ := l.core.Next(now)
+		l.mu.Unlock()
+		return Lease{}, l.refuse(cost, telemetry.ReasonQueueFull, max(next-now, 0))
 	}
 	id, wait, ok := l.core.EnqueueLevel(now, cost, p.level())
 	if !ok {
@@ -150,7 +152,7 @@ func (l *AdaptiveRateLimiter) wait(ctx context.Context, now time.Duration, cost 
 		l.mu.Unlock()
 		return Lease{}, l.refuse(cost, telemetry.ReasonDeadline, wait)
 	}
-	w := &rateWaiter{ready: make(chan struct{})}
+	w := &rateWaiter{ready: make(chan struct{}), cost: cost}
 	if l.waiters == nil {
 		l.waiters = make(map[uint64]*rateWaiter)
 	}
@@ -173,6 +175,9 @@ func (l *AdaptiveRateLimiter) wait(ctx context.Context, now time.Duration, cost 
 		l.mu.Unlock()
 		<-w.ready // decided under the lock already
 	}
+	if w.shed {
+		return Lease{}, shedError(l.name, l.metrics, cost)
+	}
 	if !w.granted {
 		l.metrics.DeniedN(telemetry.ReasonMaxWait, cost)
 		return Lease{}, &RateLimitedError{Limiter: l.name, Reason: telemetry.ReasonMaxWait}
@@ -180,6 +185,23 @@ func (l *AdaptiveRateLimiter) wait(ctx context.Context, now time.Duration, cost 
 	l.metrics.Waited(w.at - now)
 	l.metrics.AcquiredN(cost)
 	return newLease(&l.self, w.at, cost), nil
+}
+
+// shed makes room in the queue for cost units of level (see
+// adaptive.Rate.Shed) and wakes the waiters it refuses; it reports whether
+// the request fits. l.mu must be held.
+func (l *AdaptiveRateLimiter) shed(cost, level int) bool {
+	var buf [8]uint64
+	ids, ok := l.core.Shed(cost, level, l.queueLimit, buf[:0])
+	for _, id := range ids {
+		if rw := l.waiters[id]; rw != nil {
+			delete(l.waiters, id)
+			rw.shed = true
+			l.metrics.QueueAdd(-int64(rw.cost))
+			close(rw.ready)
+		}
+	}
+	return ok
 }
 
 func (l *AdaptiveRateLimiter) refuse(cost int, reason string, retryAfter time.Duration) error {

@@ -160,7 +160,7 @@ func (l *perSecond) wait(ctx context.Context, arrived time.Duration, cost int) (
 	// times in the order they book.
 	now := time.Since(l.epoch)
 	l.dropDue(now)
-	if !l.queue.fits(cost) {
+	if !l.queue.shed(cost, p.level(), func(w *waiter) { l.giveBack(w, now); l.metrics.QueueAdd(-int64(w.cost)) }) {
 		// Only a grant at once will do.
 		readyAt, ok := l.bucket.Reserve(now, cost, 0)
 		l.mu.Unlock()
@@ -196,6 +196,11 @@ func (l *perSecond) wait(ctx context.Context, arrived time.Duration, cost int) (
 	for d := readyAt - now; ; {
 		woke := w.sleep(ctx, d)
 		l.mu.Lock()
+		if w.shed {
+			l.mu.Unlock()
+			l.queue.put(w)
+			return Lease{}, shedError(l.name, l.metrics, cost)
+		}
 		now = time.Since(l.epoch)
 		readyAt := w.readyAt
 		if readyAt <= now {
@@ -208,12 +213,7 @@ func (l *perSecond) wait(ctx context.Context, arrived time.Duration, cost int) (
 			return spentLease(&l.spent, readyAt, cost), nil
 		}
 		if woke == wokenDone || ctx.Err() != nil {
-			if shift, ok := l.bucket.Cancel(now, readyAt, cost); ok {
-				for later := w.next; later != nil; later = later.next {
-					later.readyAt -= shift
-					l.queue.wake(later) // to sleep again, for less
-				}
-			}
+			l.giveBack(w, now)
 			l.unlink(w, false)
 			l.mu.Unlock()
 			l.queue.put(w)
@@ -232,6 +232,18 @@ func (l *perSecond) wait(ctx context.Context, arrived time.Duration, cost int) (
 func (l *perSecond) dropDue(now time.Duration) {
 	for w := l.queue.front(); w != nil && w.readyAt <= now; w = l.queue.front() {
 		l.unlink(w, true)
+	}
+}
+
+// giveBack returns the permits booked for w, still queued at now and not
+// due, to the bucket: every later waiter moves up by their worth. l.mu
+// must be held.
+func (l *perSecond) giveBack(w *waiter, now time.Duration) {
+	if shift, ok := l.bucket.Cancel(now, w.readyAt, w.cost); ok {
+		for later := w.next; later != nil; later = later.next {
+			later.readyAt -= shift
+			l.queue.wake(later) // to sleep again, for less
+		}
 	}
 }
 

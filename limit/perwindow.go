@@ -151,7 +151,7 @@ func (l *perWindow) acquireQueued(ctx context.Context, now time.Duration, cost i
 			return spentLease(&l.spent, now, cost), nil
 		}
 	}
-	if !l.queue.fits(cost) {
+	if !l.queue.shed(cost, p.level(), l.shed) {
 		ready := l.engine.RetryAfter(now, min(l.queue.queued+cost, l.capacity))
 		l.waiting.Add(-1)
 		l.mu.Unlock()
@@ -180,6 +180,12 @@ func (l *perWindow) acquireQueued(ctx context.Context, now time.Duration, cost i
 	for {
 		woke := w.sleep(ctx, d)
 		l.mu.Lock()
+		if w.shed {
+			l.mu.Unlock()
+			l.queue.put(w)
+			l.metrics.QueueAdd(-int64(cost))
+			return Lease{}, shedError(l.name, l.metrics, cost)
+		}
 		if woke == wokenDone || ctx.Err() != nil {
 			// Checked after every wake, so a caller whose context has
 			// ended never takes permits, even when its timer fired too.
@@ -205,6 +211,16 @@ func (l *perWindow) acquireQueued(ctx context.Context, now time.Duration, cost i
 			d = max(retryAfter, 1)
 		}
 		l.mu.Unlock()
+	}
+}
+
+// shed is what a waiter shed (waitQueue.shed) leaves: its place among
+// those waiting, and if it was the front, the front's timer, which the next
+// starts. Called with l.mu held, w still queued.
+func (l *perWindow) shed(w *waiter) {
+	l.waiting.Add(-1)
+	if next := w.next; l.queue.front() == w && next != nil {
+		l.queue.wake(next)
 	}
 }
 

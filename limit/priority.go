@@ -13,8 +13,25 @@ import (
 //
 // A limiter reads the priority only when a request cannot go at once: a
 // queue serves its waiters in order of priority, first come first served
-// within a level, with a share for every level that waits (see
-// StarvationBound). A limiter without a queue never reads it.
+// within a level, with a share for every level that waits, and a full
+// queue refuses its lowest waiters to make room for a higher newcomer.
+// A limiter without a queue never reads it.
+//
+// The share is stride scheduling: while levels wait, they are served 16 : 4
+// : 1 in units (critical, default, background), and a newcomer of a higher
+// level passes the lower waiters whose turn is later than its own. That
+// bounds starvation: a waiter of cost c with u units of its own level ahead
+// of it is passed by at most 16·(u+c) critical units and 4·(u+c) default
+// ones if it is background work, by at most 4·(u+c) critical units if it is
+// default work. A critical request that finds a queue of background work
+// passes nearly all of it.
+//
+// Shedding: when a queue is full, a newcomer refuses waiters of levels below
+// its own to make room, the lowest level first and the latest within it,
+// so that those who have waited longest keep their place; each is refused
+// with a *RateLimitedError whose Reason is telemetry.ReasonShed. A
+// newcomer finding nothing below it to refuse is refused itself
+// (telemetry.ReasonQueueFull).
 type Priority int8
 
 // The three levels, lowest first.

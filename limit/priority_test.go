@@ -10,32 +10,33 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/headroom-go/headroom/internal/fairshare"
 	"github.com/headroom-go/headroom/limit/adaptive"
+	"github.com/headroom-go/headroom/telemetry"
 )
 
 // queueingShapes builds each shape that queues, holding one permit (one
-// unit, one a second) and a queue of 100.
+// unit, one a second) and a queue of the size given.
 var queueingShapes = []struct {
 	name  string
-	build func() (Limiter, error)
+	build func(queue int) (Limiter, error)
 }{
-	{"PerSecond", func() (Limiter, error) { return PerSecond(1, 1, WithQueueLimit(100)) }},
-	{"PerWindow", func() (Limiter, error) { return PerWindow(1, time.Second, WithQueueLimit(100)) }},
-	{"Concurrency", func() (Limiter, error) { return Concurrency(1, WithQueueLimit(100)) }},
-	{"Adaptive", func() (Limiter, error) {
-		return Adaptive(adaptive.ConcurrencyConfig{Minimum: 1, Maximum: 1, Initial: 1}, WithQueueLimit(100))
+	{"PerSecond", func(queue int) (Limiter, error) { return PerSecond(1, 1, WithQueueLimit(queue)) }},
+	{"PerWindow", func(queue int) (Limiter, error) { return PerWindow(1, time.Second, WithQueueLimit(queue)) }},
+	{"Concurrency", func(queue int) (Limiter, error) { return Concurrency(1, WithQueueLimit(queue)) }},
+	{"Adaptive", func(queue int) (Limiter, error) {
+		return Adaptive(adaptive.ConcurrencyConfig{Minimum: 1, Maximum: 1, Initial: 1}, WithQueueLimit(queue))
 	}},
-	{"AdaptiveRate", func() (Limiter, error) {
-		return AdaptiveRate(adaptive.RateConfig{MinUnitsPerMinute: 60, InitialUnitsPerMinute: 60, MaxUnitsPerMinute: 60}, WithQueueLimit(100))
+	{"AdaptiveRate", func(queue int) (Limiter, error) {
+		return AdaptiveRate(adaptive.RateConfig{MinUnitsPerMinute: 60, InitialUnitsPerMinute: 60, MaxUnitsPerMinute: 60}, WithQueueLimit(queue))
 	}},
 }
 
 // onEachQueueingShape runs test in a synctest bubble on each shape of
 // queueingShapes, built inside the bubble.
-func onEachQueueingShape(t *testing.T, test func(t *testing.T, l Limiter)) {
+func onEachQueueingShape(t *testing.T, queue int, test func(t *testing.T, l Limiter)) {
 	for _, shape := range queueingShapes {
 		t.Run(shape.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				l, err := shape.build()
+				l, err := shape.build(queue)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -63,34 +64,41 @@ func queueAt(ctx context.Context, l Limiter, out chan<- served, first int, ps ..
 	}
 }
 
+// servedInOrder takes a lease from out for each of want, releasing each, and
+// checks they came in the order of want's ids.
+func servedInOrder(t *testing.T, out <-chan served, want ...int) {
+	t.Helper()
+	var order []int
+	for range want {
+		r := <-out
+		if r.err != nil {
+			t.Fatalf("waiter %d: %v", r.id, r.err)
+		}
+		order = append(order, r.id)
+		r.lease.Release()
+	}
+	if diff := cmp.Diff(want, order); diff != "" {
+		t.Fatalf("served in the wrong order (-want +got):\n%s", diff)
+	}
+}
+
 // TestQueuesServeByPriority queues three background waiters, then a
 // critical one and a default one, on every shape: the critical goes first,
 // the default next, the background ones last in the order they came.
 func TestQueuesServeByPriority(t *testing.T) {
-	onEachQueueingShape(t, func(t *testing.T, l Limiter) {
+	onEachQueueingShape(t, 100, func(t *testing.T, l Limiter) {
 		held := mustAcquire(t, l, 1)
 		out := make(chan served, 5)
 		queueAt(t.Context(), l, out, 0, Background, Background, Background, Critical, Default)
 		held.Release()
-		var order []int
-		for range 5 {
-			r := <-out
-			if r.err != nil {
-				t.Fatalf("waiter %d: %v", r.id, r.err)
-			}
-			order = append(order, r.id)
-			r.lease.Release()
-		}
-		if diff := cmp.Diff([]int{3, 4, 0, 1, 2}, order); diff != "" {
-			t.Fatalf("served in the wrong order (-want +got):\n%s", diff)
-		}
+		servedInOrder(t, out, 3, 4, 0, 1, 2)
 	})
 }
 
 // TestWithoutPrioritiesQueuesStayFIFO queues waiters without a priority
 // and with Default named: one level, first come first served.
 func TestWithoutPrioritiesQueuesStayFIFO(t *testing.T) {
-	onEachQueueingShape(t, func(t *testing.T, l Limiter) {
+	onEachQueueingShape(t, 100, func(t *testing.T, l Limiter) {
 		held := mustAcquire(t, l, 1)
 		out := make(chan served, 6)
 		for id := range 6 {
@@ -122,7 +130,7 @@ func TestWithoutPrioritiesQueuesStayFIFO(t *testing.T) {
 // served after at most fairshare.Bound critical ones, and after some.
 func TestStarvationIsBounded(t *testing.T) {
 	bound := fairshare.Bound(Background.level(), Critical.level(), 0, 1)
-	onEachQueueingShape(t, func(t *testing.T, l Limiter) {
+	onEachQueueingShape(t, 100, func(t *testing.T, l Limiter) {
 		held := mustAcquire(t, l, 1)
 		out := make(chan served, 3*bound)
 		queueAt(t.Context(), l, out, 0, Background, Critical, Critical)
@@ -152,7 +160,7 @@ func TestStarvationIsBounded(t *testing.T) {
 }
 
 func TestInvalidPriorityIsRefusedWhereRead(t *testing.T) {
-	onEachQueueingShape(t, func(t *testing.T, l Limiter) {
+	onEachQueueingShape(t, 100, func(t *testing.T, l Limiter) {
 		bad := WithPriority(t.Context(), Priority(7))
 		// A permit is free: nothing reads the priority.
 		lease, err := l.Acquire(bad)
@@ -189,4 +197,35 @@ func TestParsePriority(t *testing.T) {
 	if p := PriorityFrom(context.Background()); p != Default {
 		t.Fatalf("no priority reads as %v; want default", p)
 	}
+}
+
+// TestFullQueueShedsTheLowestLevelFirst fills a queue of 3 with a default
+// waiter and two background ones: a critical newcomer sheds the latest
+// background waiter, a default one the other, and then the queue holds
+// nothing lower than a default newcomer, which is refused.
+func TestFullQueueShedsTheLowestLevelFirst(t *testing.T) {
+	onEachQueueingShape(t, 3, func(t *testing.T, l Limiter) {
+		held := mustAcquire(t, l, 1)
+		out := make(chan served, 5)
+		queueAt(t.Context(), l, out, 0, Background, Default, Background)
+		queueAt(t.Context(), l, out, 3, Critical)
+		if r := <-out; r.id != 2 {
+			t.Fatalf("waiter %d left first (%v); want the latest background one shed", r.id, r.err)
+		} else {
+			refusal(t, r.err, telemetry.ReasonShed, 0)
+		}
+		queueAt(t.Context(), l, out, 4, Default)
+		if r := <-out; r.id != 0 {
+			t.Fatalf("waiter %d left next (%v); want the other background one shed", r.id, r.err)
+		} else {
+			refusal(t, r.err, telemetry.ReasonShed, 0)
+		}
+		_, err := l.Acquire(t.Context())
+		var rl *RateLimitedError
+		if !errors.As(err, &rl) || rl.Reason != telemetry.ReasonQueueFull {
+			t.Fatalf("a default newcomer to a queue of default and critical waiters got %v; want queue_full", err)
+		}
+		held.Release()
+		servedInOrder(t, out, 3, 1, 4)
+	})
 }

@@ -71,6 +71,7 @@ type waiter struct {
 	tag        fairshare.Tag
 	linked     bool
 	granted    bool          // set by grant: the owner handed over the permits
+	shed       bool          // set by shed: refused to make room for a higher level
 	ready      chan struct{} // capacity 1: grant or wake
 	timer      *time.Timer   // sleep's timer, kept across reuses
 	readyAt    time.Duration // a booked waiter's due time (PerSecond); owner's mu
@@ -107,7 +108,7 @@ func (q *waitQueue) push(cost, level int) *waiter {
 	if w == nil {
 		w = &waiter{ready: make(chan struct{}, 1)}
 	}
-	w.cost, w.level, w.granted, w.linked = cost, level, false, true
+	w.cost, w.level, w.granted, w.shed, w.linked = cost, level, false, false, true
 	w.tag = q.order.Join(level, cost)
 	// Walk back from the tail past the waiters it passes: none when
 	// every waiter has one level.
@@ -178,6 +179,43 @@ func (q *waitQueue) grant(w *waiter) {
 	w.signal()
 }
 
+// shed makes room for a caller of cost and level in a full queue by taking
+// out waiters of lower levels: the lowest level first and, within it, the
+// latest first, so that the waiters who have waited longest keep their
+// place. Each is marked shed and signalled, after gone (which the owner
+// uses to give back what was booked for it) has seen it, still linked. It
+// reports whether the caller now fits; when shedding every lower waiter
+// would not make room it takes out none.
+func (q *waitQueue) shed(cost, level int, gone func(*waiter)) bool {
+	need := q.queued + cost - q.limit
+	if need <= 0 {
+		return true
+	}
+	lower := 0
+	for w := q.head; w != nil; w = w.next {
+		if w.level < level {
+			lower += w.cost
+		}
+	}
+	if lower < need {
+		return false
+	}
+	for l := 0; l < level && need > 0; l++ {
+		for w := q.tail; w != nil && need > 0; {
+			prev := w.prev
+			if w.level == l {
+				need -= w.cost
+				gone(w)
+				q.remove(w)
+				w.shed = true
+				w.signal()
+			}
+			w = prev
+		}
+	}
+	return true
+}
+
 // wake signals w without granting it: "look again" (for the head-of-line
 // waiter, "you are the front now").
 func (q *waitQueue) wake(w *waiter) { w.signal() }
@@ -198,7 +236,7 @@ func (q *waitQueue) put(w *waiter) {
 	case <-w.ready:
 	default:
 	}
-	w.granted, w.lease = false, Lease{}
+	w.granted, w.shed, w.lease = false, false, Lease{}
 	q.pool.Put(w)
 }
 
@@ -229,6 +267,13 @@ func (w *waiter) sleep(ctx context.Context, d time.Duration) int {
 		w.timer.Stop()
 		return wokenDone
 	}
+}
+
+// shedError is the refusal of a waiter shed to make room for a higher
+// level, counted as a denial.
+func shedError(limiter string, m *metrics.Limiter, cost int) error {
+	m.DeniedN(telemetry.ReasonShed, cost)
+	return &RateLimitedError{Limiter: limiter, Reason: telemetry.ReasonShed}
 }
 
 // waitEnded is ContextEnded's error for a caller of m's limiter, counted

@@ -48,3 +48,36 @@ func (r *Rate) EnqueueLevel(now time.Duration, cost, level int) (id uint64, wait
 	r.qUnits += int64(cost)
 	return w.id, wait, true
 }
+
+// Shed makes room for a request of cost units and level in a queue that
+// may hold limit units, by taking out waiters of lower levels: the lowest
+// level first and, within it, the latest first, so that those who have
+// waited longest keep their place. It appends the IDs of the waiters it
+// took out to ids and returns them, with ok reporting whether the request
+// now fits; when taking out every lower waiter would not make room it
+// takes out none. No units were taken for the waiters it takes out.
+func (r *Rate) Shed(cost, level int, limit int64, ids []uint64) (_ []uint64, ok bool) {
+	need := r.qUnits + int64(cost) - limit
+	if need <= 0 {
+		return ids, true
+	}
+	lower := int64(0)
+	for _, w := range r.q[r.qHead:] {
+		if w.level < level {
+			lower += int64(w.cost)
+		}
+	}
+	if lower < need {
+		return ids, false
+	}
+	for l := 0; l < level && need > 0; l++ {
+		for i := len(r.q) - 1; i >= r.qHead && need > 0; i-- {
+			if w := r.q[i]; w.level == l {
+				need -= int64(w.cost)
+				ids = append(ids, w.id)
+				r.Cancel(0, w.id)
+			}
+		}
+	}
+	return ids, true
+}
