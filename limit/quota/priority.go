@@ -1,0 +1,101 @@
+package quota
+
+import (
+	"cmp"
+	"math"
+	"time"
+
+	"github.com/headroom-go/headroom/internal/problems"
+	"github.com/headroom-go/headroom/limit"
+)
+
+// Reserves keeps more of a key's allowance back from requests of the lower
+// priority levels (limit.Priority), on top of the guard's reserve: a
+// request of a level whose reserve the remaining allowance is inside waits
+// for the reset, while the levels above it go on. Each field is a fraction
+// of the key's limit (of what its bucket holds, when no limit is
+// published), in [0, 1); the zero Reserves keeps nothing more back and never reads a
+// request's priority.
+//
+// A level's reserve is lent while it is unused: it is kept back only while
+// a request of a level above has asked the key within the last window (the
+// key's window when the guard knows it, else a minute), and taken back as
+// soon as one asks. So background work may spend the whole allowance while
+// nothing else wants it, and never spends the part kept for critical work
+// while critical work is asking.
+type Reserves struct {
+	// Default is kept back from requests of limit.Default.
+	Default float64 `json:"default,omitempty"`
+	// Background is kept back from requests of limit.Background: at least
+	// Default, since a lower level keeps back all a higher one does.
+	Background float64 `json:"background,omitempty"`
+}
+
+// levelReserves is Reserves by fairshare level: background, default,
+// critical (0).
+type levelReserves [3]float64
+
+func (r Reserves) levels() levelReserves { return levelReserves{r.Background, r.Default, 0} }
+
+// any reports whether a level keeps anything back.
+func (r levelReserves) any() bool { return r != levelReserves{} }
+
+// defaultLendWindow is how long a level counts as asking after its last
+// request when the key's window is unknown: a minute, the commonest window
+// of published quotas (GitHub's secondary limits, OpenAI's and Anthropic's
+// per-minute ones).
+const defaultLendWindow = int64(time.Minute)
+
+// check records the problems of r, for a guard whose base reserve is base.
+func (r Reserves) check(l *problems.List, base float64) {
+	for _, f := range []struct {
+		field string
+		v     float64
+	}{{"Reserves.Default", r.Default}, {"Reserves.Background", r.Background}} {
+		// The sum is judged only against a valid base, which reports its
+		// own problem.
+		if math.IsNaN(f.v) || f.v < 0 || f.v >= 1 || f.v > 0 && base >= 0 && base < 1 && f.v+base >= 1 {
+			l.Add(f.field, f.v, "a fraction in [0, 1) that leaves room above ReserveFraction, such as 0.2")
+		}
+	}
+	if r.Background < r.Default {
+		l.Add("Reserves.Background", r.Background, "at least Reserves.Default: a lower level keeps back all that a higher one does")
+	}
+}
+
+// levelOf is the fairshare level of p, Default's for an invalid one.
+func levelOf(p limit.Priority) int {
+	if p.Validate() != nil {
+		return 1
+	}
+	return int(p) + 1
+}
+
+// held is what the key keeps back from level at n on top of its reserve:
+// the level's share of its limit while a level above has asked within the
+// lending window, else nothing (lent). e.mu is held.
+func (e *entry) held(level int, n int64, c *config) int64 {
+	f := c.levels[level]
+	if f == 0 {
+		return 0
+	}
+	lend := defaultLendWindow
+	if e.window > 0 {
+		lend = e.window
+	}
+	for above := level + 1; above < len(e.asked); above++ {
+		if a := e.asked[above]; a != 0 && n-a < lend {
+			return reserve{Fraction: f}.of(cmp.Or(e.limit, e.top()))
+		}
+	}
+	return 0
+}
+
+// TryAcquirePriorityAt is TryAcquireAt for an attempt of priority p: the
+// reserve it stops at is the guard's reserve and what Options.Reserves
+// keeps back from p's level, and it counts as p's level asking the key.
+// An invalid p counts as limit.Default.
+func (g *Guard) TryAcquirePriorityAt(key string, now time.Time, cost int, p limit.Priority) (ok bool, retryAfter time.Duration) {
+	d, _ := g.admit(key, now, int64(cost), levelOf(p), false)
+	return d == 0, d
+}
