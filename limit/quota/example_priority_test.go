@@ -10,9 +10,10 @@ import (
 )
 
 // Background work never spends the last fifth of the allowance while
-// critical work is asking for it: with 25 of 100 left, background stops at
-// 22 (the guard's 2 % and 20 % more) and waits for the reset, and critical
-// work goes on.
+// critical work is asking for it and the reset is far: with 25 of 100 left
+// for the next hour, background stops at 22 (the guard's 2 % and 20 % more)
+// and waits for the reset (at most MaxRetryAfter, 5 minutes, before it asks
+// again), and critical work goes on.
 func ExampleReserves() {
 	g, err := quota.New(quota.Options{Reserves: quota.Reserves{Background: 0.2}})
 	if err != nil {
@@ -21,7 +22,7 @@ func ExampleReserves() {
 	h := http.Header{}
 	h.Set("X-RateLimit-Limit", "100")
 	h.Set("X-RateLimit-Remaining", "25")
-	h.Set("X-RateLimit-Reset", "60")
+	h.Set("X-RateLimit-Reset", "3600")
 	g.Observe("api", quota.Response{Status: 200, Header: h}, now)
 
 	ok, _ := g.TryAcquirePriorityAt("api", now, 1, limit.Critical)
@@ -36,6 +37,6 @@ func ExampleReserves() {
 	// critical: true
 	// background: true 0s
 	// background: true 0s
-	// background: false 1m0s
+	// background: false 5m0s
 	// critical: true
 }

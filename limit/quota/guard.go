@@ -111,7 +111,7 @@ func (g *Guard) admit(key string, now time.Time, cost int64, level int, wake boo
 	defer e.mu.Unlock()
 	cost = max(cost, 1)
 	if g.c.levels.any() {
-		e.asked[level] = n
+		e.ask(level, n, cost)
 	}
 	d := e.admit(n, cost, level, &g.c)
 	if d == 0 {

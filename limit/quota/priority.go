@@ -20,9 +20,14 @@ import (
 // A level's reserve is lent while it is unused: it is kept back only while
 // a request of a level above has asked the key within the last window (the
 // key's window when the guard knows it, else a minute), and taken back as
-// soon as one asks. So background work may spend the whole allowance while
-// nothing else wants it, and never spends the part kept for critical work
-// while critical work is asking.
+// soon as one asks. And it is lent beyond what the levels above will ask
+// for before the key's reset at the pace they have asked lately (an
+// exponential average over demandTau): a reserve of a fifth of the limit
+// keeps a fifth back when the reset is far and the levels above are busy,
+// and a second's worth of their demand when the reset is a second away, as
+// a sliding window's is once it is full. So background work may spend the
+// allowance that nothing else will want before it comes back, and never
+// spends the part kept for critical work while critical work is asking.
 type Reserves struct {
 	// Default is kept back from requests of limit.Default.
 	Default float64 `json:"default,omitempty"`
@@ -45,6 +50,28 @@ func (r levelReserves) any() bool { return r != levelReserves{} }
 // of published quotas (GitHub's secondary limits, OpenAI's and Anthropic's
 // per-minute ones).
 const defaultLendWindow = int64(time.Minute)
+
+// demandTau is the time constant of each level's measured demand: ten
+// seconds, long enough to smooth the gaps between one client's requests,
+// short enough to follow a burst of critical work as it starts.
+const demandTau = float64(10 * time.Second)
+
+// ask records that a request of level and cost asked the key at n: its
+// level's demand, in units a nanosecond, decays by e^(−Δt/demandTau) and
+// gains cost/demandTau.
+func (e *entry) ask(level int, n, cost int64) {
+	e.demand[level] = e.demandAt(level, n) + float64(cost)/demandTau
+	e.asked[level] = n
+}
+
+// demandAt is level's demand at n, units a nanosecond.
+func (e *entry) demandAt(level int, n int64) float64 {
+	at := e.asked[level]
+	if at == 0 || n <= at {
+		return e.demand[level]
+	}
+	return e.demand[level] * math.Exp(-float64(n-at)/demandTau)
+}
 
 // check records the problems of r, for a guard whose base reserve is base.
 func (r Reserves) check(l *problems.List, base float64) {
@@ -72,8 +99,10 @@ func levelOf(p limit.Priority) int {
 }
 
 // held is what the key keeps back from level at n on top of its reserve:
-// the level's share of its limit while a level above has asked within the
-// lending window, else nothing (lent). e.mu is held.
+// while a level above has asked within the lending window, the level's
+// share of its limit, or what the levels above will ask for until the
+// reset at their recent pace when that is less; else nothing (lent). e.mu
+// is held.
 func (e *entry) held(level int, n int64, c *config) int64 {
 	f := c.levels[level]
 	if f == 0 {
@@ -83,12 +112,22 @@ func (e *entry) held(level int, n int64, c *config) int64 {
 	if e.window > 0 {
 		lend = e.window
 	}
+	asking := false
+	want := 0.0
 	for above := level + 1; above < len(e.asked); above++ {
 		if a := e.asked[above]; a != 0 && n-a < lend {
-			return reserve{Fraction: f}.of(cmp.Or(e.limit, e.top()))
+			asking = true
+			want += e.demandAt(above, n)
 		}
 	}
-	return 0
+	if !asking {
+		return 0
+	}
+	most := reserve{Fraction: f}.of(cmp.Or(e.limit, e.top()))
+	if e.reset <= n {
+		return most // no reset ahead to measure against: all of it
+	}
+	return min(most, int64(math.Ceil(want*float64(e.reset-n))))
 }
 
 // TryAcquirePriorityAt is TryAcquireAt for an attempt of priority p: the

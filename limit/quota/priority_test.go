@@ -23,21 +23,22 @@ func admitted(g *Guard, key string, now time.Time, p limit.Priority, most int) i
 	return n
 }
 
-// TestLevelReserveHeldWhileAHigherLevelAsks: with 30 of 100 left, a reserve
+// TestLevelReserveHeldWhileAHigherLevelAsks: with 30 of 100 left for an
+// hour, a reserve
 // of 2 and 20 more kept back from background work, background takes 8 once
 // critical work has asked and then waits for the reset; critical work goes
 // on down to the guard's reserve.
 func TestLevelReserveHeldWhileAHigherLevelAsks(t *testing.T) {
 	g := newGuard(t, Options{Reserves: Reserves{Background: 0.2}})
-	g.Observe("h", Response{Status: 200, Header: xh(30, 100, time.Minute)}, t0)
+	g.Observe("h", Response{Status: 200, Header: xh(30, 100, time.Hour)}, t0)
 	if n := admitted(g, "h", t0, limit.Critical, 1); n != 1 {
 		t.Fatalf("critical attempt refused with 30 of 100 left")
 	}
 	if n := admitted(g, "h", t0, limit.Background, 100); n != 7 {
 		t.Fatalf("background took %d with 29 left; want 7, down to 22 (reserve 2 + 20 held)", n)
 	}
-	if ok, d := g.TryAcquirePriorityAt("h", t0.Add(10*time.Second), 1, limit.Background); ok || d != 50*time.Second {
-		t.Fatalf("background inside its reserve: %v, %v; want a wait for the reset (50s)", ok, d)
+	if ok, d := g.TryAcquirePriorityAt("h", t0.Add(10*time.Second), 1, limit.Background); ok || d != 5*time.Minute {
+		t.Fatalf("background inside its reserve: %v, %v; want a wait for the reset, capped at MaxRetryAfter (5m)", ok, d)
 	}
 	if n := admitted(g, "h", t0, limit.Critical, 100); n != 20 {
 		t.Fatalf("critical took %d with 22 left; want 20, down to the guard's reserve", n)
@@ -49,7 +50,7 @@ func TestLevelReserveHeldWhileAHigherLevelAsks(t *testing.T) {
 // left inside the background reserve is its.
 func TestLevelReserveLentAndTakenBack(t *testing.T) {
 	g := newGuard(t, Options{Reserves: Reserves{Default: 0.1, Background: 0.2}})
-	g.Observe("h", Response{Status: 200, Header: xh(40, 100, time.Minute)}, t0)
+	g.Observe("h", Response{Status: 200, Header: xh(40, 100, time.Hour)}, t0)
 	if n := admitted(g, "h", t0, limit.Background, 10); n != 10 {
 		t.Fatalf("background alone took %d of 10; want all (the reserve is lent)", n)
 	}
@@ -63,7 +64,7 @@ func TestLevelReserveLentAndTakenBack(t *testing.T) {
 	}
 	// A minute later (the lending window: the key's window is unknown)
 	// critical has not asked again, and its reserve is lent once more.
-	g.Observe("h", Response{Status: 200, Header: xh(12, 100, 2*time.Minute)}, t0.Add(time.Minute))
+	g.Observe("h", Response{Status: 200, Header: xh(12, 100, time.Hour)}, t0.Add(time.Minute))
 	if n := admitted(g, "h", t0.Add(time.Minute), limit.Background, 100); n != 10 {
 		t.Fatalf("background took %d of 12 a minute after critical asked; want 10, down to the guard's reserve", n)
 	}
@@ -131,7 +132,7 @@ func TestReservesValidate(t *testing.T) {
 func TestAcquireReadsThePriorityOfTheContext(t *testing.T) {
 	g := newGuard(t, Options{Reserves: Reserves{Background: 0.5}, QueueLimit: new(0)})
 	now := time.Now()
-	g.Observe("h", Response{Status: 200, Header: xh(40, 100, time.Minute)}, now)
+	g.Observe("h", Response{Status: 200, Header: xh(40, 100, time.Hour)}, now)
 	s, err := g.Acquire(t.Context(), "h", 1)
 	if err != nil {
 		t.Fatalf("a default request with 40 of 100 left: %v", err)
@@ -140,5 +141,23 @@ func TestAcquireReadsThePriorityOfTheContext(t *testing.T) {
 	_, err = g.Acquire(limit.WithPriority(t.Context(), limit.Background), "h", 1)
 	if !errors.Is(err, limit.ErrRateLimited) {
 		t.Fatalf("a background request inside its reserve while default work asks: %v; want a refusal", err)
+	}
+}
+
+// TestLevelReserveSizedByWhatIsAskedBeforeTheReset: critical work asking 2
+// units a second for a minute, with the reset 30 s away, will want about 62
+// of the 200 its reserve could keep (its demand, averaged over 10 s, is
+// 0.1·(1−e^−6)/(1−e^−0.05) ≈ 2.045 a second just after an ask); background
+// work spends the rest down to the guard's reserve of 20.
+func TestLevelReserveSizedByWhatIsAskedBeforeTheReset(t *testing.T) {
+	g := newGuard(t, Options{Reserves: Reserves{Background: 0.2}})
+	now := t0
+	g.Observe("h", Response{Status: 200, Header: xh(1000, 1000, 90*time.Second)}, now)
+	for range 120 {
+		now = now.Add(500 * time.Millisecond)
+		admitted(g, "h", now, limit.Critical, 1)
+	}
+	if n := admitted(g, "h", now, limit.Background, 1000); n != 880-20-62 {
+		t.Fatalf("background took %d of 880 with the reset 30 s away; want %d (62 held for critical work, 20 reserved)", n, 880-20-62)
 	}
 }
