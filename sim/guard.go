@@ -116,7 +116,7 @@ func newGuardLimiter(o guardOptions, env limiterEnv) (*guardLimiter, error) {
 		for i := range l.levels {
 			l.levels[i] = l.queue
 		}
-		l.levels[0].limit = 50
+		l.levels[0].limit = heldBelowTop
 	}
 	return l, nil
 }

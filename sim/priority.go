@@ -17,6 +17,15 @@ import (
 // critical requests then spend it as they come).
 const priorityReserve = 0.2
 
+// heldBelowTop bounds the background requests each instance's guard holds
+// in the priorities mode, a tenth of the queue's 500. They wait for the
+// reset together and go together when it comes, every instance's at once,
+// each instance counting the allowance as if its own: a full queue of 500
+// an instance would spend what the reset gives twice over and draw a
+// storm of 429s, whose pauses hold the critical requests too. Background
+// requests beyond it wait in the rate limiter's queue, or are refused.
+const heldBelowTop = queueLimit / 10
+
 // cubicQuotaPrioritiesMode is "CUBIC + quota" reading each request's
 // priority: the rate limiter's queue serves critical requests first (first
 // come first served within a level, with the share that bounds the
