@@ -113,7 +113,7 @@ func (g *Guard) admit(key string, now time.Time, cost int64, level int, wake boo
 	if g.c.levels.any() {
 		e.ask(level, n, cost)
 	}
-	d := e.admit(n, cost, level, &g.c)
+	d := e.admitBehind(n, cost, level, &g.c)
 	if d == 0 {
 		e.record(n, cost)
 	}
@@ -135,7 +135,9 @@ func (g *Guard) refuse(d time.Duration, reason string) error {
 func (g *Guard) waitEnded(ctx context.Context) error { return limit.ContextEnded(ctx, g.c.name) }
 
 // waitN holds the caller until key admits an attempt of cost units, and
-// takes it; it returns when the attempt was admitted. A caller held for a
+// takes it; it returns when the attempt was admitted. Callers held for a
+// key go in order of priority: while one of a higher level is held, a
+// lower one waits too (levelHold). A caller held for a
 // probe's answer goes as soon as a response changes what the key admits,
 // not when the wait named first has passed. If the context ends first it
 // returns ctx.Err(), or for a deadline a *limit.RateLimitedError
@@ -143,14 +145,23 @@ func (g *Guard) waitEnded(ctx context.Context) error { return limit.ContextEnded
 // waiting, when the wait would outlast the context's deadline
 // (ReasonDeadline) or MaxWait (ReasonMaxWait).
 func (g *Guard) waitN(ctx context.Context, key string, cost int64, level int, q *queued) (time.Time, error) {
+	h := levelHold{e: q.e, level: level, known: g.c.levels.any()}
+	defer h.leave()
 	for {
 		if ctx.Err() != nil {
 			return time.Time{}, g.waitEnded(ctx)
 		}
+		if !h.known && q.e.waiting.Load() > 0 {
+			h.read(ctx) // others are held: its level is its place among them
+		}
 		now := time.Now()
-		d, wake := g.admit(key, now, cost, level, true)
+		d, wake := g.admit(key, now, cost, h.level, true)
 		if d == 0 {
 			return now, nil
+		}
+		if !h.known {
+			h.read(ctx) // about to wait: ask again at its own level
+			continue
 		}
 		if d > g.c.maxWait {
 			return time.Time{}, g.refuse(d, telemetry.ReasonMaxWait)
@@ -161,6 +172,7 @@ func (g *Guard) waitN(ctx context.Context, key string, cost int64, level int, q 
 		if err := q.join(d); err != nil {
 			return time.Time{}, err
 		}
+		h.hold()
 		t := time.NewTimer(d)
 		select {
 		case <-ctx.Done():

@@ -2,6 +2,7 @@ package quota
 
 import (
 	"cmp"
+	"context"
 	"math"
 	"time"
 
@@ -128,6 +129,57 @@ func (e *entry) held(level int, n int64, c *config) int64 {
 		return most // no reset ahead to measure against: all of it
 	}
 	return min(most, int64(math.Ceil(want*float64(e.reset-n))))
+}
+
+// admitBehind is admit for an attempt of level that goes behind the callers
+// of higher levels Acquire holds for the key: while one is held, the
+// attempt waits for its turn (it is woken when that caller leaves), or for
+// AssumedReset at the most before it asks again. e.mu is held.
+func (e *entry) admitBehind(n, cost int64, level int, c *config) time.Duration {
+	for above := level + 1; above < len(e.holding); above++ {
+		if e.holding[above] > 0 {
+			return c.assumedReset
+		}
+	}
+	return e.admit(n, cost, level, c)
+}
+
+// A levelHold is one caller's place among those Acquire holds for a key, by
+// priority level. Its level is read from the caller's context only once it
+// matters: when the caller has to wait, or finds others held.
+type levelHold struct {
+	e       *entry
+	level   int
+	known   bool // level was read
+	holding bool // counted in e.held
+}
+
+func (h *levelHold) read(ctx context.Context) {
+	h.level, h.known = levelOf(limit.PriorityFrom(ctx)), true
+}
+
+// hold counts the caller as held at its level.
+func (h *levelHold) hold() {
+	if h.holding {
+		return
+	}
+	h.e.mu.Lock()
+	h.e.holding[h.level]++
+	h.e.mu.Unlock()
+	h.holding = true
+}
+
+// leave takes the caller out of the held ones and wakes the others: those
+// of lower levels may be next.
+func (h *levelHold) leave() {
+	if !h.holding {
+		return
+	}
+	h.e.mu.Lock()
+	h.e.holding[h.level]--
+	h.e.changed()
+	h.e.mu.Unlock()
+	h.holding = false
 }
 
 // TryAcquirePriorityAt is TryAcquireAt for an attempt of priority p: the

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/headroom-go/headroom"
@@ -160,4 +161,41 @@ func TestLevelReserveSizedByWhatIsAskedBeforeTheReset(t *testing.T) {
 	if n := admitted(g, "h", now, limit.Background, 1000); n != 880-20-62 {
 		t.Fatalf("background took %d of 880 with the reset 30 s away; want %d (62 held for critical work, 20 reserved)", n, 880-20-62)
 	}
+}
+
+// TestHoldServesHigherLevelsFirst: a background caller held first and a
+// critical caller held after it; when one unit comes back the critical
+// caller takes it, and the background one goes when more comes.
+func TestHoldServesHigherLevelsFirst(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := newGuard(t, Options{})
+		g.Observe("h", Response{Status: 200, Header: xh(2, 100, time.Minute)}, time.Now())
+		done := make(chan limit.Priority, 2)
+		for _, p := range []limit.Priority{limit.Background, limit.Critical} {
+			go func() {
+				s, err := g.Acquire(limit.WithPriority(t.Context(), p), "h", 1)
+				if err != nil {
+					t.Errorf("%s: %v", p, err)
+				}
+				s.Release()
+				done <- p
+			}()
+			synctest.Wait() // held, in this order
+		}
+		// A new window with one unit above the reserve of 2.
+		g.Observe("h", Response{Status: 200, Header: xh(3, 100, 2*time.Minute)}, time.Now())
+		if p := <-done; p != limit.Critical {
+			t.Fatalf("%s went first; want the critical caller", p)
+		}
+		synctest.Wait()
+		select {
+		case p := <-done:
+			t.Fatalf("%s went with no unit left above the reserve", p)
+		default:
+		}
+		g.Observe("h", Response{Status: 200, Header: xh(10, 100, 3*time.Minute)}, time.Now())
+		if p := <-done; p != limit.Background {
+			t.Fatalf("%s went; want the background caller", p)
+		}
+	})
 }

@@ -134,6 +134,8 @@ type entry struct {
 	// kept only when Options.Reserves holds something.
 	asked  [3]int64
 	demand [3]float64
+	// holding counts the callers Acquire holds for the key, by level.
+	holding [3]int32
 	// contacted says a response for the key has been seen; until then one
 	// attempt goes at a time (see admit).
 	contacted bool
