@@ -5,16 +5,12 @@ import (
 	"time"
 )
 
-// The levels of EnqueueLevel, lowest first: a caller's priority as an
-// index, background work, the default, and critical work.
-const (
-	BackgroundLevel = 0
-	DefaultLevel    = 1
-	CriticalLevel   = 2
-)
+// defaultLevel is the level of a request without a priority (Enqueue).
+const defaultLevel = 1
 
-// EnqueueLevel queues a request of cost (≥ 1) units and level (one of the
-// Level constants) that TryAcquire refused, at its place among the
+// EnqueueLevel queues a request of cost (≥ 1) units and level (its
+// priority: 0 for background work, 1 the default, 2 critical work) that
+// TryAcquire refused, at its place among the
 // waiters: in order of level, first come first served within a level,
 // with a share for every level that waits, so that a lower level is never
 // starved (package internal/fairshare of this module states the order and

@@ -13,7 +13,7 @@ import (
 // is. Bounding the queue, and refusing a wait that would outlast a
 // deadline, are the caller's, with TryAcquire's retryAfter in hand.
 func (r *Rate) Enqueue(now time.Duration, cost int) (id uint64, wait time.Duration, ok bool) {
-	return r.EnqueueLevel(now, cost, DefaultLevel)
+	return r.EnqueueLevel(now, cost, defaultLevel)
 }
 
 // waitFor is how long, from now, until a request of cost can go behind
