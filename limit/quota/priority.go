@@ -15,15 +15,16 @@ import (
 // request of a level whose reserve the remaining allowance is inside waits
 // for the reset, while the levels above it go on. Each field is a fraction
 // of the key's limit (of what its bucket holds, when no limit is
-// published), in [0, 1); the zero Reserves keeps nothing more back and never reads a
-// request's priority.
+// published), in [0, 1); the zero Reserves keeps nothing more back, and
+// the guard then reads a request's priority only to order the callers it
+// holds (higher levels first).
 //
 // A level's reserve is lent while it is unused: it is kept back only while
 // a request of a level above has asked the key within the last window (the
 // key's window when the guard knows it, else a minute), and taken back as
 // soon as one asks. And it is lent beyond what the levels above will ask
 // for before the key's reset at the pace they have asked lately (an
-// exponential average over demandTau): a reserve of a fifth of the limit
+// exponential average over ten seconds): a reserve of a fifth of the limit
 // keeps a fifth back when the reset is far and the levels above are busy,
 // and a second's worth of their demand when the reset is a second away, as
 // a sliding window's is once it is full. So background work may spend the
