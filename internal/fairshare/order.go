@@ -97,6 +97,18 @@ func (o *Order) Leave(level int, t Tag, served bool) {
 	}
 }
 
+// Mixed reports whether waiters of more than one level wait: only then
+// can a waiter be passed, and wait longer than the one at the front.
+func (o *Order) Mixed() bool {
+	levels := 0
+	for _, n := range o.count {
+		if n > 0 {
+			levels++
+		}
+	}
+	return levels > 1
+}
+
 // Bound is how many units of level above can pass a waiter of level below
 // with cost and ahead units of its own level ahead of it (see the package
 // doc): (stride(below)/stride(above))·(ahead+cost). 0 when above is not

@@ -21,9 +21,8 @@ const defaultLevel = 1
 // queue, and refusing a wait that would outlast a deadline, are the
 // caller's.
 //
-// MaxWait is checked at the queue's front: a waiter that others passed
-// leaves unserved once it is the front and has waited MaxWait, which the
-// bound on passing keeps finite.
+// MaxWait holds for every waiter: one that others passed leaves unserved
+// once it has waited MaxWait, wherever it stands (Dequeue, Next).
 func (r *Rate) EnqueueLevel(now time.Duration, cost, level int) (id uint64, wait time.Duration, ok bool) {
 	r.waited = true
 	r.refill(now)
@@ -76,4 +75,33 @@ func (r *Rate) Shed(cost, level int, limit int64, ids []uint64) (_ []uint64, ok 
 		}
 	}
 	return ids, true
+}
+
+// oldestBehind is the index of the waiter behind the queue's front that
+// joined first, or -1. Only a queue of several levels needs it: in a queue
+// of one level the front joined first.
+func (r *Rate) oldestBehind() int {
+	if !r.order.Mixed() {
+		return -1
+	}
+	oldest := -1
+	for i := r.qHead + 1; i < len(r.q); i++ {
+		if oldest < 0 || r.q[i].enqueued < r.q[oldest].enqueued {
+			oldest = i
+		}
+	}
+	return oldest
+}
+
+// expireBehind takes out, not granted, the waiter behind the front that
+// has waited MaxWait at now, if there is one.
+func (r *Rate) expireBehind(now time.Duration) (Waiter, bool) {
+	i := r.oldestBehind()
+	if i < 0 || now-r.q[i].enqueued < r.cfg.MaxWait {
+		return Waiter{}, false
+	}
+	w := r.q[i]
+	r.counts.TimedOut++
+	r.Cancel(now, w.id)
+	return Waiter{ID: w.id, Cost: w.cost}, true
 }

@@ -52,6 +52,9 @@ func (r *Rate) Next(now time.Duration) (at time.Duration, ok bool) {
 	h := r.q[r.qHead]
 	at = sat(now, r.waitFor(now, 0, h.cost))
 	at = min(at, sat(h.enqueued, r.cfg.MaxWait))
+	if i := r.oldestBehind(); i >= 0 {
+		at = min(at, sat(r.q[i].enqueued, r.cfg.MaxWait))
+	}
 	return max(at, now), true
 }
 
@@ -61,6 +64,9 @@ func (r *Rate) Next(now time.Duration) (at time.Duration, ok bool) {
 func (r *Rate) Dequeue(now time.Duration) (w Waiter, ok bool) {
 	if r.qHead >= len(r.q) {
 		return Waiter{}, false
+	}
+	if w, ok := r.expireBehind(now); ok {
+		return w, true
 	}
 	h := r.q[r.qHead]
 	r.refill(now)
