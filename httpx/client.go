@@ -41,6 +41,7 @@ type builder struct {
 	shared   SharedQuota
 	classify ResponseClassifier
 	mp       metric.MeterProvider
+	priority func(*http.Request) limit.Priority
 	t        *Transport
 }
 
@@ -323,6 +324,9 @@ func NewTransport(opts ...Option) (*Transport, error) {
 	if err := l.Err(); err != nil {
 		t.Close()
 		return nil, err
+	}
+	if b.priority != nil {
+		rt = &priorityLayer{next: rt, priority: b.priority}
 	}
 	t.rt = rt
 	return t, nil

@@ -51,7 +51,15 @@
 //     options as the innermost layer unless told WithoutQuotaGuard.
 //
 // Other options: WithTransport (the base, default http.DefaultTransport),
-// WithClassifier, WithMeterProvider.
+// WithClassifier, WithMeterProvider, and WithPriority.
+//
+// # Priorities
+//
+// Every layer reads a request's limit.Priority from its context
+// (limit.WithPriority); WithPriority sets it from a function of the
+// request instead, for a header or a route. Waiting requests go critical
+// first and background last, and a guard given quota.Options.Reserves
+// keeps a share of the published allowance back from the lower levels.
 //
 // A refusal by a limiter or the guard is a *limit.RateLimitedError; inside
 // the resilience layer it is retried on the throttled curve after its

@@ -42,7 +42,8 @@ func Adaptive(c adaptive.ConcurrencyConfig, opts ...Option) (*AdaptiveLimiter, e
 // more than the limit, alone, until it is released. Without a queue
 // (QueueLimit 0, the default) a call is refused at once otherwise, with a
 // *RateLimitedError whose RetryAfter is 0 (when a holder releases is not
-// the limiter's to know). With a queue it waits in FIFO order; when its
+// the limiter's to know). With a queue it waits in order of priority (FIFO within a level; see
+// Priority); when its
 // context ends it holds nothing and returns ctx.Err(), or for a deadline a
 // *RateLimitedError (telemetry.ReasonDeadline) matching it.
 type AdaptiveLimiter struct {
@@ -113,27 +114,32 @@ func (l *AdaptiveLimiter) AcquireN(ctx context.Context, cost int) (Lease, error)
 		}
 	}
 	l.engine.Blocked()
-	if l.queue.limit == 0 || !l.queue.fits(cost) {
+	if l.queue.limit == 0 {
 		l.mu.Unlock()
-		reason := telemetry.ReasonQueueFull
-		if l.queue.limit == 0 {
-			reason = telemetry.ReasonNoPermit
-		}
-		l.metrics.DeniedN(reason, cost)
-		return Lease{}, &RateLimitedError{Limiter: l.name, Reason: reason}
+		return Lease{}, l.refuse(cost, telemetry.ReasonNoPermit)
 	}
 	if ctx.Err() != nil {
 		l.mu.Unlock()
 		return Lease{}, waitEnded(ctx, l.name, l.metrics, cost)
 	}
-	w := l.queue.push(cost)
+	p, err := priorityOf(ctx)
+	if err != nil {
+		l.mu.Unlock()
+		return Lease{}, err
+	}
+	if !l.queue.shed(cost, p.level(), func(*waiter) {}) {
+		l.mu.Unlock()
+		return Lease{}, l.refuse(cost, telemetry.ReasonQueueFull)
+	}
+	w := l.queue.push(cost, p.level())
+	l.serve() // a waiter shed may have been a front too large to serve
 	l.mu.Unlock()
 	l.metrics.QueueAdd(int64(cost))
 
 	woken := w.sleep(ctx, 0)
 	l.mu.Lock()
-	granted := w.granted
-	if !granted {
+	granted, shed := w.granted, w.shed
+	if !granted && !shed {
 		l.queue.remove(w)
 		l.serve() // w may have been the front holding back smaller waiters
 	}
@@ -154,7 +160,15 @@ func (l *AdaptiveLimiter) AcquireN(ctx context.Context, cost int) (Lease, error)
 		l.serve()
 		l.mu.Unlock()
 	}
+	if shed && woken == wokenReady {
+		return Lease{}, shedError(l.name, l.metrics, cost)
+	}
 	return Lease{}, waitEnded(ctx, l.name, l.metrics, cost)
+}
+
+func (l *AdaptiveLimiter) refuse(cost int, reason string) error {
+	l.metrics.DeniedN(reason, cost)
+	return &RateLimitedError{Limiter: l.name, Reason: reason}
 }
 
 // serve grants the front waiters while they fit; it stops at the first

@@ -15,7 +15,8 @@ import (
 // AdaptiveRateLimiter is the throttle-driven adaptive rate limiter: a
 // Limiter whose rate, in units per minute, is cut when the dependency
 // throttles (reported with Lease.Report before Release) and climbs on
-// successes while requests wait for units. Waiters leave in FIFO order; a
+// successes while requests wait for units. Waiters leave in order of
+// priority, FIFO within a level (see Priority); a
 // lease reported adaptive.Ignored or adaptive.Dropped changes nothing.
 //
 // Its readers serve dashboards; each takes the limiter's lock briefly.
@@ -42,7 +43,9 @@ type AdaptiveRateLimiter struct {
 type rateWaiter struct {
 	ready   chan struct{}
 	granted bool
+	shed    bool // refused to make room for a higher level
 	at      time.Duration
+	cost    int
 }
 
 // AdaptiveRate returns an adaptive rate limiter configured by c, adjusted by
@@ -86,7 +89,7 @@ func (l *AdaptiveRateLimiter) Acquire(ctx context.Context) (Lease, error) {
 // AcquireN asks for cost units. Cost 0 is granted at once and its lease
 // teaches nothing. A cost larger than the bucket waits until the bucket is
 // full and then drives it below zero. When units are short the call waits
-// in FIFO order; it is refused with a *RateLimitedError when QueueLimit
+// in order of priority (FIFO within a level; see Priority); it is refused with a *RateLimitedError when QueueLimit
 // units wait already (telemetry.ReasonQueueFull), when the wait would be longer
 // than MaxWait (telemetry.ReasonMaxWait, also once it has waited MaxWait), when the
 // context's deadline comes before the expected wait ends (telemetry.ReasonDeadline),
@@ -127,21 +130,29 @@ func (l *AdaptiveRateLimiter) wait(ctx context.Context, now time.Duration, cost 
 		l.mu.Unlock()
 		return Lease{}, l.refuse(cost, telemetry.ReasonNoPermit, expected)
 	}
-	if l.core.QueuedUnits()+int64(cost) > l.queueLimit {
+	p, err := priorityOf(ctx)
+	if err != nil {
+		l.mu.Unlock()
+		return Lease{}, err
+	}
+	if !l.shed(cost, p.level()) {
 		next, _ := l.core.Next(now)
 		l.mu.Unlock()
 		return Lease{}, l.refuse(cost, telemetry.ReasonQueueFull, max(next-now, 0))
 	}
-	if d, ok := ctx.Deadline(); ok && expected > d.Sub(l.epoch)-now {
-		l.mu.Unlock()
-		return Lease{}, l.refuse(cost, telemetry.ReasonDeadline, expected)
-	}
-	id, wait, ok := l.core.Enqueue(now, cost)
+	id, wait, ok := l.core.EnqueueLevel(now, cost, p.level())
 	if !ok {
 		l.mu.Unlock()
 		return Lease{}, l.refuse(cost, telemetry.ReasonMaxWait, wait)
 	}
-	w := &rateWaiter{ready: make(chan struct{})}
+	if d, ok := ctx.Deadline(); ok && wait > d.Sub(l.epoch)-now {
+		// The wait at its place in the queue, which for a request that
+		// passes others is shorter than TryAcquire's expected one.
+		l.core.Cancel(now, id)
+		l.mu.Unlock()
+		return Lease{}, l.refuse(cost, telemetry.ReasonDeadline, wait)
+	}
+	w := &rateWaiter{ready: make(chan struct{}), cost: cost}
 	if l.waiters == nil {
 		l.waiters = make(map[uint64]*rateWaiter)
 	}
@@ -164,6 +175,9 @@ func (l *AdaptiveRateLimiter) wait(ctx context.Context, now time.Duration, cost 
 		l.mu.Unlock()
 		<-w.ready // decided under the lock already
 	}
+	if w.shed {
+		return Lease{}, shedError(l.name, l.metrics, cost)
+	}
 	if !w.granted {
 		l.metrics.DeniedN(telemetry.ReasonMaxWait, cost)
 		return Lease{}, &RateLimitedError{Limiter: l.name, Reason: telemetry.ReasonMaxWait}
@@ -171,6 +185,23 @@ func (l *AdaptiveRateLimiter) wait(ctx context.Context, now time.Duration, cost 
 	l.metrics.Waited(w.at - now)
 	l.metrics.AcquiredN(cost)
 	return newLease(&l.self, w.at, cost), nil
+}
+
+// shed makes room in the queue for cost units of level (see
+// adaptive.Rate.Shed) and wakes the waiters it refuses; it reports whether
+// the request fits. l.mu must be held.
+func (l *AdaptiveRateLimiter) shed(cost, level int) bool {
+	var buf [8]uint64
+	ids, ok := l.core.Shed(cost, level, l.queueLimit, buf[:0])
+	for _, id := range ids {
+		if rw := l.waiters[id]; rw != nil {
+			delete(l.waiters, id)
+			rw.shed = true
+			l.metrics.QueueAdd(-int64(rw.cost))
+			close(rw.ready)
+		}
+	}
+	return ok
 }
 
 func (l *AdaptiveRateLimiter) refuse(cost int, reason string, retryAfter time.Duration) error {

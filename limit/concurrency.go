@@ -90,8 +90,11 @@ func (l *bulkhead) Acquire(ctx context.Context) (Lease, error) {
 // AcquireN takes cost permits if at most the limit would then be held.
 // Without a queue it refuses at once with a *RateLimitedError whose
 // RetryAfter is 0: when a holder releases is not the bulkhead's to know.
-// With a queue it waits in FIFO order for released permits, unless the
-// queue is full (telemetry.ReasonQueueFull). When ctx ends while it waits it holds
+// With a queue it waits for released permits in order of priority (FIFO
+// within a level; see Priority), unless the queue is full
+// (telemetry.ReasonQueueFull) of waiters of its priority or above: waiters
+// of lower priorities are refused to make room for it, the lowest and
+// latest first (telemetry.ReasonShed). When ctx ends while it waits it holds
 // nothing (permits handed to it at that same moment are given back to the
 // queue) and returns ctx.Err(), or for a deadline a *RateLimitedError
 // (telemetry.ReasonDeadline) matching it.
@@ -144,6 +147,10 @@ func (l *bulkhead) acquireQueued(ctx context.Context, cost int) (Lease, error) {
 	if ctx.Err() != nil {
 		return Lease{}, waitEnded(ctx, l.name, l.metrics, cost)
 	}
+	p, err := priorityOf(ctx)
+	if err != nil {
+		return Lease{}, err
+	}
 	l.waiting.Add(1)
 	l.mu.Lock()
 	if l.queue.empty() {
@@ -153,18 +160,25 @@ func (l *bulkhead) acquireQueued(ctx context.Context, cost int) (Lease, error) {
 			return lease, nil
 		}
 	}
-	if !l.queue.fits(cost) {
+	if !l.queue.shed(cost, p.level(), l.shed) {
 		l.waiting.Add(-1)
 		l.mu.Unlock()
 		return Lease{}, l.refuse(cost, telemetry.ReasonQueueFull)
 	}
-	w := l.queue.push(cost)
+	w := l.queue.push(cost, p.level())
+	l.serve() // a waiter shed may have been a front too large to serve
 	l.mu.Unlock()
 	l.metrics.QueueAdd(int64(cost))
 	start := time.Since(l.epoch)
 
 	if w.sleep(ctx, 0) == wokenReady {
-		// Only grant signals a bulkhead waiter: the permits are ours.
+		if w.shed {
+			l.queue.put(w)
+			l.metrics.QueueAdd(-int64(cost))
+			return Lease{}, shedError(l.name, l.metrics, cost)
+		}
+		// Otherwise only grant signals a bulkhead waiter: the permits are
+		// ours.
 		lease := w.lease
 		l.queue.put(w)
 		l.metrics.QueueAdd(-int64(cost))
@@ -173,7 +187,7 @@ func (l *bulkhead) acquireQueued(ctx context.Context, cost int) (Lease, error) {
 	}
 	l.mu.Lock()
 	granted, lease := w.granted, w.lease
-	if !granted {
+	if !granted && !w.shed {
 		l.queue.remove(w)
 		l.waiting.Add(-1)
 		// w may have been the front holding back smaller waiters.
@@ -204,6 +218,10 @@ func (l *bulkhead) serve() {
 		l.waiting.Add(-1)
 	}
 }
+
+// shed is what a waiter shed (waitQueue.shed) leaves: its place among
+// those waiting. Called with l.mu held.
+func (l *bulkhead) shed(*waiter) { l.waiting.Add(-1) }
 
 // serveLocked serves the queue under l.mu.
 func (l *bulkhead) serveLocked() {

@@ -40,7 +40,7 @@
 // Whether a caller the limiter has no room for is refused or waits is
 // Options.QueueLimit (WithQueueLimit), the one queue setting of the
 // toolkit: 0 refuses at once, n lets n permits' worth of callers wait in
-// FIFO order, and nil takes the shape's default, which docs/queueing.md
+// FIFO order within a priority level (see below), and nil takes the shape's default, which docs/queueing.md
 // lists with its reason: PerSecond, PerWindow, Concurrency and Adaptive
 // refuse at once, AdaptiveRate lets 500 units wait. A caller whose context
 // has ended takes nothing, even when a permit is free, and one whose context
@@ -55,6 +55,20 @@
 // already expired. The adaptive rate limiter also refuses a wait longer
 // than its MaxWait (100 s by default).
 // A cost that no wait could satisfy is refused with a *CostError.
+//
+// # Priorities
+//
+// A request may carry a Priority in its context (WithPriority): Critical,
+// Default or Background; none is Default. Every queue serves critical
+// waiters first and background ones last, first come first served within
+// a level, with a share for each waiting level that bounds how long a lower
+// one waits (Priority states the bound); a full queue refuses its lowest,
+// latest waiters to make room for a higher newcomer (telemetry.ReasonShed).
+// A limiter reads the priority only when the request has to wait, so a
+// caller that never waits pays nothing for it. The quota guard keeps a
+// share of the published allowance back from the lower levels
+// (quota.Reserves), and httpx takes the priority from the request's context
+// or from a function of the request (httpx.WithPriority).
 //
 // # The lease is the measurement
 //

@@ -138,8 +138,8 @@ func (l *perSecond) refuse(cost int, reason string, retryAfter time.Duration) er
 	return &RateLimitedError{Limiter: l.name, RetryAfter: retryAfter, Reason: reason}
 }
 
-// wait books cost permits and sleeps until they are due, in FIFO order with
-// every other waiter. It refuses at once, without booking, when the queue
+// wait books cost permits and sleeps until they are due, in the queue's
+// order (of priority, FIFO within a level) with every other waiter. It refuses at once, without booking, when the queue
 // has no room for cost more permits (telemetry.ReasonQueueFull) or when ctx's deadline
 // comes before the permits would be due (telemetry.ReasonDeadline); either way
 // RetryAfter is when the permits would have been due. If ctx ends while the
@@ -151,34 +151,44 @@ func (l *perSecond) wait(ctx context.Context, arrived time.Duration, cost int) (
 	if ctx.Err() != nil {
 		return Lease{}, waitEnded(ctx, l.name, l.metrics, cost)
 	}
+	p, err := priorityOf(ctx)
+	if err != nil {
+		return Lease{}, err
+	}
 	l.mu.Lock()
 	// Read the clock under the lock, so that the bookings that wait see
 	// times in the order they book.
 	now := time.Since(l.epoch)
 	l.dropDue(now)
-	room := l.queue.fits(cost)
-	maxAhead := time.Duration(0) // no room: only a grant at once will do
-	if room {
-		maxAhead = window.Never
-		if d, ok := ctx.Deadline(); ok {
-			maxAhead = d.Sub(l.epoch) - now
+	if !l.queue.shed(cost, p.level(), func(w *waiter) { l.giveBack(w, now); l.metrics.QueueAdd(-int64(w.cost)) }) {
+		// Only a grant at once will do.
+		readyAt, ok := l.bucket.Reserve(now, cost, 0)
+		l.mu.Unlock()
+		if ok {
+			l.metrics.AcquiredN(cost)
+			return spentLease(&l.spent, now, cost), nil
 		}
+		return Lease{}, l.refuse(cost, telemetry.ReasonQueueFull, readyAt-now)
 	}
-	readyAt, ok := l.bucket.Reserve(now, cost, maxAhead)
+	maxAhead := window.Never
+	if d, ok := ctx.Deadline(); ok {
+		maxAhead = d.Sub(l.epoch) - now
+	}
+	w := l.queue.push(cost, p.level())
+	readyAt, ok := l.book(w, now, maxAhead)
 	switch {
 	case ok && readyAt <= now:
+		l.queue.served(w)
 		l.mu.Unlock()
+		l.queue.put(w)
 		l.metrics.AcquiredN(cost)
 		return spentLease(&l.spent, now, cost), nil
 	case !ok:
+		l.queue.remove(w)
 		l.mu.Unlock()
-		reason := telemetry.ReasonDeadline
-		if !room {
-			reason = telemetry.ReasonQueueFull
-		}
-		return Lease{}, l.refuse(cost, reason, readyAt-now)
+		l.queue.put(w)
+		return Lease{}, l.refuse(cost, telemetry.ReasonDeadline, readyAt-now)
 	}
-	w := l.queue.push(cost)
 	w.readyAt = readyAt
 	l.mu.Unlock()
 	l.metrics.QueueAdd(int64(cost))
@@ -186,11 +196,16 @@ func (l *perSecond) wait(ctx context.Context, arrived time.Duration, cost int) (
 	for d := readyAt - now; ; {
 		woke := w.sleep(ctx, d)
 		l.mu.Lock()
+		if w.shed {
+			l.mu.Unlock()
+			l.queue.put(w)
+			return Lease{}, shedError(l.name, l.metrics, cost)
+		}
 		now = time.Since(l.epoch)
 		readyAt := w.readyAt
 		if readyAt <= now {
 			// Due (dropDue may have taken it out of the queue already).
-			l.unlink(w)
+			l.unlink(w, true)
 			l.mu.Unlock()
 			l.queue.put(w)
 			l.metrics.Waited(now - arrived)
@@ -198,13 +213,8 @@ func (l *perSecond) wait(ctx context.Context, arrived time.Duration, cost int) (
 			return spentLease(&l.spent, readyAt, cost), nil
 		}
 		if woke == wokenDone || ctx.Err() != nil {
-			if shift, ok := l.bucket.Cancel(now, readyAt, cost); ok {
-				for later := w.next; later != nil; later = later.next {
-					later.readyAt -= shift
-					l.queue.wake(later) // to sleep again, for less
-				}
-			}
-			l.unlink(w)
+			l.giveBack(w, now)
+			l.unlink(w, false)
 			l.mu.Unlock()
 			l.queue.put(w)
 			return Lease{}, waitEnded(ctx, l.name, l.metrics, cost)
@@ -221,15 +231,54 @@ func (l *perSecond) wait(ctx context.Context, arrived time.Duration, cost int) (
 // find themselves due and take their lease. l.mu must be held.
 func (l *perSecond) dropDue(now time.Duration) {
 	for w := l.queue.front(); w != nil && w.readyAt <= now; w = l.queue.front() {
-		l.unlink(w)
+		l.unlink(w, true)
 	}
 }
 
-// unlink takes w out of the queue, if it is still there, keeping its
-// readyAt for its goroutine. l.mu must be held.
-func (l *perSecond) unlink(w *waiter) {
+// giveBack returns the permits booked for w, still queued at now and not
+// due, to the bucket: every later waiter moves up by their worth. l.mu
+// must be held.
+func (l *perSecond) giveBack(w *waiter, now time.Duration) {
+	if shift, ok := l.bucket.Cancel(now, w.readyAt, w.cost); ok {
+		for later := w.next; later != nil; later = later.next {
+			later.readyAt -= shift
+			l.queue.wake(later) // to sleep again, for less
+		}
+	}
+}
+
+// book reserves w's permits, w just queued at its place, and returns when
+// they are due, if that is at most maxAhead after now. Bookings are
+// contiguous in queue order, each waiter's permits falling due cost
+// intervals after those of the waiter ahead of it, so a waiter that passed
+// others takes the start of the first one's booking, and they all move
+// back by its worth. A waiter at the back books at the bucket's end, as
+// any caller would. Nothing is booked when ok is false. l.mu must be held.
+func (l *perSecond) book(w *waiter, now, maxAhead time.Duration) (readyAt time.Duration, ok bool) {
+	b := w.next
+	if b == nil {
+		return l.bucket.Reserve(now, w.cost, maxAhead)
+	}
+	interval := l.bucket.Interval()
+	worth := time.Duration(w.cost) * interval
+	readyAt = max(b.readyAt-time.Duration(b.cost)*interval+worth, now)
+	if readyAt-now > maxAhead {
+		return readyAt, false
+	}
+	if _, ok := l.bucket.Reserve(now, w.cost, window.Never); !ok {
+		return readyAt, false
+	}
+	for ; b != nil; b = b.next {
+		b.readyAt += worth // each wakes early once, and sleeps again
+	}
+	return readyAt, true
+}
+
+// unlink takes w out of the queue, if it is still there, served (due) or
+// not, keeping its readyAt for its goroutine. l.mu must be held.
+func (l *perSecond) unlink(w *waiter, served bool) {
 	if w.linked {
-		l.queue.remove(w)
+		l.queue.leave(w, served)
 		l.metrics.QueueAdd(-int64(w.cost))
 	}
 }

@@ -99,8 +99,9 @@ func (l *perWindow) Acquire(ctx context.Context) (Lease, error) {
 // AcquireN takes cost permits if the window has room for them. Without a
 // queue it refuses at once with a *RateLimitedError whose RetryAfter is
 // exact: the time until enough earlier permits leave the window. With a
-// queue it waits in FIFO order, unless the queue is full (telemetry.ReasonQueueFull)
-// or ctx's deadline comes before the window could have room for this caller
+// queue it waits in order of priority (FIFO within a level; see
+// Priority), unless the queue is full (telemetry.ReasonQueueFull) or ctx's
+// deadline comes before the window could have room for this caller
 // and those queued ahead of it (telemetry.ReasonDeadline). When ctx ends while it
 // waits it returns waitEnded's error having taken nothing.
 //
@@ -136,6 +137,10 @@ func (l *perWindow) acquireQueued(ctx context.Context, now time.Duration, cost i
 	if ctx.Err() != nil {
 		return Lease{}, waitEnded(ctx, l.name, l.metrics, cost)
 	}
+	p, err := priorityOf(ctx)
+	if err != nil {
+		return Lease{}, err
+	}
 	l.waiting.Add(1)
 	l.mu.Lock()
 	if l.queue.empty() {
@@ -146,21 +151,24 @@ func (l *perWindow) acquireQueued(ctx context.Context, now time.Duration, cost i
 			return spentLease(&l.spent, now, cost), nil
 		}
 	}
-	// The earliest this caller could be served: when the window has room
-	// for everything queued ahead plus its own cost. Beyond one window's
-	// worth it is a lower bound, which is still safe for refusing.
-	ready := l.engine.RetryAfter(now, min(l.queue.queued+cost, l.capacity))
-	if !l.queue.fits(cost) {
+	if !l.queue.shed(cost, p.level(), l.shed) {
+		ready := l.engine.RetryAfter(now, min(l.queue.queued+cost, l.capacity))
 		l.waiting.Add(-1)
 		l.mu.Unlock()
 		return Lease{}, l.refuse(cost, telemetry.ReasonQueueFull, ready)
 	}
+	w := l.queue.push(cost, p.level())
+	// The earliest this caller could be served: when the window has room
+	// for everything queued ahead of it plus its own cost. Beyond one
+	// window's worth it is a lower bound, which is still safe for refusing.
+	ready := l.engine.RetryAfter(now, min(l.queue.ahead(w)+cost, l.capacity))
 	if deadline, ok := ctx.Deadline(); ok && deadline.Sub(l.epoch) <= now+ready {
+		l.queue.remove(w)
 		l.waiting.Add(-1)
 		l.mu.Unlock()
+		l.queue.put(w)
 		return Lease{}, l.refuse(cost, telemetry.ReasonDeadline, ready)
 	}
-	w := l.queue.push(cost)
 	d := time.Duration(0) // not the front: sleep until woken
 	if l.queue.front() == w {
 		d = max(ready, 1)
@@ -172,10 +180,16 @@ func (l *perWindow) acquireQueued(ctx context.Context, now time.Duration, cost i
 	for {
 		woke := w.sleep(ctx, d)
 		l.mu.Lock()
+		if w.shed {
+			l.mu.Unlock()
+			l.queue.put(w)
+			l.metrics.QueueAdd(-int64(cost))
+			return Lease{}, shedError(l.name, l.metrics, cost)
+		}
 		if woke == wokenDone || ctx.Err() != nil {
 			// Checked after every wake, so a caller whose context has
 			// ended never takes permits, even when its timer fired too.
-			l.leave(w)
+			l.leave(w, false)
 			l.mu.Unlock()
 			l.queue.put(w)
 			l.metrics.QueueAdd(-int64(cost))
@@ -186,7 +200,7 @@ func (l *perWindow) acquireQueued(ctx context.Context, now time.Duration, cost i
 			now = time.Since(l.epoch)
 			ok, retryAfter := l.engine.TryAcquire(now, cost)
 			if ok {
-				l.leave(w)
+				l.leave(w, true)
 				l.mu.Unlock()
 				l.queue.put(w)
 				l.metrics.QueueAdd(-int64(cost))
@@ -200,11 +214,21 @@ func (l *perWindow) acquireQueued(ctx context.Context, now time.Duration, cost i
 	}
 }
 
-// leave takes w out of the queue and, if that makes a new front, wakes it
-// so it starts its own timer. Called with l.mu held.
-func (l *perWindow) leave(w *waiter) {
+// shed is what a waiter shed (waitQueue.shed) leaves: its place among
+// those waiting, and if it was the front, the front's timer, which the next
+// starts. Called with l.mu held, w still queued.
+func (l *perWindow) shed(w *waiter) {
+	l.waiting.Add(-1)
+	if next := w.next; l.queue.front() == w && next != nil {
+		l.queue.wake(next)
+	}
+}
+
+// leave takes w out of the queue, served or not, and, if that makes a new
+// front, wakes it so it starts its own timer. Called with l.mu held.
+func (l *perWindow) leave(w *waiter, served bool) {
 	wasFront := l.queue.front() == w
-	l.queue.remove(w)
+	l.queue.leave(w, served)
 	l.waiting.Add(-1)
 	if f := l.queue.front(); wasFront && f != nil {
 		l.queue.wake(f)

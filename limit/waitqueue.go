@@ -5,12 +5,16 @@ import (
 	"sync"
 	"time"
 
+	"github.com/headroom-go/headroom/internal/fairshare"
 	"github.com/headroom-go/headroom/internal/metrics"
 	"github.com/headroom-go/headroom/telemetry"
 )
 
-// waitQueue is the FIFO of callers waiting for permits, shared by every
-// blocking shell in this package. It is intrusive (waiters link themselves)
+// waitQueue is the queue of callers waiting for permits, shared by every
+// blocking shell in this package: in order of priority, first come first
+// served within a level, with a share for every level that waits
+// (internal/fairshare gives the order and its bound on starvation). A queue
+// of callers without a priority is a plain FIFO. It is intrusive (waiters link themselves)
 // and holds no lock: its owner guards push, front, remove, grant and wake
 // with its own mutex, the one that also guards the decision to queue, so a
 // permit can never be granted to a waiter the owner has not seen.
@@ -45,7 +49,7 @@ import (
 //	mu.Lock()
 //	if q.empty() && tryTake(cost) { mu.Unlock(); return granted }
 //	if !q.fits(cost) { mu.Unlock(); return queue full }
-//	w := q.push(cost)
+//	w := q.push(cost, level)
 //	mu.Unlock()
 //	woke := w.sleep(ctx, 0) // or until the engine's readyAt, for a head-of-line waiter
 //	... under mu: granted, or remove and serve ...
@@ -54,6 +58,7 @@ type waitQueue struct {
 	head, tail *waiter
 	queued     int // sum of the queued waiters' costs
 	limit      int // most permits' worth that may wait
+	order      fairshare.Order
 	pool       sync.Pool
 }
 
@@ -62,8 +67,11 @@ type waitQueue struct {
 type waiter struct {
 	prev, next *waiter
 	cost       int
+	level      int // Priority.level
+	tag        fairshare.Tag
 	linked     bool
 	granted    bool          // set by grant: the owner handed over the permits
+	shed       bool          // set by shed: refused to make room for a higher level
 	ready      chan struct{} // capacity 1: grant or wake
 	timer      *time.Timer   // sleep's timer, kept across reuses
 	readyAt    time.Duration // a booked waiter's due time (PerSecond); owner's mu
@@ -87,35 +95,68 @@ func (q *waitQueue) empty() bool { return q.head == nil }
 // front is the oldest waiter, or nil.
 func (q *waitQueue) front() *waiter { return q.head }
 
-// push appends a waiter of cost at the back and returns it.
+// push queues a waiter of cost and level (Priority.level) at its place in
+// the order and returns it: behind every waiter that stays ahead of it
+// (fairshare.Tag.Ahead), ahead of the rest, which it has passed. Waiters
+// of one level go in the order they came.
 //
 // The waiter comes from the queue's own pool: its channel and timer belong to
 // the goroutine group (synctest bubble) that created the queue's limiter, so
 // they must never cross into another limiter's pool.
-func (q *waitQueue) push(cost int) *waiter {
+func (q *waitQueue) push(cost, level int) *waiter {
 	w, _ := q.pool.Get().(*waiter)
 	if w == nil {
 		w = &waiter{ready: make(chan struct{}, 1)}
 	}
-	w.cost, w.granted, w.linked = cost, false, true
-	w.prev, w.next = q.tail, nil
-	if q.tail != nil {
-		q.tail.next = w
-	} else {
-		q.head = w
+	w.cost, w.level, w.granted, w.shed, w.linked = cost, level, false, false, true
+	w.tag = q.order.Join(level, cost)
+	// Walk back from the tail past the waiters it passes: none when
+	// every waiter has one level.
+	after := q.tail
+	for after != nil && !after.tag.Ahead(w.tag) {
+		after = after.prev
 	}
-	q.tail = w
+	w.prev = after
+	if after != nil {
+		w.next, after.next = after.next, w
+	} else {
+		w.next, q.head = q.head, w
+	}
+	if w.next != nil {
+		w.next.prev = w
+	} else {
+		q.tail = w
+	}
 	q.queued += cost
 	return w
 }
 
-// remove takes w out of the queue without granting it. It does nothing if w
-// has already left. The owner decides what the new front needs (a wake, or a
-// grant now that a blocking head is gone).
-func (q *waitQueue) remove(w *waiter) {
+// ahead is the cost queued ahead of w, counted from the back: a waiter
+// that passed nobody is the tail, and then it costs nothing to count.
+func (q *waitQueue) ahead(w *waiter) int {
+	n := q.queued - w.cost
+	for b := w.next; b != nil; b = b.next {
+		n -= b.cost
+	}
+	return n
+}
+
+// remove takes w out of the queue without granting it: its context ended,
+// or it was refused. It does nothing if w has already left. The owner
+// decides what the new front needs (a wake, or a grant now that a blocking
+// head is gone).
+func (q *waitQueue) remove(w *waiter) { q.leave(w, false) }
+
+// served takes w out of the queue as served: its permits are its own (the
+// owner took them for it, or its turn has come).
+func (q *waitQueue) served(w *waiter) { q.leave(w, true) }
+
+// leave takes w out of the queue, served or not.
+func (q *waitQueue) leave(w *waiter, served bool) {
 	if !w.linked {
 		return
 	}
+	q.order.Leave(w.level, w.tag, served)
 	if w.prev != nil {
 		w.prev.next = w.next
 	} else {
@@ -133,9 +174,46 @@ func (q *waitQueue) remove(w *waiter) {
 // grant takes w out of the queue, marks it granted and signals it. The owner
 // has already taken w.cost permits on w's behalf.
 func (q *waitQueue) grant(w *waiter) {
-	q.remove(w)
+	q.served(w)
 	w.granted = true
 	w.signal()
+}
+
+// shed makes room for a caller of cost and level in a full queue by taking
+// out waiters of lower levels: the lowest level first and, within it, the
+// latest first, so that the waiters who have waited longest keep their
+// place. Each is marked shed and signalled, after gone (which the owner
+// uses to give back what was booked for it) has seen it, still linked. It
+// reports whether the caller now fits; when shedding every lower waiter
+// would not make room it takes out none.
+func (q *waitQueue) shed(cost, level int, gone func(*waiter)) bool {
+	need := q.queued + cost - q.limit
+	if need <= 0 {
+		return true
+	}
+	lower := 0
+	for w := q.head; w != nil; w = w.next {
+		if w.level < level {
+			lower += w.cost
+		}
+	}
+	if lower < need {
+		return false
+	}
+	for l := 0; l < level && need > 0; l++ {
+		for w := q.tail; w != nil && need > 0; {
+			prev := w.prev
+			if w.level == l {
+				need -= w.cost
+				gone(w)
+				q.remove(w)
+				w.shed = true
+				w.signal()
+			}
+			w = prev
+		}
+	}
+	return true
 }
 
 // wake signals w without granting it: "look again" (for the head-of-line
@@ -158,7 +236,7 @@ func (q *waitQueue) put(w *waiter) {
 	case <-w.ready:
 	default:
 	}
-	w.granted, w.lease = false, Lease{}
+	w.granted, w.shed, w.lease = false, false, Lease{}
 	q.pool.Put(w)
 }
 
@@ -189,6 +267,13 @@ func (w *waiter) sleep(ctx context.Context, d time.Duration) int {
 		w.timer.Stop()
 		return wokenDone
 	}
+}
+
+// shedError is the refusal of a waiter shed to make room for a higher
+// level, counted as a denial.
+func shedError(limiter string, m *metrics.Limiter, cost int) error {
+	m.DeniedN(telemetry.ReasonShed, cost)
+	return &RateLimitedError{Limiter: limiter, Reason: telemetry.ReasonShed}
 }
 
 // waitEnded is ContextEnded's error for a caller of m's limiter, counted

@@ -33,9 +33,9 @@ func TestQueueFIFOAndPermitCapacity(t *testing.T) {
 	if !q.empty() || q.front() != nil {
 		t.Fatal("new queue not empty")
 	}
-	a := q.push(2)
-	b := q.push(1)
-	c := q.push(2)
+	a := q.push(2, Default.level())
+	b := q.push(1, Default.level())
+	c := q.push(2, Default.level())
 	if got := order(q); !sameInts(got, []int{2, 1, 2}) || q.front() != a {
 		t.Fatalf("order %v; want [2 1 2] with a in front", got)
 	}
@@ -63,7 +63,7 @@ func TestQueueFIFOAndPermitCapacity(t *testing.T) {
 
 func TestQueueWakeSignalsOnce(t *testing.T) {
 	q := &waitQueue{limit: 1}
-	w := q.push(1)
+	w := q.push(1, Default.level())
 	q.wake(w)
 	q.wake(w) // a second signal says nothing new and must not block
 	if len(w.ready) != 1 || w.granted {
@@ -74,7 +74,7 @@ func TestQueueWakeSignalsOnce(t *testing.T) {
 func TestQueueSleep(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		q := &waitQueue{limit: 3}
-		w := q.push(1)
+		w := q.push(1, Default.level())
 		start := time.Now()
 		if got := w.sleep(t.Context(), 2*time.Second); got != wokenTimer || time.Since(start) != 2*time.Second {
 			t.Fatalf("sleep = %d after %v; want the timer after 2s", got, time.Since(start))
@@ -96,7 +96,7 @@ func TestQueueSleep(t *testing.T) {
 		q.put(w)
 		// A recycled waiter (or a fresh one: the pool may drop items) comes
 		// back clean: no stale signal, no stale timer value.
-		w2 := q.push(1)
+		w2 := q.push(1, Default.level())
 		if w2.granted || len(w2.ready) != 0 {
 			t.Fatal("pushed waiter carries a grant or a signal")
 		}

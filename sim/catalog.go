@@ -3,7 +3,7 @@ package sim
 import "slices"
 
 // Scenarios lists the names Config.Scenario takes, in the order the
-// command shows them: steady, drop, join.
+// command shows them: steady, drop, join, mixed.
 func Scenarios() []string { return slices.Clone(scenarios) }
 
 // HasBurst reports whether a server of kind (one of ServerKinds) has a

@@ -13,7 +13,7 @@ func TestScenariosAreTheConfigs(t *testing.T) {
 			t.Errorf("scenario %q: %v", sc, err)
 		}
 	}
-	if got := Scenarios(); !slices.Equal(got, []string{"steady", "drop", "join"}) {
+	if got := Scenarios(); !slices.Equal(got, []string{"steady", "drop", "join", "mixed"}) {
 		t.Errorf("Scenarios() = %v", got)
 	}
 }

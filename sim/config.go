@@ -21,10 +21,19 @@ const (
 	// scenarioJoin adds one instance at JoinAt; every limiter takes its new
 	// share.
 	scenarioJoin = "join"
+	// scenarioMixed keeps the quota steady and gives each request a
+	// priority: CriticalShare of them critical, the rest background, with
+	// a demand of three times the quota unless Demand says otherwise.
+	scenarioMixed = "mixed"
 )
 
 // scenarios lists the scenarios, in the order the command shows them.
-var scenarios = []string{scenarioSteady, scenarioDrop, scenarioJoin}
+var scenarios = []string{scenarioSteady, scenarioDrop, scenarioJoin, scenarioMixed}
+
+// mixedOverload is the mixed scenario's demand, in quotas: three times
+// what the API accepts, so that background work always has more to send
+// than the quota leaves it.
+const mixedOverload = 3
 
 // Cost is one class of request in the demand: Units per request, drawn with
 // probability Weight/(sum of weights).
@@ -66,6 +75,10 @@ type Config struct {
 	DropShare float64       // 0.5: the share of the quota the other client takes
 	JoinAt    time.Duration // 5 min
 
+	// CriticalShare is the share of the mixed scenario's requests that are
+	// critical (the rest are background work): 0.2.
+	CriticalShare float64
+
 	// NoSeries skips the per-second time series.
 	NoSeries bool
 	// trace, when set, sees every call the simulator makes on an engine
@@ -85,6 +98,10 @@ func (c Config) Defaults() Config {
 		c.Quota = 3000
 	}
 	c.Server = c.Server.defaults()
+	if c.Demand == 0 && c.Scenario == scenarioMixed {
+		// Each instance's share of three quotas a minute.
+		c.Demand = mixedOverload * float64(c.Quota) * float64(time.Minute) / float64(c.Server.Window) / float64(c.Instances)
+	}
 	if c.Demand == 0 {
 		c.Demand = 2000
 	}
@@ -115,6 +132,9 @@ func (c Config) Defaults() Config {
 	if c.JoinAt == 0 {
 		c.JoinAt = 5 * time.Minute
 	}
+	if c.CriticalShare == 0 {
+		c.CriticalShare = 0.2
+	}
 	return c
 }
 
@@ -137,7 +157,7 @@ func (c Config) Validate() error {
 		bad("Duration", c.Duration, "1s to 24h")
 	}
 	if !slices.Contains(scenarios, c.Scenario) {
-		bad("Scenario", c.Scenario, "steady, drop or join")
+		bad("Scenario", c.Scenario, "steady, drop, join or mixed")
 	}
 	maxCost := c.validateCosts(bad)
 	if c.Latency.Min < 0 || c.Latency.Max < c.Latency.Min {
@@ -145,6 +165,9 @@ func (c Config) Validate() error {
 	}
 	if c.Attempts < 1 || c.Attempts > 100 {
 		bad("Attempts", c.Attempts, "1 to 100")
+	}
+	if !(c.CriticalShare > 0 && c.CriticalShare <= 1) {
+		bad("CriticalShare", c.CriticalShare, "above 0 and at most 1")
 	}
 	if !(c.DropShare >= 0 && c.DropShare < 1) {
 		bad("DropShare", c.DropShare, "at least 0 and below 1")

@@ -33,7 +33,9 @@
 // the Poisson demand of each instance, the cost mix (Cost), the network
 // (Latency), the retry handler's attempts, and the scenario — "steady",
 // "drop" (the seeds': another client takes half of the quota for a
-// minute) or "join" (one more instance). Zero fields take their defaults
+// minute), "join" (one more instance) or "mixed" (a steady quota, a fifth
+// of the requests critical and the rest background work, three quotas of
+// demand; Result.ByPriority says what each level met). Zero fields take their defaults
 // (Config.Defaults), the seeds' scenario; Config.Validate lists every
 // problem at once.
 //
@@ -42,7 +44,8 @@
 // A Mode gives each instance its limiter. Modes lists them in the order
 // the command's table shows them — no limiter, fixed rate, AIMD, CUBIC,
 // adaptive concurrency, quota guard, CUBIC + quota, the combination that
-// meets the target of docs/simulator.md, and the ideal client — and
+// meets the target of docs/simulator.md, CUBIC + quota + priorities (the
+// same reading each request's priority), and the ideal client — and
 // ModeNamed finds one by name. The ideal client knows the server's kind,
 // window, burst and quota schedule but not a request's latency before it
 // sends it: it sends only what every arrival the latency allows would have

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/headroom-go/headroom/internal/fairshare"
 	"github.com/headroom-go/headroom/limit/adaptive"
 	"github.com/headroom-go/headroom/limit/quota"
 )
@@ -32,6 +33,12 @@ type guardOptions struct {
 	// NoHold makes the guard only read the headers (for Cap): it never
 	// holds an attempt.
 	NoHold bool
+	// Priorities makes the limiters read each request's priority: the rate
+	// limiter's queue serves by priority and sheds its lowest first, and
+	// the guard holds each level in a queue of its own, keeps
+	// Guard.Reserves back from the lower levels and serves the higher
+	// levels first (priority.go).
+	Priorities bool
 }
 
 func (o guardOptions) defaults() guardOptions {
@@ -76,6 +83,9 @@ func combinedMode(name string, c adaptive.RateConfig, o guardOptions) Mode {
 			if err != nil {
 				return nil, err
 			}
+			if o.Priorities {
+				r.byID = map[uint64]*request{}
+			}
 			l := &rateThenGuard{pacer: r, guard: g}
 			l.capped = o.Cap > 0
 			return l, nil
@@ -100,7 +110,15 @@ func newGuardLimiter(o guardOptions, env limiterEnv) (*guardLimiter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &guardLimiter{g: g, noHold: o.NoHold, queue: holdQueue{limit: o.QueueLimit, maxWait: o.MaxWait}}, nil
+	l := &guardLimiter{g: g, noHold: o.NoHold, queue: holdQueue{limit: o.QueueLimit, maxWait: o.MaxWait}}
+	if o.Priorities {
+		l.levels = new([fairshare.Levels]holdQueue)
+		for i := range l.levels {
+			l.levels[i] = l.queue
+		}
+		l.levels[0].limit = heldBelowTop
+	}
+	return l, nil
 }
 
 // guardLimiter holds requests in FIFO order until its quota.Guard admits
@@ -109,6 +127,9 @@ type guardLimiter struct {
 	g      *quota.Guard
 	noHold bool
 	queue  holdQueue
+	// levels, with priorities, holds each level's requests in place of
+	// queue.
+	levels *[fairshare.Levels]holdQueue
 }
 
 // admit asks the guard for req's units at now: 0 when it may go, else the
@@ -117,11 +138,18 @@ func (l *guardLimiter) admit(now time.Duration, req *request) time.Duration {
 	if l.noHold {
 		return 0
 	}
+	if l.levels != nil {
+		_, d := l.g.TryAcquirePriorityAt(guardKey, epoch.Add(now), req.cost, priorityOf(req))
+		return d
+	}
 	_, d := l.g.TryAcquireAt(guardKey, epoch.Add(now), req.cost)
 	return d
 }
 
 func (l *guardLimiter) acquire(now time.Duration, req *request) admit {
+	if l.levels != nil {
+		return l.acquireLevel(now, req)
+	}
 	if l.queue.empty() && l.admit(now, req) == 0 {
 		return granted
 	}
@@ -129,6 +157,9 @@ func (l *guardLimiter) acquire(now time.Duration, req *request) admit {
 }
 
 func (l *guardLimiter) poll(now time.Duration, out *pollOut) (time.Duration, bool) {
+	if l.levels != nil {
+		return l.pollLevels(now, out)
+	}
 	return l.queue.release(now, out, func(req *request) (bool, time.Duration) {
 		d := l.admit(now, req)
 		return d == 0, d
@@ -158,7 +189,7 @@ func (l *guardLimiter) published(now time.Duration) (float64, time.Duration) {
 
 func (l *guardLimiter) setInstances(time.Duration, int) {}
 func (l *guardLimiter) rate(time.Duration) float64      { return 0 }
-func (l *guardLimiter) queued() int                     { return l.queue.len() }
+func (l *guardLimiter) queued() int                     { return l.queue.len() + l.queuedLevels() }
 
 // rateThenGuard is combinedMode's limiter: a request passes the rate limiter
 // (the pacer), then the guard.

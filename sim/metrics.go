@@ -3,7 +3,12 @@ package sim
 import (
 	"slices"
 	"time"
+
+	"github.com/headroom-go/headroom/internal/fairshare"
 )
+
+// levelNames names fairshare's levels as limit.Priority does.
+var levelNames = [fairshare.Levels]string{"background", "default", "critical"}
 
 // Result is one mode's measurements over one run, defined as the columns of
 // the seeds' comparison table.
@@ -41,6 +46,10 @@ type Result struct {
 	Recovery    time.Duration
 	HasRecovery bool
 
+	// ByPriority holds the measurements of each priority level, critical
+	// first, in the mixed scenario; nil in the others.
+	ByPriority []PriorityResult
+
 	// Requests counts the requests the clients made (not attempts).
 	Requests int
 	// Accepted is the units the API accepted.
@@ -48,6 +57,17 @@ type Result struct {
 
 	// Series is the time series, one sample a second.
 	Series []Sample
+}
+
+// PriorityResult is what one priority level of the mixed scenario's
+// requests met.
+type PriorityResult struct {
+	// Priority names the level: "critical" or "background".
+	Priority string
+	// Requests, Rejected and GaveUp count as Result's do, for this level.
+	Requests, Rejected, GaveUp int
+	// P95Wait is the 95th percentile of the wait of this level's attempts.
+	P95Wait time.Duration
 }
 
 // Sample is one second of the time series.
@@ -87,6 +107,17 @@ func (r *runner) finish() {
 		if sec < len(r.acc) {
 			res.Series[i].Accepted = r.acc[sec]
 			res.Series[i].Throttled = r.thr[sec]
+		}
+	}
+	if cfg.Scenario == scenarioMixed {
+		for level := fairshare.Levels - 1; level >= 0; level-- {
+			l := r.levels[level]
+			if l.Requests == 0 {
+				continue
+			}
+			l.Priority = levelNames[level]
+			l.P95Wait = percentile(r.levelWaits[level], 0.95)
+			res.ByPriority = append(res.ByPriority, l)
 		}
 	}
 	if cfg.Scenario == scenarioDrop && cfg.DropShare > 0 {

@@ -119,13 +119,16 @@ func ModeNamed(name string) (Mode, error) {
 // Modes is every mode, in the order the command's table shows them: no
 // limiter, retryablehttp (hashicorp/go-retryablehttp's retries), fixed
 // rate, AIMD, CUBIC, adaptive concurrency, quota guard,
-// CUBIC + quota, and the ideal client, the yardstick of what could be had
+// CUBIC + quota, CUBIC + quota + priorities (the same reading each
+// request's priority: the mixed scenario shows the difference), and the
+// ideal client, the yardstick of what could be had
 // at all (docs/simulator.md describes each).
 func Modes() []Mode {
 	return []Mode{noLimiterMode(), retryablehttpMode(), fixedRateMode(fixedRateUnitsPerMinute), aimdMode(adaptive.AIMD{}), cubicMode(adaptive.Cubic{}),
 		concurrencyMode(adaptive.ConcurrencyConfig{}),
 		quotaGuardMode(guardOptions{}),
 		cubicQuotaMode(),
+		cubicQuotaPrioritiesMode(),
 		idealMode(),
 	}
 }

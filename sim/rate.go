@@ -73,12 +73,20 @@ type rateLimiter struct {
 	ids   []uint64
 	trace func(traceEvent)
 	inst  int
+	// byID, with priorities, holds the queued requests in place of q and
+	// ids, and shed the requests shed for higher ones, until poll reports
+	// them (priority.go).
+	byID map[uint64]*request
+	shed []*request
 }
 
 func (l *rateLimiter) acquire(now time.Duration, req *request) admit {
 	if ok, _ := l.core.TryAcquire(now, req.cost); ok {
 		l.record(now, traceAcquire, req.cost, 0, 0)
 		return granted
+	}
+	if l.byID != nil {
+		return l.enqueueLevel(now, req)
 	}
 	if len(l.q) >= queueLimit {
 		l.record(now, traceQueueFull, req.cost, 0, 0)
@@ -101,6 +109,10 @@ func (l *rateLimiter) poll(now time.Duration, out *pollOut) (time.Duration, bool
 			break
 		}
 		l.record(now, traceDequeue, w.Cost, 0, 0)
+		if l.byID != nil {
+			l.dequeued(w, out)
+			continue
+		}
 		if len(l.q) == 0 || l.ids[0] != w.ID {
 			panic("sim: the adaptive.Rate queue left its FIFO order")
 		}
@@ -113,6 +125,9 @@ func (l *rateLimiter) poll(now time.Duration, out *pollOut) (time.Duration, bool
 			out.rejected = append(out.rejected, req)
 		}
 	}
+	out.rejected = append(out.rejected, l.shed...)
+	clear(l.shed)
+	l.shed = l.shed[:0]
 	return l.core.Next(now)
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"time"
+
+	"github.com/headroom-go/headroom/internal/fairshare"
 )
 
 // request is one call of a client, across its attempts.
@@ -11,6 +13,7 @@ type request struct {
 	id      int
 	inst    int
 	cost    int
+	level   int           // its priority: fairshare's level (1, the default, outside the mixed scenario)
 	attempt int           // 1 for the first try
 	asked   time.Duration // when this attempt asked its limiter
 	sent    time.Duration // when this attempt was sent
@@ -41,12 +44,16 @@ type runner struct {
 	cumCost  []float64
 	grantBuf pollOut
 
-	res      *Result
-	acc      []int // accepted units per second
-	thr      []int // 429s per second
-	waits    []time.Duration
-	accepted int
-	err      error
+	res   *Result
+	acc   []int // accepted units per second
+	thr   []int // 429s per second
+	waits []time.Duration
+	// levels and levelWaits are the measurements of each priority level,
+	// for the mixed scenario's Result.ByPriority.
+	levels     [fairshare.Levels]PriorityResult
+	levelWaits [fairshare.Levels][]time.Duration
+	accepted   int
+	err        error
 	// shared holds what a mode's instances share within the run.
 	shared map[any]any
 	// onSample, when set, is called after each second's sample (Live).
@@ -160,6 +167,19 @@ func (r *runner) drawCost(in *instance) int {
 	return r.cfg.Costs[len(r.cfg.Costs)-1].Units
 }
 
+// drawLevel is the priority level of the instance's next request: in the
+// mixed scenario critical with probability CriticalShare, else background;
+// the default level, drawing nothing, in the others.
+func (r *runner) drawLevel(in *instance) int {
+	if r.cfg.Scenario != scenarioMixed {
+		return fairshare.Levels / 2
+	}
+	if in.rng.Float64() < r.cfg.CriticalShare {
+		return fairshare.Levels - 1
+	}
+	return 0
+}
+
 func (r *runner) latency() time.Duration {
 	l := r.cfg.Latency
 	if l.Max == l.Min {
@@ -184,8 +204,9 @@ func (r *runner) runUntil(end time.Duration) {
 		switch e.kind {
 		case evArrival:
 			in := r.insts[e.inst]
-			req := &request{id: len(r.reqs), inst: in.id, cost: r.drawCost(in), attempt: 1}
+			req := &request{id: len(r.reqs), inst: in.id, cost: r.drawCost(in), level: r.drawLevel(in), attempt: 1}
 			r.reqs = append(r.reqs, req)
+			r.levels[req.level].Requests++
 			r.scheduleArrival(in)
 			r.res.Requests++
 			r.attempt(in, req)
@@ -225,6 +246,7 @@ func (r *runner) runUntil(end time.Duration) {
 					r.loop.schedule(event{at: now + wait, kind: evAttempt, req: int32(req.id)})
 				} else {
 					r.res.GaveUp++
+					r.levels[req.level].GaveUp++
 				}
 			}
 			r.kick(in)
@@ -263,6 +285,7 @@ func (r *runner) attempt(in *instance, req *request) {
 		r.send(req)
 	case rejected:
 		r.res.Rejected++
+		r.levels[req.level].Rejected++
 	case queued:
 	}
 	r.kick(in)
@@ -272,6 +295,9 @@ func (r *runner) send(req *request) {
 	now := r.loop.now
 	req.sent = now
 	r.waits = append(r.waits, now-req.asked)
+	if r.cfg.Scenario == scenarioMixed {
+		r.levelWaits[req.level] = append(r.levelWaits[req.level], now-req.asked)
+	}
 	r.loop.schedule(event{at: now + r.latency(), kind: evServer, req: int32(req.id)})
 }
 
@@ -286,6 +312,9 @@ func (r *runner) kick(in *instance) {
 		r.send(req)
 	}
 	r.res.Rejected += len(out.rejected)
+	for _, req := range out.rejected {
+		r.levels[req.level].Rejected++
+	}
 	if ok {
 		next = max(next, now)
 		if in.wakeAt < now || next < in.wakeAt {

@@ -244,7 +244,7 @@ const (
 	AttrQuotaKey = "headroom.quota.key"
 )
 
-// The values of AttrReason. The first four say why a limiter denied a
+// The values of AttrReason. The first five say why a limiter denied a
 // lease, and are a *limit.RateLimitedError's Reason too; the last four say
 // what held an attempt the quota guard refused (QuotaRefusalsName).
 const (
@@ -252,6 +252,7 @@ const (
 	ReasonQueueFull = "queue_full" // the queue holds its QueueLimit already
 	ReasonMaxWait   = "max_wait"   // the wait would be longer than allowed
 	ReasonDeadline  = "deadline"   // the context ends before a permit would be free
+	ReasonShed      = "shed"       // a waiter of a lower priority, refused to make room for a higher one
 	ReasonReserve   = "reserve"    // the remaining allowance is inside the reserve
 	ReasonBlocked   = "blocked"    // a Retry-After or a backoff holds the key
 	ReasonProbe     = "probe"      // past a reset, one probe at a time until figures return

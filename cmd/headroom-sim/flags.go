@@ -39,7 +39,7 @@ func parse(args []string) (*options, *flag.FlagSet, error) {
 	fs.SetOutput(io.Discard)
 	var (
 		instances = fs.Int("instances", 2, "instances (processes) that share the quota at the start")
-		demand    = fs.Float64("demand", 2000, "demand of each instance, units a minute (Poisson)")
+		demand    = fs.Float64("demand", 2000, "demand of each instance, units a minute (Poisson); scenario mixed, unless given: three quotas over the instances")
 		duration  = fs.Duration("duration", 15*time.Minute, "virtual time to simulate")
 		seed      = fs.Uint64("seed", 42, "random seed (1 or more): the same seed gives the same numbers")
 		scenario  = fs.String("scenario", "drop", "steady | drop (another client takes half of the quota for 60 s after minute 5) | join (one more instance joins after minute 5)")
@@ -71,6 +71,9 @@ func parse(args []string) (*options, *flag.FlagSet, error) {
 	base := sim.Config{
 		Seed: *seed, Instances: *instances, Demand: *demand,
 		Duration: *duration, Scenario: strings.ToLower(*scenario),
+	}
+	if base.Scenario == "mixed" && !set["demand"] {
+		base.Demand = 0 // the scenario's own: three quotas over the instances
 	}
 	o.cfgs, errs = server.configs(base, set, errs)
 	check := o.cfgs
@@ -139,7 +142,10 @@ func validateGiven(cfgs []sim.Config, base sim.Config, errs []error) []error {
 	said := map[string]bool{}
 	for _, c := range cfgs {
 		given := c.Defaults()
-		given.Instances, given.Quota, given.Demand, given.Duration = base.Instances, c.Quota, base.Demand, base.Duration
+		given.Instances, given.Quota, given.Duration = base.Instances, c.Quota, base.Duration
+		if base.Demand != 0 { // 0 only for the mixed scenario's own demand
+			given.Demand = base.Demand
+		}
 		for _, err := range splitJoined(given.Validate()) {
 			if !said[err.Error()] {
 				said[err.Error()] = true

@@ -82,7 +82,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	status := writeAs(o.format, stderr,
 		func() error { return writeJSON(stdout, given, results) },
 		func() error { return writeCSV(stdout, given, results) },
-		func() error { return table.Write(stdout, given, results, o.format == "markdown") })
+		func() error {
+			if err := table.Write(stdout, given, results, o.format == "markdown"); err != nil {
+				return err
+			}
+			return writePriorities(stdout, oneRun(results), o.format == "markdown")
+		})
 	if status == 0 && o.plot != "" {
 		if err := writePlot(o.plot, given, results); err != nil {
 			return failed(stderr, err)

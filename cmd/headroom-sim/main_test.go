@@ -91,7 +91,7 @@ func TestBadFlagsExit2WithAClearError(t *testing.T) {
 		{[]string{"-duration", "1x"}, "invalid value"},
 		{[]string{"-duration", "-5m"}, "Duration = -5m0s"},
 		{[]string{"-seed", "0"}, "-seed 0"},
-		{[]string{"-scenario", "storm"}, "steady, drop or join"},
+		{[]string{"-scenario", "storm"}, "steady, drop, join or mixed"},
 		{[]string{"-modes", "aimd,warp"}, `unknown mode "warp"`},
 		{[]string{"-modes", ","}, "empty name"},
 		{[]string{"-modes", " "}, "at least one mode"},

@@ -119,6 +119,9 @@ func writeSpreadTable(w io.Writer, o *options, spreads []*sim.SeedSpread, shares
 	if err := table.WriteRows(w, rows, o.format == "markdown"); err != nil {
 		return err
 	}
+	if err := writePriorities(w, spreadRuns(spreads), o.format == "markdown"); err != nil {
+		return err
+	}
 	_, err := io.WriteString(w, "\n"+table.Footer)
 	return err
 }

@@ -3,6 +3,8 @@ package adaptive
 import (
 	"math"
 	"time"
+
+	"github.com/headroom-go/headroom/internal/fairshare"
 )
 
 // halfSecond is the width of the periods of the measured send rate
@@ -46,6 +48,8 @@ type waiter struct {
 	id       uint64
 	cost     int
 	enqueued time.Duration
+	level    int // fairshare's: 0 background, 1 default, 2 critical
+	tag      fairshare.Tag
 }
 
 // Rate is the deterministic core of the throttle-driven adaptive rate
@@ -106,10 +110,11 @@ type Rate struct {
 	measured  float64 // units per second, of every response
 	accepted  float64 // units per second, of the successes only
 
-	q      []waiter
+	q      []waiter // in order of priority (rate_priority.go)
 	qHead  int
 	qUnits int64
 	nextID uint64
+	order  fairshare.Order
 
 	counts RateCounts
 

@@ -13,16 +13,7 @@ import (
 // is. Bounding the queue, and refusing a wait that would outlast a
 // deadline, are the caller's, with TryAcquire's retryAfter in hand.
 func (r *Rate) Enqueue(now time.Duration, cost int) (id uint64, wait time.Duration, ok bool) {
-	r.waited = true
-	r.refill(now)
-	wait = r.waitFor(now, r.qUnits, cost)
-	if wait > r.cfg.MaxWait {
-		return 0, wait - r.cfg.MaxWait, false
-	}
-	r.nextID++
-	r.q = append(r.q, waiter{id: r.nextID, cost: cost, enqueued: now})
-	r.qUnits += int64(cost)
-	return r.nextID, wait, true
+	return r.EnqueueLevel(now, cost, defaultLevel)
 }
 
 // waitFor is how long, from now, until a request of cost can go behind
@@ -61,6 +52,9 @@ func (r *Rate) Next(now time.Duration) (at time.Duration, ok bool) {
 	h := r.q[r.qHead]
 	at = sat(now, r.waitFor(now, 0, h.cost))
 	at = min(at, sat(h.enqueued, r.cfg.MaxWait))
+	if i := r.oldestBehind(); i >= 0 {
+		at = min(at, sat(r.q[i].enqueued, r.cfg.MaxWait))
+	}
 	return max(at, now), true
 }
 
@@ -70,6 +64,9 @@ func (r *Rate) Next(now time.Duration) (at time.Duration, ok bool) {
 func (r *Rate) Dequeue(now time.Duration) (w Waiter, ok bool) {
 	if r.qHead >= len(r.q) {
 		return Waiter{}, false
+	}
+	if w, ok := r.expireBehind(now); ok {
+		return w, true
 	}
 	h := r.q[r.qHead]
 	r.refill(now)
@@ -84,6 +81,7 @@ func (r *Rate) Dequeue(now time.Duration) (w Waiter, ok bool) {
 	default:
 		return Waiter{}, false
 	}
+	r.order.Leave(h.level, h.tag, w.Granted)
 	r.pop()
 	w.ID, w.Cost = h.id, h.cost
 	return w, true
@@ -109,6 +107,7 @@ func (r *Rate) Cancel(now time.Duration, id uint64) bool {
 	for i := r.qHead; i < len(r.q); i++ {
 		if r.q[i].id == id {
 			r.qUnits -= int64(r.q[i].cost)
+			r.order.Leave(r.q[i].level, r.q[i].tag, false)
 			copy(r.q[i:], r.q[i+1:])
 			r.q[len(r.q)-1] = waiter{}
 			r.q = r.q[:len(r.q)-1]

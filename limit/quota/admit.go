@@ -10,15 +10,15 @@ import (
 // window.
 const sameWindow = int64(time.Second)
 
-// admit decides one attempt of cost (≥ 1) units at n: 0 and the units
-// taken, or the wait. e.mu is held.
+// admit decides one attempt of cost (≥ 1) units and priority level
+// (priority.go) at n: 0 and the units taken, or the wait. e.mu is held.
 //
 // The first attempt to a key the guard has heard nothing from goes alone,
 // and the others wait for its answer (at most AssumedReset, then another
 // goes): a client that starts with many callers at once learns the quota
 // from the first response before it spends the quota, where otherwise all
 // its callers' first attempts would be out before any answer came.
-func (e *entry) admit(n, cost int64, c *config) time.Duration {
+func (e *entry) admit(n, cost int64, level int, c *config) time.Duration {
 	if e.blocked > n {
 		return clampWait(time.Duration(e.blocked-n), c.maxRetryAfter)
 	}
@@ -33,7 +33,7 @@ func (e *entry) admit(n, cost int64, c *config) time.Duration {
 		return 0 // nothing published, or stale: treated as reset
 	}
 	if r := e.refillPerNs(n); e.gradual && r > 0 {
-		return e.admitGradual(n, cost, r, c)
+		return e.admitGradual(n, cost, level, r, c)
 	}
 	if e.reset != 0 && e.reset <= n {
 		// The window (or the assumed wait) is over: probe, see above.
@@ -47,7 +47,7 @@ func (e *entry) admit(n, cost int64, c *config) time.Duration {
 		e.probeAt, e.probeSent = n+int64(c.assumedReset), n
 		return 0
 	}
-	res := e.reserveOf(c)
+	res := e.reserveOf(c) + e.held(level, n, c)
 	if room := e.remaining - res; room >= cost || (room > 0 && e.limit > 0 && cost > e.limit-res) {
 		e.remaining -= cost
 		return 0
@@ -96,10 +96,10 @@ func (e *entry) reserveOf(c *config) int64 {
 
 // admitGradual is admit for a gradual key refilling perNs units a
 // nanosecond. e.mu is held.
-func (e *entry) admitGradual(n, cost int64, perNs float64, c *config) time.Duration {
+func (e *entry) admitGradual(n, cost int64, level int, perNs float64, c *config) time.Duration {
 	e.refill(n, perNs)
 	top := e.top()
-	res := e.reserveOf(c)
+	res := e.reserveOf(c) + e.held(level, n, c)
 	oversized := cost > top-res
 	if room := e.remaining - res; room >= cost || (room > 0 && oversized) {
 		e.remaining -= cost

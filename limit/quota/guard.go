@@ -91,14 +91,15 @@ func (g *Guard) own(key string, n int64) *entry {
 // cap (Options.MaxInFlight) is Acquire's: TryAcquireAt decides against the
 // quota alone. It does not allocate.
 func (g *Guard) TryAcquireAt(key string, now time.Time, cost int) (ok bool, retryAfter time.Duration) {
-	d, _ := g.admit(key, now, int64(cost), false)
+	d, _ := g.admit(key, now, int64(cost), 1, false)
 	return d == 0, d
 }
 
-// admit is TryAcquireAt as the wait alone, 0 when the attempt goes; with
-// wake set it also returns, when the attempt must wait, a channel closed
-// when a response changes what the key admits.
-func (g *Guard) admit(key string, now time.Time, cost int64, wake bool) (time.Duration, <-chan struct{}) {
+// admit is TryAcquireAt as the wait alone, 0 when the attempt goes, for an
+// attempt of priority level (priority.go); with wake set it also returns,
+// when the attempt must wait, a channel closed when a response changes
+// what the key admits.
+func (g *Guard) admit(key string, now time.Time, cost int64, level int, wake bool) (time.Duration, <-chan struct{}) {
 	n := now.UnixNano()
 	e := g.lookup(key)
 	if e == nil {
@@ -109,7 +110,10 @@ func (g *Guard) admit(key string, now time.Time, cost int64, wake bool) (time.Du
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	cost = max(cost, 1)
-	d := e.admit(n, cost, &g.c)
+	if g.c.levels.any() {
+		e.ask(level, n, cost)
+	}
+	d := e.admitBehind(n, cost, level, &g.c)
 	if d == 0 {
 		e.record(n, cost)
 	}
@@ -131,22 +135,33 @@ func (g *Guard) refuse(d time.Duration, reason string) error {
 func (g *Guard) waitEnded(ctx context.Context) error { return limit.ContextEnded(ctx, g.c.name) }
 
 // waitN holds the caller until key admits an attempt of cost units, and
-// takes it; it returns when the attempt was admitted. A caller held for a
+// takes it; it returns when the attempt was admitted. Callers held for a
+// key go in order of priority: while one of a higher level is held, a
+// lower one waits too (levelHold). A caller held for a
 // probe's answer goes as soon as a response changes what the key admits,
 // not when the wait named first has passed. If the context ends first it
 // returns ctx.Err(), or for a deadline a *limit.RateLimitedError
 // (ReasonDeadline) matching it; a *limit.RateLimitedError at once, without
 // waiting, when the wait would outlast the context's deadline
 // (ReasonDeadline) or MaxWait (ReasonMaxWait).
-func (g *Guard) waitN(ctx context.Context, key string, cost int64, q *queued) (time.Time, error) {
+func (g *Guard) waitN(ctx context.Context, key string, cost int64, level int, q *queued) (time.Time, error) {
+	h := levelHold{e: q.e, level: level, known: g.c.levels.any()}
+	defer h.leave()
 	for {
 		if ctx.Err() != nil {
 			return time.Time{}, g.waitEnded(ctx)
 		}
+		if !h.known && q.e.waiting.Load() > 0 {
+			h.read(ctx) // others are held: its level is its place among them
+		}
 		now := time.Now()
-		d, wake := g.admit(key, now, cost, true)
+		d, wake := g.admit(key, now, cost, h.level, true)
 		if d == 0 {
 			return now, nil
+		}
+		if !h.known {
+			h.read(ctx) // about to wait: ask again at its own level
+			continue
 		}
 		if d > g.c.maxWait {
 			return time.Time{}, g.refuse(d, telemetry.ReasonMaxWait)
@@ -157,6 +172,7 @@ func (g *Guard) waitN(ctx context.Context, key string, cost int64, q *queued) (t
 		if err := q.join(d); err != nil {
 			return time.Time{}, err
 		}
+		h.hold()
 		t := time.NewTimer(d)
 		select {
 		case <-ctx.Done():
@@ -436,17 +452,21 @@ func (g *Guard) Acquire(ctx context.Context, key string, cost int) (Slot, error)
 	var s Slot
 	var err error
 	slotted := false
+	level := 1 // the priority is read only when Reserves keeps something back
+	if g.c.levels.any() {
+		level = levelOf(limit.PriorityFrom(ctx))
+	}
 	if g.c.queueLimit != 0 {
 		q := queued{g: g, e: g.own(key, time.Now().UnixNano()), cost: int64(max(cost, 1))}
 		if s, err = g.waitSlot(ctx, key, &q); err == nil {
 			slotted = true
-			s.sent, err = g.waitN(ctx, key, int64(cost), &q)
+			s.sent, err = g.waitN(ctx, key, int64(cost), level, &q)
 		}
 		q.leave()
 	} else if s, err = g.takeSlot(key); err == nil {
 		slotted = true
 		s.sent = time.Now()
-		if ok, d := g.TryAcquireAt(key, s.sent, cost); !ok {
+		if d, _ := g.admit(key, s.sent, int64(cost), level, false); d != 0 {
 			err = g.refuse(d, telemetry.ReasonNoPermit)
 		}
 	}

@@ -121,6 +121,11 @@ type Options struct {
 	// host GitHub's core and search quotas are different resources.
 	Share func(key, hint string) string `json:"-"`
 
+	// Reserves keeps more of the allowance back from requests of the lower
+	// priority levels; see Reserves. The zero value keeps nothing more
+	// back.
+	Reserves Reserves `json:"reserves,omitzero"`
+
 	// Seed seeds the backoff's jitter; 0, the default, draws a seed at
 	// random. Guards with one seed, keys created in one order and one
 	// sequence of responses draw the same waits: a simulator on virtual
@@ -148,6 +153,7 @@ func defaultBackoff() headroom.Backoff {
 type config struct {
 	name          string
 	reserve       reserve
+	levels        levelReserves // Options.Reserves by level
 	maxRetryAfter time.Duration
 	maxWait       time.Duration
 	queueLimit    int64 // below 0: no bound
@@ -200,6 +206,11 @@ func (o *Options) check(l *problems.List) {
 	if q := o.QueueLimit; q != nil && *q < 0 {
 		l.Add("QueueLimit", *q, "0 (refuse at once) or more; nil holds every attempt")
 	}
+	base := 0.02
+	if o.ReserveFraction != nil {
+		base = *o.ReserveFraction
+	}
+	o.Reserves.check(l, base)
 }
 
 // The check of the options other packages' options hold.
@@ -209,6 +220,7 @@ func (o *Options) config() config {
 	c := config{
 		name:          o.Name,
 		reserve:       reserve{Fraction: 0.02},
+		levels:        o.Reserves.levels(),
 		maxRetryAfter: time.Duration(o.MaxRetryAfter),
 		maxWait:       time.Duration(o.MaxWait),
 		queueLimit:    -1,

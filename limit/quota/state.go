@@ -129,6 +129,13 @@ type entry struct {
 	// wake, when not nil, is closed when a response changes what the key
 	// admits, so that callers waiting for a probe's answer go at once.
 	wake chan struct{}
+	// asked is when a request of each priority level last asked the key,
+	// and demand its demand then, in units a nanosecond (priority.go);
+	// kept only when Options.Reserves holds something.
+	asked  [3]int64
+	demand [3]float64
+	// holding counts the callers Acquire holds for the key, by level.
+	holding [3]int32
 	// contacted says a response for the key has been seen; until then one
 	// attempt goes at a time (see admit).
 	contacted bool
