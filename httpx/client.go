@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/headroom-go/headroom/internal/metrics"
@@ -42,6 +43,9 @@ type builder struct {
 	classify ResponseClassifier
 	mp       metric.MeterProvider
 	t        *Transport
+	// maxHostSeries and series bound the per-host series (WithMaxHostSeries).
+	maxHostSeries int
+	series        *metrics.HostSeries
 }
 
 func (b *builder) meterProvider(mp metric.MeterProvider) metric.MeterProvider {
@@ -59,6 +63,19 @@ func WithTransport(rt http.RoundTripper) Option { return func(b *builder) { b.ba
 // mp, unless their options name a provider of their own; nil, the default,
 // means the global one.
 func WithMeterProvider(mp metric.MeterProvider) Option { return func(b *builder) { b.mp = mp } }
+
+// WithMaxHostSeries bounds how many hosts have series of their own in the
+// client's metrics (default 100): the first n host names the client meets
+// are labelled with their server.address (and server.port) for the life
+// of the client, and every later one counts in one series labelled
+// server.address "_other" (telemetry.OtherHosts) instead, whose counts and
+// waits add up those hosts' and which reports no limit, queue or quota
+// gauges, since those of several hosts do not add up. A client calling
+// any number of hosts thus makes a bounded number of series, which
+// docs/telemetry.md tabulates, and never reaches the SDK's cardinality
+// limit, where every label would be lost. It bounds series, not limiters:
+// WithMaxHosts bounds those.
+func WithMaxHostSeries(n int) Option { return func(b *builder) { b.maxHostSeries = n } }
 
 // WithClassifier replaces Classify as the resilience layer's response
 // classifier.
@@ -123,7 +140,8 @@ func WithResilience(p *resilience.Policy) Option {
 // the limiter has slowed down and the retry waits its turn in its queue.
 //
 // Per-host limiters are named o.Name, or after their host, and their
-// metrics carry headroom.host and headroom.layer.
+// metrics carry the host's server.address (and server.port when the host
+// names one) and headroom.layer, within WithMaxHostSeries.
 func WithRateLimit(o limit.Options, opts ...LimiterOption) Option {
 	return limiterOption("WithRateLimit", opts, func(c *limiterConfig, b *builder) (*hostSet, error) {
 		if err := o.Validate(); err != nil {
@@ -210,6 +228,9 @@ func guardLayerSpec(name string, o quota.Options) layer {
 			o := o
 			if o.Key == nil {
 				o.Key = hostKey // as the limiter layers key hosts
+				if o.KeyAttributes == nil {
+					o.KeyAttributes = func(key string) []attribute.KeyValue { return b.series.Labels(metrics.SplitPort(key)) }
+				}
 			}
 			o.MeterProvider = b.meterProvider(o.MeterProvider)
 			g, err := quota.New(o)
@@ -280,6 +301,7 @@ func NewTransport(opts ...Option) (*Transport, error) {
 	if b.base == nil {
 		b.base = http.DefaultTransport
 	}
+	b.series = metrics.NewHostSeries(b.maxHostSeries)
 	layers := b.layers
 	hasGuard := false
 	for _, l := range layers {
@@ -311,7 +333,7 @@ func NewTransport(opts ...Option) (*Transport, error) {
 	// Build from the innermost out.
 	t := b.t
 	t.base = b.base
-	var rt http.RoundTripper = &durationLayer{next: b.base, m: metrics.NewHTTPClient(b.mp)}
+	var rt http.RoundTripper = &durationLayer{next: b.base, m: metrics.NewHTTPClient(b.mp, b.series)}
 	for i := len(layers) - 1; i >= 0; i-- {
 		next, err := layers[i].build(b, rt)
 		if err != nil {

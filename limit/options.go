@@ -66,7 +66,7 @@ type Options struct {
 
 	// Attributes are added to every measurement the limiter records, after
 	// headroom.limiter and headroom.limiter.kind; the HTTP layer adds
-	// headroom.host this way.
+	// the host's server.address and server.port this way.
 	Attributes []attribute.KeyValue `json:"-"`
 }
 

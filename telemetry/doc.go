@@ -13,7 +13,7 @@
 // # Metrics
 //
 // Limiters, each with AttrLimiter and AttrLimiterKind (and in httpx
-// AttrHost and AttrLayer):
+// AttrServerAddress, AttrServerPort and AttrLayer):
 //
 //	headroom.limiter.leases            counter    {lease}       by AttrOutcome, AttrReason
 //	headroom.limiter.permits           counter    {permit}      the leases' permits, same attributes

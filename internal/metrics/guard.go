@@ -37,6 +37,7 @@ type Guard struct {
 	refusals                         metric.Int64Counter
 	limit, remaining, reset, blocked metric.Float64ObservableGauge
 	base                             []attribute.KeyValue
+	keyAttrs                         func(key string) []attribute.KeyValue
 	reg                              metric.Registration
 
 	mu   sync.Mutex
@@ -48,7 +49,11 @@ type Guard struct {
 // quotaKeysMax of them, each time the meter collects; it must not reference
 // the guard that owns the Guard, or that guard is never collected. It
 // never fails: on error it reports through otel.Handle and returns nil.
-func NewGuard(mp metric.MeterProvider, name string, read func(report func(KeyState))) *Guard {
+//
+// keyAttrs, when not nil, gives each key's further attributes (a host's
+// server.address and server.port); a key it folds (see Folded) counts its
+// refusals under the key OtherHosts and reports no gauges.
+func NewGuard(mp metric.MeterProvider, name string, keyAttrs func(key string) []attribute.KeyValue, read func(report func(KeyState))) *Guard {
 	in := newInstruments(mp)
 	g := &Guard{
 		refusals:  in.counter(telemetry.QuotaRefusalsName, "{refusal}", "Attempts the quota guard refused, by reason."),
@@ -57,6 +62,7 @@ func NewGuard(mp metric.MeterProvider, name string, read func(report func(KeySta
 		reset:     in.observableFloatGauge(telemetry.QuotaResetName, "s", "Time until the published window resets."),
 		blocked:   in.observableFloatGauge(telemetry.QuotaBlockedName, "s", "Time until the guard lets attempts through again."),
 		base:      []attribute.KeyValue{attribute.String(telemetry.AttrLimiter, name)},
+		keyAttrs:  keyAttrs,
 		keys:      map[string]struct{}{},
 	}
 	err := in.err
@@ -64,8 +70,11 @@ func NewGuard(mp metric.MeterProvider, name string, read func(report func(KeySta
 		g.reg, err = in.meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
 			n := 0
 			read(func(s KeyState) {
-				if n++; n <= quotaKeysMax {
-					g.observe(o, s)
+				if n < quotaKeysMax {
+					if kvs, folded := g.attrs(s.Key); !folded {
+						n++
+						g.observe(o, s, kvs)
+					}
 				}
 			})
 			return nil
@@ -78,8 +87,22 @@ func NewGuard(mp metric.MeterProvider, name string, read func(report func(KeySta
 	return g
 }
 
-func (g *Guard) observe(o metric.Observer, s KeyState) {
-	opt := metric.WithAttributes(append(g.base[:len(g.base):len(g.base)], attribute.String(telemetry.AttrQuotaKey, s.Key))...)
+// attrs is key's attributes, and whether its series folds into
+// OtherHosts'.
+func (g *Guard) attrs(key string) (kvs []attribute.KeyValue, folded bool) {
+	kvs = append(g.base[:len(g.base):len(g.base)], attribute.String(telemetry.AttrQuotaKey, key))
+	if g.keyAttrs == nil {
+		return kvs, false
+	}
+	more := g.keyAttrs(key)
+	if Folded(more) {
+		return append(g.base[:len(g.base):len(g.base)], attribute.String(telemetry.AttrQuotaKey, telemetry.OtherHosts), more[0]), true
+	}
+	return append(kvs, more...), false
+}
+
+func (g *Guard) observe(o metric.Observer, s KeyState, kvs []attribute.KeyValue) {
+	opt := metric.WithAttributes(kvs...)
 	if s.Known {
 		o.ObserveFloat64(g.limit, float64(s.Limit), opt)
 		o.ObserveFloat64(g.remaining, float64(s.Remaining), opt)
@@ -93,6 +116,11 @@ func (g *Guard) Refused(key, reason string) {
 	if g == nil {
 		return
 	}
+	kvs, folded := g.attrs(key)
+	if folded {
+		g.refusals.Add(context.Background(), 1, metric.WithAttributes(append(kvs, attribute.String(telemetry.AttrReason, reason))...))
+		return
+	}
 	g.mu.Lock()
 	if _, ok := g.keys[key]; !ok {
 		if len(g.keys) < quotaKeysMax {
@@ -102,8 +130,10 @@ func (g *Guard) Refused(key, reason string) {
 		}
 	}
 	g.mu.Unlock()
-	g.refusals.Add(context.Background(), 1, metric.WithAttributes(append(g.base[:len(g.base):len(g.base)],
-		attribute.String(telemetry.AttrQuotaKey, key), attribute.String(telemetry.AttrReason, reason))...))
+	if key == otherKey {
+		kvs = append(g.base[:len(g.base):len(g.base)], attribute.String(telemetry.AttrQuotaKey, key))
+	}
+	g.refusals.Add(context.Background(), 1, metric.WithAttributes(append(kvs, attribute.String(telemetry.AttrReason, reason))...))
 }
 
 // Close unregisters the gauges' callback.

@@ -59,7 +59,7 @@ type Runner struct {
 // NewRunner registers the instruments of the policy called name with mp;
 // nil mp means the global meter provider (otel.GetMeterProvider). Every
 // instrument carries AttrRunner = name and the extra attributes (such as
-// AttrHost in httpx).
+// AttrServerAddress in httpx).
 //
 // NewRunner never fails: when an instrument cannot be created, it reports
 // the error through otel.Handle and returns nil, which records nothing.

@@ -42,7 +42,7 @@ func New(o Options) (*Guard, error) {
 	}
 	g := &Guard{c: o.config()}
 	g.keys.max = g.c.maxKeys
-	g.tel = metrics.NewGuard(o.MeterProvider, g.c.name, keyStates(weak.Make(g)))
+	g.tel = metrics.NewGuard(o.MeterProvider, g.c.name, o.KeyAttributes, keyStates(weak.Make(g)))
 	// The meter provider holds the gauges' callback until it is
 	// unregistered: unregister it when the guard is dropped.
 	runtime.AddCleanup(g, (*metrics.Guard).Close, g.tel)
