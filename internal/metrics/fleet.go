@@ -87,13 +87,13 @@ type callOpts struct {
 }
 
 // Called records one call to Redis for op that the node at addr ("host:port";
-// empty when unknown) served in d, and failed if failed.
-func (m *Fleet) Called(op, addr string, d time.Duration, failed bool) {
+// empty when unknown) served in d, and failed if failed, with the caller's
+// ctx, so that a sampled trace's exemplar points at the call.
+func (m *Fleet) Called(ctx context.Context, op, addr string, d time.Duration, failed bool) {
 	if m == nil {
 		return
 	}
 	o := m.callOpts(op, addr)
-	ctx := context.Background()
 	m.duration.Record(ctx, d.Seconds(), o.record...)
 	if failed {
 		m.errors.Add(ctx, 1, o.add...)
@@ -124,8 +124,9 @@ func (m *Fleet) callOpts(op, addr string) callOpts {
 	return o
 }
 
-// FellBack records a request the failure policy decided.
-func (m *Fleet) FellBack(failOpen bool) {
+// FellBack records a request the failure policy decided, with the
+// caller's ctx.
+func (m *Fleet) FellBack(ctx context.Context, failOpen bool) {
 	if m == nil {
 		return
 	}
@@ -133,7 +134,7 @@ func (m *Fleet) FellBack(failOpen bool) {
 	if failOpen {
 		o = m.open
 	}
-	m.fallbacks.Add(context.Background(), 1, o)
+	m.fallbacks.Add(ctx, 1, o)
 }
 
 // Counted records an instance count.

@@ -111,14 +111,15 @@ func (g *Guard) observe(o metric.Observer, s KeyState, kvs []attribute.KeyValue)
 	o.ObserveFloat64(g.blocked, max(s.Blocked, 0).Seconds(), opt)
 }
 
-// Refused counts a refusal for key with its reason.
-func (g *Guard) Refused(key, reason string) {
+// Refused counts a refusal for key with its reason, with the refused
+// caller's ctx, so that a sampled trace's exemplar points at it.
+func (g *Guard) Refused(ctx context.Context, key, reason string) {
 	if g == nil {
 		return
 	}
 	kvs, folded := g.attrs(key)
 	if folded {
-		g.refusals.Add(context.Background(), 1, metric.WithAttributes(append(kvs, attribute.String(telemetry.AttrReason, reason))...))
+		g.refusals.Add(ctx, 1, metric.WithAttributes(append(kvs, attribute.String(telemetry.AttrReason, reason))...))
 		return
 	}
 	g.mu.Lock()
@@ -133,7 +134,7 @@ func (g *Guard) Refused(key, reason string) {
 	if key == otherKey {
 		kvs = append(g.base[:len(g.base):len(g.base)], attribute.String(telemetry.AttrQuotaKey, key))
 	}
-	g.refusals.Add(context.Background(), 1, metric.WithAttributes(append(kvs, attribute.String(telemetry.AttrReason, reason))...))
+	g.refusals.Add(ctx, 1, metric.WithAttributes(append(kvs, attribute.String(telemetry.AttrReason, reason))...))
 }
 
 // Close unregisters the gauges' callback.

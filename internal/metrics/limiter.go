@@ -434,16 +434,17 @@ func (m *Limiter) DeniedN(reason string, n int) {
 	}
 }
 
-// Waited records how long a caller waited in the queue. Only a caller that
-// queued calls it.
-func (m *Limiter) Waited(d time.Duration) {
+// Waited records how long a caller waited in the queue, with the caller's
+// ctx, so that a sampled trace's exemplar points at the wait. Only a
+// caller that queued calls it.
+func (m *Limiter) Waited(ctx context.Context, d time.Duration) {
 	if m == nil {
 		return
 	}
 	if m = m.sink(); m.wait == nil || m.closed.Load() {
 		return
 	}
-	m.wait.Record(context.Background(), max(d, 0).Seconds(), m.waitOpts...)
+	m.wait.Record(ctx, max(d, 0).Seconds(), m.waitOpts...)
 }
 
 // SetLimit records the limit: a concurrency limit (LimitName), or for the

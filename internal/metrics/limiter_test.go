@@ -121,8 +121,8 @@ func TestLimiterInstruments(t *testing.T) {
 	m.SetLimit(40)
 	m.Throttled()
 	m.Throttled()
-	m.Waited(250 * time.Millisecond)
-	m.Waited(1500 * time.Millisecond)
+	m.Waited(context.Background(), 250*time.Millisecond)
+	m.Waited(context.Background(), 1500*time.Millisecond)
 
 	base := map[string]string{telemetry.AttrLimiter: "api", telemetry.AttrLimiterKind: KindConcurrency, telemetry.AttrServerAddress: "api.example.com"}
 	want := sorted(
@@ -207,9 +207,9 @@ func TestLimiterWaitedSeconds(t *testing.T) {
 	r, mp := newSDK(t)
 	m := NewLimiter(mp, "q", KindPerSecond)
 	defer m.Close()
-	m.Waited(2 * time.Millisecond)
-	m.Waited(-time.Second) // clamped to 0
-	m.Waited(90 * time.Second)
+	m.Waited(context.Background(), 2*time.Millisecond)
+	m.Waited(context.Background(), -time.Second) // clamped to 0
+	m.Waited(context.Background(), 90*time.Second)
 
 	var got []point
 	for _, p := range collect(t, r) {
@@ -234,7 +234,7 @@ func TestLimiterCloseUnregisters(t *testing.T) {
 	b := NewLimiter(mp, "b", KindPerSecond)
 	defer b.Close()
 	a.Acquired()
-	a.Waited(time.Millisecond)
+	a.Waited(context.Background(), time.Millisecond)
 	b.Acquired()
 
 	names := func() map[string]int {
@@ -252,7 +252,7 @@ func TestLimiterCloseUnregisters(t *testing.T) {
 	a.Close()
 	a.Close() // idempotent
 	a.Acquired()
-	a.Waited(time.Hour) // after Close: not recorded
+	a.Waited(context.Background(), time.Hour) // after Close: not recorded
 	if diff := cmp.Diff(map[string]int{"b": 2}, names()); diff != "" {
 		t.Errorf("after Close (-want +got):\n%s", diff)
 	}
@@ -386,7 +386,7 @@ func TestNilLimiter(t *testing.T) {
 	m.Acquired()
 	m.Denied(telemetry.ReasonNoPermit)
 	m.Denied("other")
-	m.Waited(time.Second)
+	m.Waited(context.Background(), time.Second)
 	m.SetLimit(1)
 	m.QueueAdd(1)
 	m.Throttled()
@@ -490,7 +490,7 @@ func TestLimiterInstrumentErrors(t *testing.T) {
 			// Still usable, records nothing, closes cleanly.
 			m.Acquired()
 			m.Denied(telemetry.ReasonMaxWait)
-			m.Waited(time.Second)
+			m.Waited(context.Background(), time.Second)
 			m.SetLimit(3)
 			m.Close()
 		})
@@ -517,7 +517,7 @@ func TestLimiterConcurrent(t *testing.T) {
 				m.Cut()
 				m.Paused()
 				if i%50 == 0 {
-					m.Waited(time.Duration(i) * time.Millisecond)
+					m.Waited(context.Background(), time.Duration(i)*time.Millisecond)
 				}
 			}
 		})

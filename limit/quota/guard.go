@@ -451,7 +451,7 @@ func (g *Guard) Acquire(ctx context.Context, key string, cost int) (Slot, error)
 		}
 	}
 	if err != nil {
-		g.refused(key, slotted, err)
+		g.refused(ctx, key, slotted, err)
 		s.Release() // the zero Slot when none was taken
 		return Slot{}, err
 	}
