@@ -137,6 +137,7 @@ func (l *limiter) take(ctx context.Context, need, want int) (grant, error) {
 	case err == nil:
 		l.circuit.succeeded()
 		l.share.end()
+		l.metrics.Answered(ctx)
 	case ended(ctx):
 		l.circuit.released()
 	default:

@@ -72,7 +72,7 @@ func NewSharedQuota(c redis.UniversalClient, guard *quota.Guard, o Options) (*Sh
 	}
 	o = o.withDefaults()
 	s := &SharedQuota{
-		call:       newCaller(c, o, metrics.NewFleet(o.MeterProvider, o.Name)),
+		call:       newCaller(c, o, metrics.NewFleetLog(o.MeterProvider, o.Name, o.Logger)),
 		guard:      guard,
 		name:       o.Name,
 		prefix:     o.Prefix,
@@ -134,6 +134,7 @@ func (s *SharedQuota) noteCall(ctx context.Context, err error) {
 	switch {
 	case err == nil:
 		s.circuit.succeeded()
+		s.call.metrics.Answered(ctx)
 	case ended(ctx):
 		s.circuit.released()
 	default:

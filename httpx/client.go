@@ -2,6 +2,7 @@ package httpx
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -46,6 +47,9 @@ type builder struct {
 	// maxHostSeries and series bound the per-host series (WithMaxHostSeries).
 	maxHostSeries int
 	series        *metrics.HostSeries
+	// logger receives the client's events (WithLogger); events writes them.
+	logger *slog.Logger
+	events *metrics.Events
 }
 
 func (b *builder) meterProvider(mp metric.MeterProvider) metric.MeterProvider {
@@ -76,6 +80,16 @@ func WithMeterProvider(mp metric.MeterProvider) Option { return func(b *builder)
 // limit, where every label would be lost. It bounds series, not limiters:
 // WithMaxHosts bounds those.
 func WithMaxHostSeries(n int) Option { return func(b *builder) { b.maxHostSeries = n } }
+
+// WithLogger sends the client's notable events to l: a throttle answered by
+// a server, with its Retry-After, at Info; an attempt the quota guard held
+// longer than a second, at Info; and, through the limiters the layers make
+// (unless their options name a logger of their own), their pauses and
+// cuts. Repeats of one event for one host are summarised once a minute,
+// so that a storm of 429s makes a line a minute. A client in healthy full
+// use, never throttled, logs nothing above Debug. nil, the default, logs
+// nothing.
+func WithLogger(l *slog.Logger) Option { return func(b *builder) { b.logger = l } }
 
 // WithClassifier replaces Classify as the resilience layer's response
 // classifier.
@@ -240,7 +254,7 @@ func guardLayerSpec(name string, o quota.Options) layer {
 			if b.t.guard == nil {
 				b.t.guard = g
 			}
-			return &guardLayer{next: next, g: g, shared: b.shared}, nil
+			return &guardLayer{next: next, g: g, shared: b.shared, events: b.events}, nil
 		}}
 }
 
@@ -302,6 +316,7 @@ func NewTransport(opts ...Option) (*Transport, error) {
 		b.base = http.DefaultTransport
 	}
 	b.series = metrics.NewHostSeries(b.maxHostSeries)
+	b.events = metrics.NewEvents(b.logger)
 	layers := b.layers
 	hasGuard := false
 	for _, l := range layers {
@@ -333,7 +348,7 @@ func NewTransport(opts ...Option) (*Transport, error) {
 	// Build from the innermost out.
 	t := b.t
 	t.base = b.base
-	var rt http.RoundTripper = &durationLayer{next: b.base, m: metrics.NewHTTPClient(b.mp, b.series)}
+	var rt http.RoundTripper = &durationLayer{next: b.base, m: metrics.NewHTTPClient(b.mp, b.series), events: b.events}
 	for i := len(layers) - 1; i >= 0; i-- {
 		next, err := layers[i].build(b, rt)
 		if err != nil {

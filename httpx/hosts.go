@@ -295,6 +295,9 @@ func (e *hostEntry) close() {
 // resilience layer, instead of the transport panicking.
 func (b *builder) hostLimiter(o limit.Options, host string) *hostEntry {
 	o.MeterProvider = b.meterProvider(o.MeterProvider)
+	if o.Logger == nil {
+		o.Logger = b.logger
+	}
 	if host != "" {
 		labels := b.series.Labels(metrics.SplitPort(host))
 		attrs := append(append(o.Attributes[:len(o.Attributes):len(o.Attributes)], labels...),

@@ -252,6 +252,37 @@ const (
 	AttrQuotaKey = "headroom.quota.key"
 )
 
+// Span events, added to the caller's span when it is recording.
+const (
+	// EventWait is a wait for permits in a limiter's queue, with
+	// AttrLimiter and AttrWaitDuration.
+	EventWait = "headroom.limiter.wait"
+
+	// EventThrottled is an attempt that was throttled, with AttrAttempt,
+	// AttrSelfImposed and, when the answer gave one, AttrRetryAfter.
+	EventThrottled = "headroom.attempt.throttled"
+
+	// EventRetry is a retry scheduled, with AttrAttempt (the attempt
+	// retried), AttrVerdict and AttrRetryDelay.
+	EventRetry = "headroom.retry"
+
+	// EventGuardHold is an attempt the quota guard held before letting it
+	// go, with AttrQuotaKey and AttrWaitDuration.
+	EventGuardHold = "headroom.quota.hold"
+)
+
+// Span event attributes.
+const (
+	// AttrWaitDuration is how long a wait or hold lasted, in seconds.
+	AttrWaitDuration = "headroom.wait.duration"
+
+	// AttrRetryAfter is a throttle's Retry-After, in seconds.
+	AttrRetryAfter = "headroom.retry_after"
+
+	// AttrRetryDelay is the delay before a retry, in seconds.
+	AttrRetryDelay = "headroom.retry.delay"
+)
+
 // OtherHosts is AttrServerAddress on the one series that stands for every
 // host past a client's host series bound (httpx.WithMaxHostSeries), and
 // AttrLimiter on it when the limiters are named after their hosts: their

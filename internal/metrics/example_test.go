@@ -94,7 +94,7 @@ func ExampleNewRunner() {
 	r := metrics.NewRunner(mp, "inventory")
 	// Durations are left out (timed false), as when no reader wants them.
 	r.Attempt(ctx, 2, false, 1, 0, false) // throttled
-	r.Retry(ctx, 2, false, 4*time.Second)
+	r.Retry(ctx, 2, false, 4*time.Second, 1)
 	r.Attempt(ctx, 0, false, 2, 0, false) // success
 	r.Stop(ctx, 0, true, 0, false)        // succeeded after a retry
 

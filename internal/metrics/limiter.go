@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"reflect"
 	"runtime"
@@ -57,6 +58,10 @@ type Limiter struct {
 	// (see HostSeries); fold is set on that shared Limiter.
 	into *Limiter
 	fold *fold
+
+	// events logs the pauses and cuts (Log); name is AttrLimiter's value.
+	events atomic.Pointer[Events]
+	name   attribute.KeyValue
 
 	// Set by NewLimiter, read-only after.
 	adaptive  bool
@@ -132,7 +137,9 @@ func NewLimiter(mp metric.MeterProvider, name, kind string, extra ...attribute.K
 		return append([]attribute.KeyValue{attribute.String(telemetry.AttrLimiter, name), attribute.String(telemetry.AttrLimiterKind, kind)}, extra...)
 	}
 	if Folded(extra) {
-		return foldedLimiter(mp, kind, attrs(name))
+		h := foldedLimiter(mp, kind, attrs(name))
+		h.name = attribute.String(telemetry.AttrLimiter, name)
+		return h
 	}
 	live, kvs := claim(mp, attrs, name)
 	return newLimiter(mp, kind, kvs, live)
@@ -148,6 +155,7 @@ func newLimiter(mp metric.MeterProvider, kind string, kvs []attribute.KeyValue, 
 	}
 	base := attrSet(kvs)
 	name, _ := base.Value(telemetry.AttrLimiter)
+	m.name = attribute.KeyValue{Key: telemetry.AttrLimiter, Value: name}
 	m.base = []metric.ObserveOption{metric.WithAttributeSet(base)}
 	m.acqOpts = []metric.ObserveOption{metric.WithAttributeSet(attrSet(kvs, attribute.String(telemetry.AttrOutcome, OutcomeAcquired)))}
 	for i, r := range reasons {
@@ -441,10 +449,20 @@ func (m *Limiter) Waited(ctx context.Context, d time.Duration) {
 	if m == nil {
 		return
 	}
+	d = max(d, 0)
+	SpanEvent(ctx, telemetry.EventWait, m.name, attribute.Float64(telemetry.AttrWaitDuration, d.Seconds()))
 	if m = m.sink(); m.wait == nil || m.closed.Load() {
 		return
 	}
-	m.wait.Record(ctx, max(d, 0).Seconds(), m.waitOpts...)
+	m.wait.Record(ctx, d.Seconds(), m.waitOpts...)
+}
+
+// Log sends the limiter's notable events to l: a pause after a Retry-After
+// (Info), a cut of its limit or rate (Debug). nil l logs nothing.
+func (m *Limiter) Log(l *slog.Logger) {
+	if m != nil {
+		m.events.Store(NewEvents(l, slog.String(telemetry.AttrLimiter, m.name.Value.AsString())))
+	}
 }
 
 // SetLimit records the limit: a concurrency limit (LimitName), or for the
@@ -484,6 +502,7 @@ func (m *Limiter) Throttled() {
 func (m *Limiter) Cut() {
 	if m != nil {
 		m.sink().cuts.Add(1)
+		m.events.Load().Log(context.Background(), slog.LevelDebug, "limiter cut its limit", "")
 	}
 }
 
@@ -491,5 +510,6 @@ func (m *Limiter) Cut() {
 func (m *Limiter) Paused() {
 	if m != nil {
 		m.sink().pauses.Add(1)
+		m.events.Load().Log(context.Background(), slog.LevelInfo, "limiter paused after a Retry-After", "")
 	}
 }
