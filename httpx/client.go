@@ -50,6 +50,9 @@ type builder struct {
 	// logger receives the client's events (WithLogger); events writes them.
 	logger *slog.Logger
 	events *metrics.Events
+	// noDuration leaves out http.client.request.duration
+	// (WithoutRequestDuration).
+	noDuration bool
 }
 
 func (b *builder) meterProvider(mp metric.MeterProvider) metric.MeterProvider {
@@ -90,6 +93,13 @@ func WithMaxHostSeries(n int) Option { return func(b *builder) { b.maxHostSeries
 // use, never throttled, logs nothing above Debug. nil, the default, logs
 // nothing.
 func WithLogger(l *slog.Logger) Option { return func(b *builder) { b.logger = l } }
+
+// WithoutRequestDuration leaves out the client's own
+// http.client.request.duration. Use it when the base transport records
+// that metric already, as otelhttp.NewTransport does: both would time the
+// same attempts, as two series that differ only in their instrumentation
+// scope, and a sum over them counts every attempt twice.
+func WithoutRequestDuration() Option { return func(b *builder) { b.noDuration = true } }
 
 // WithClassifier replaces Classify as the resilience layer's response
 // classifier.
@@ -348,7 +358,11 @@ func NewTransport(opts ...Option) (*Transport, error) {
 	// Build from the innermost out.
 	t := b.t
 	t.base = b.base
-	var rt http.RoundTripper = &durationLayer{next: b.base, m: metrics.NewHTTPClient(b.mp, b.series), events: b.events}
+	d := &durationLayer{next: b.base, events: b.events}
+	if !b.noDuration {
+		d.m = metrics.NewHTTPClient(b.mp, b.series)
+	}
+	var rt http.RoundTripper = d
 	for i := len(layers) - 1; i >= 0; i-- {
 		next, err := layers[i].build(b, rt)
 		if err != nil {
