@@ -38,6 +38,7 @@ type Guard struct {
 	limit, remaining, reset, blocked metric.Float64ObservableGauge
 	base                             []attribute.KeyValue
 	keyAttrs                         func(key string) []attribute.KeyValue
+	read                             func(report func(KeyState))
 	reg                              metric.Registration
 
 	mu   sync.Mutex
@@ -63,6 +64,7 @@ func NewGuard(mp metric.MeterProvider, name string, keyAttrs func(key string) []
 		blocked:   in.observableFloatGauge(telemetry.QuotaBlockedName, "s", "Time until the guard lets attempts through again."),
 		base:      []attribute.KeyValue{attribute.String(telemetry.AttrLimiter, name)},
 		keyAttrs:  keyAttrs,
+		read:      read,
 		keys:      map[string]struct{}{},
 	}
 	err := in.err
@@ -84,6 +86,7 @@ func NewGuard(mp metric.MeterProvider, name string, keyAttrs func(key string) []
 		otel.Handle(fmt.Errorf("headroom/telemetry: quota guard %q: %w", name, err))
 		return nil
 	}
+	register(&registry.guards, g)
 	return g
 }
 
@@ -142,6 +145,7 @@ func (g *Guard) Close() {
 	if g == nil || g.reg == nil {
 		return
 	}
+	unregister(&registry.guards, g)
 	if err := g.reg.Unregister(); err != nil {
 		otel.Handle(fmt.Errorf("headroom/telemetry: unregister: %w", err))
 	}

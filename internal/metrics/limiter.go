@@ -195,6 +195,7 @@ func newLimiter(mp metric.MeterProvider, kind string, kvs []attribute.KeyValue, 
 		return m
 	}
 	m.waitOpts = []metric.RecordOption{metric.WithAttributeSet(base)}
+	register(&registry.limiters, m)
 	return m
 }
 
@@ -280,6 +281,7 @@ func (m *Limiter) Close() {
 		return
 	}
 	if !m.closed.Swap(true) {
+		unregister(&registry.limiters, m)
 		m.live.release()
 		if m.into != nil {
 			m.leave()

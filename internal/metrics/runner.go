@@ -6,7 +6,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
+	"weak"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -205,6 +207,8 @@ func (r *Runner) BudgetDenied(ctx context.Context) {
 // Breaker holds a circuit breaker's state gauge, telemetry.BreakerStateName, with
 // telemetry.AttrRunner = the breaker's name. A nil *Breaker records nothing.
 type Breaker struct {
+	name      string
+	last      atomic.Int64 // the state last recorded, for a status page
 	events    *Events
 	state     metric.Int64Gauge
 	moves     metric.Int64Counter
@@ -225,11 +229,14 @@ func NewBreaker(mp metric.MeterProvider, name string, extra ...attribute.KeyValu
 		return nil
 	}
 	kvs := append([]attribute.KeyValue{attribute.String(telemetry.AttrRunner, name)}, extra...)
-	b := &Breaker{state: g, moves: c, opts: []metric.RecordOption{metric.WithAttributeSet(attrSet(kvs))}}
+	b := &Breaker{name: name, state: g, moves: c, opts: []metric.RecordOption{metric.WithAttributeSet(attrSet(kvs))}}
 	for s, v := range breakerStates {
 		b.enterOpts[s] = []metric.AddOption{metric.WithAttributeSet(attrSet(kvs, attribute.String(telemetry.AttrBreakerState, v)))}
 	}
 	b.State(context.Background(), BreakerClosed)
+	registry.Lock()
+	registry.breakers = append(registry.breakers, weak.Make(b))
+	registry.Unlock()
 	return b
 }
 
@@ -249,6 +256,7 @@ var breakerStates = [...]string{BreakerStateClosed, BreakerStateHalfOpen, Breake
 // BreakerHalfOpen or BreakerOpen.
 func (b *Breaker) State(ctx context.Context, s int64) {
 	if b != nil {
+		b.last.Store(min(max(s, 0), int64(len(breakerStates)-1)))
 		b.state.Record(ctx, s, b.opts...)
 	}
 }
