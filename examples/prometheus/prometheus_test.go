@@ -172,6 +172,9 @@ func dashboardQueries(t *testing.T) []string {
 	var qs []string
 	for _, p := range d.Panels {
 		for _, tg := range p.Targets {
+			if strings.Contains(tg.Expr, "headroom_fleet") {
+				continue // the fleet row: the example has no Redis
+			}
 			qs = append(qs, r.Replace(tg.Expr))
 		}
 	}
