@@ -35,6 +35,7 @@ var snippetImports = map[string]string{
 	"redis":      "github.com/redis/go-redis/v9",
 	"resilience": "github.com/headroom-go/headroom/resilience",
 	"sim":        "github.com/headroom-go/headroom/sim",
+	"status":     "github.com/headroom-go/headroom/telemetry/status",
 	"telemetry":  "github.com/headroom-go/headroom/telemetry",
 	"time":       "time",
 }

@@ -114,7 +114,7 @@ func (c *caller) do(ctx context.Context, op, key string, f func(ctx context.Cont
 // its latency and, unless the caller's own context ended it, its error.
 func (c *caller) done(ctx context.Context, op, key string, start time.Time, err error) error {
 	failed := err != nil && !ended(ctx)
-	c.metrics.Called(op, c.node.addr(key), time.Since(start), failed)
+	c.metrics.Called(ctx, op, c.node.addr(key), time.Since(start), failed)
 	if failed {
 		c.node.failed()
 	}

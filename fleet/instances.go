@@ -59,7 +59,7 @@ func NewInstances(c redis.UniversalClient, ttl time.Duration, o Options) (*Insta
 	}
 	o = o.withDefaults()
 	i := &Instances{
-		call: newCaller(c, o, metrics.NewFleet(o.MeterProvider, o.Name)),
+		call: newCaller(c, o, metrics.NewFleetLog(o.MeterProvider, o.Name, o.Logger)),
 		key:  o.key("instances"),
 		id:   instanceID(),
 		ttl:  ttl,

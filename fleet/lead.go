@@ -48,7 +48,7 @@ func (l *limiter) lead(ctx context.Context, w *waiter, wait time.Duration) (limi
 		if w.state == granted {
 			l.q.promote()
 			l.mu.Unlock()
-			return l.leaseAt(w), nil
+			return l.leaseAt(ctx, w), nil
 		}
 		if l.queueLimit == 0 {
 			l.refuseQueue(telemetry.ReasonNoPermit, g.retryAfter)

@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"context"
 	"time"
 
 	"github.com/headroom-go/headroom/limit"
@@ -19,10 +20,10 @@ func (l *limiter) lease(cost int) limit.Lease {
 // its permits, not when its goroutine woke. It counts the lease, and times
 // a caller that waited for more than its own round trip to Redis, as
 // limit's limiters time a caller that waited for permits.
-func (l *limiter) leaseAt(w *waiter) limit.Lease {
+func (l *limiter) leaseAt(ctx context.Context, w *waiter) limit.Lease {
 	l.grants.AcquiredN(w.cost)
 	if w.waited {
-		l.grants.Waited(w.grantedAt - w.queuedAt)
+		l.grants.Waited(ctx, w.grantedAt-w.queuedAt)
 	}
 	return limit.NewLease(l, w.cost, w.grantedAt)
 }

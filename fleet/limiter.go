@@ -101,7 +101,7 @@ func (l *limiter) await(ctx context.Context, w *waiter, wait time.Duration) (lim
 		l.mu.Unlock()
 		switch st {
 		case granted:
-			return l.leaseAt(w), nil
+			return l.leaseAt(ctx, w), nil
 		case refused:
 			return limit.Lease{}, l.refuse(w.reason, w.retryAfter, w.cost)
 		case failed:
@@ -137,6 +137,7 @@ func (l *limiter) take(ctx context.Context, need, want int) (grant, error) {
 	case err == nil:
 		l.circuit.succeeded()
 		l.share.end()
+		l.metrics.Answered(ctx)
 	case ended(ctx):
 		l.circuit.released()
 	default:
@@ -147,7 +148,7 @@ func (l *limiter) take(ctx context.Context, need, want int) (grant, error) {
 
 // fallBack decides a request Redis could not: by the failure policy.
 func (l *limiter) fallBack(ctx context.Context, cost int, err error) (limit.Lease, error) {
-	l.metrics.FellBack(l.failOpen)
+	l.metrics.FellBack(ctx, l.failOpen)
 	if !l.failOpen {
 		return limit.Lease{}, &UnavailableError{Limiter: l.name, Err: err}
 	}

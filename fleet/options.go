@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -73,6 +74,11 @@ type Options struct {
 	// limit's limiters, and the Redis latency and errors; nil means the
 	// global one.
 	MeterProvider metric.MeterProvider
+
+	// Logger receives the failure policy's events: failing open (Warn) or
+	// closed (Error) while Redis is out of reach, summarised once a
+	// minute, and Redis answering again (Info). nil logs nothing.
+	Logger *slog.Logger
 }
 
 // Defaults.

@@ -59,6 +59,7 @@ func PerSecond(c redis.UniversalClient, permitsPerSecond float64, burst int, o O
 func newLimiter(c redis.UniversalClient, o Options, capacity int, kind string, perMinute float64,
 	op string, script *redis.Script, keyKind string, params func(m, n int) ([]any, time.Duration)) *limiter {
 	m := metrics.NewFleet(o.MeterProvider, o.Name)
+	m.Log(o.Logger)
 	call := newCaller(c, o, m)
 	if o.Shards > 1 {
 		return assemble(o, max(capacity/(2*o.Shards), 1), kind, perMinute,

@@ -72,7 +72,7 @@ func NewSharedQuota(c redis.UniversalClient, guard *quota.Guard, o Options) (*Sh
 	}
 	o = o.withDefaults()
 	s := &SharedQuota{
-		call:       newCaller(c, o, metrics.NewFleet(o.MeterProvider, o.Name)),
+		call:       newCaller(c, o, metrics.NewFleetLog(o.MeterProvider, o.Name, o.Logger)),
 		guard:      guard,
 		name:       o.Name,
 		prefix:     o.Prefix,
@@ -134,6 +134,7 @@ func (s *SharedQuota) noteCall(ctx context.Context, err error) {
 	switch {
 	case err == nil:
 		s.circuit.succeeded()
+		s.call.metrics.Answered(ctx)
 	case ended(ctx):
 		s.circuit.released()
 	default:
@@ -192,7 +193,7 @@ func (s *SharedQuota) hold(ctx context.Context, cost int64, wait time.Duration) 
 // wait; Redis's failure goes to the failure policy.
 func (s *SharedQuota) reserve(ctx context.Context, key string, cost int64) (time.Duration, error) {
 	if !s.circuit.allow() {
-		return 0, s.fallBack(errCircuitOpen)
+		return 0, s.fallBack(ctx, errCircuitOpen)
 	}
 	var r []int64
 	err := s.call.do(ctx, metrics.OpQuotaReserve, s.key(key), func(ctx context.Context) error {
@@ -209,7 +210,7 @@ func (s *SharedQuota) reserve(ctx context.Context, key string, cost int64) (time
 	case err != nil && ended(ctx):
 		return 0, limit.ContextEnded(ctx, s.name)
 	case err != nil:
-		return 0, s.fallBack(err)
+		return 0, s.fallBack(ctx, err)
 	case r[0] == 1:
 		return 0, nil
 	}
@@ -218,8 +219,8 @@ func (s *SharedQuota) reserve(ctx context.Context, key string, cost int64) (time
 
 // fallBack decides an attempt Redis could not: failing open admits it
 // (this process's guard still decides), failing closed refuses it.
-func (s *SharedQuota) fallBack(err error) error {
-	s.call.metrics.FellBack(s.failOpen)
+func (s *SharedQuota) fallBack(ctx context.Context, err error) error {
+	s.call.metrics.FellBack(ctx, s.failOpen)
 	if s.failOpen {
 		return nil
 	}

@@ -2,9 +2,11 @@ package httpx
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/headroom-go/headroom/internal/metrics"
@@ -43,6 +45,15 @@ type builder struct {
 	mp       metric.MeterProvider
 	priority func(*http.Request) limit.Priority
 	t        *Transport
+	// maxHostSeries and series bound the per-host series (WithMaxHostSeries).
+	maxHostSeries int
+	series        *metrics.HostSeries
+	// logger receives the client's events (WithLogger); events writes them.
+	logger *slog.Logger
+	events *metrics.Events
+	// noDuration leaves out http.client.request.duration
+	// (WithoutRequestDuration).
+	noDuration bool
 }
 
 func (b *builder) meterProvider(mp metric.MeterProvider) metric.MeterProvider {
@@ -60,6 +71,36 @@ func WithTransport(rt http.RoundTripper) Option { return func(b *builder) { b.ba
 // mp, unless their options name a provider of their own; nil, the default,
 // means the global one.
 func WithMeterProvider(mp metric.MeterProvider) Option { return func(b *builder) { b.mp = mp } }
+
+// WithMaxHostSeries bounds how many hosts have series of their own in the
+// client's metrics (default 100): the first n host names the client meets
+// are labelled with their server.address (and server.port) for the life
+// of the client, and every later one counts in one series labelled
+// server.address "_other" (telemetry.OtherHosts) instead, whose counts and
+// waits add up those hosts' and which reports no limit, queue or quota
+// gauges, since those of several hosts do not add up. A client calling
+// any number of hosts thus makes a bounded number of series, which
+// docs/telemetry.md tabulates, and never reaches the SDK's cardinality
+// limit, where every label would be lost. It bounds series, not limiters:
+// WithMaxHosts bounds those.
+func WithMaxHostSeries(n int) Option { return func(b *builder) { b.maxHostSeries = n } }
+
+// WithLogger sends the client's notable events to l: a throttle answered by
+// a server, with its Retry-After, at Info; an attempt the quota guard held
+// longer than a second, at Info; and, through the limiters the layers make
+// (unless their options name a logger of their own), their pauses and
+// cuts. Repeats of one event for one host are summarised once a minute,
+// so that a storm of 429s makes a line a minute. A client in healthy full
+// use, never throttled, logs nothing above Debug. nil, the default, logs
+// nothing.
+func WithLogger(l *slog.Logger) Option { return func(b *builder) { b.logger = l } }
+
+// WithoutRequestDuration leaves out the client's own
+// http.client.request.duration. Use it when the base transport records
+// that metric already, as otelhttp.NewTransport does: both would time the
+// same attempts, as two series that differ only in their instrumentation
+// scope, and a sum over them counts every attempt twice.
+func WithoutRequestDuration() Option { return func(b *builder) { b.noDuration = true } }
 
 // WithClassifier replaces Classify as the resilience layer's response
 // classifier.
@@ -124,7 +165,8 @@ func WithResilience(p *resilience.Policy) Option {
 // the limiter has slowed down and the retry waits its turn in its queue.
 //
 // Per-host limiters are named o.Name, or after their host, and their
-// metrics carry headroom.host and headroom.layer.
+// metrics carry the host's server.address (and server.port when the host
+// names one) and headroom.layer, within WithMaxHostSeries.
 func WithRateLimit(o limit.Options, opts ...LimiterOption) Option {
 	return limiterOption("WithRateLimit", opts, func(c *limiterConfig, b *builder) (*hostSet, error) {
 		if err := o.Validate(); err != nil {
@@ -211,6 +253,9 @@ func guardLayerSpec(name string, o quota.Options) layer {
 			o := o
 			if o.Key == nil {
 				o.Key = hostKey // as the limiter layers key hosts
+				if o.KeyAttributes == nil {
+					o.KeyAttributes = func(key string) []attribute.KeyValue { return b.series.Labels(metrics.SplitPort(key)) }
+				}
 			}
 			o.MeterProvider = b.meterProvider(o.MeterProvider)
 			g, err := quota.New(o)
@@ -220,7 +265,7 @@ func guardLayerSpec(name string, o quota.Options) layer {
 			if b.t.guard == nil {
 				b.t.guard = g
 			}
-			return &guardLayer{next: next, g: g, shared: b.shared}, nil
+			return &guardLayer{next: next, g: g, shared: b.shared, events: b.events}, nil
 		}}
 }
 
@@ -281,6 +326,8 @@ func NewTransport(opts ...Option) (*Transport, error) {
 	if b.base == nil {
 		b.base = http.DefaultTransport
 	}
+	b.series = metrics.NewHostSeries(b.maxHostSeries)
+	b.events = metrics.NewEvents(b.logger)
 	layers := b.layers
 	hasGuard := false
 	for _, l := range layers {
@@ -312,7 +359,11 @@ func NewTransport(opts ...Option) (*Transport, error) {
 	// Build from the innermost out.
 	t := b.t
 	t.base = b.base
-	var rt http.RoundTripper = &durationLayer{next: b.base, m: metrics.NewHTTPClient(b.mp)}
+	d := &durationLayer{next: b.base, events: b.events}
+	if !b.noDuration {
+		d.m = metrics.NewHTTPClient(b.mp, b.series)
+	}
+	var rt http.RoundTripper = d
 	for i := len(layers) - 1; i >= 0; i-- {
 		next, err := layers[i].build(b, rt)
 		if err != nil {

@@ -81,7 +81,8 @@
 // # Telemetry
 //
 // Per-host limiters are named after limit.Options.Name (or their host) and
-// their metrics carry headroom.host and headroom.layer; the quota guard
+// their metrics carry server.address, server.port and headroom.layer (within
+// WithMaxHostSeries hosts); the quota guard
 // reports its keys and refusals; each attempt that reaches the base
 // transport is timed as the semantic convention's
 // http.client.request.duration. WithMeterProvider picks the provider.

@@ -285,8 +285,8 @@ func (e *hostEntry) close() {
 
 // hostLimiter is the one builder of the layers' limiters: host's limiter
 // of the shape o describes, named o.Name or after its host, on the client's
-// meter provider unless o names one, its metrics carrying the host and the
-// layer. host "" is the limiter every host of a layer shares, named o.Name
+// meter provider unless o names one, its metrics carrying the host's labels
+// within the client's host series bound, and the layer. host "" is the limiter every host of a layer shares, named o.Name
 // or after its shape, without those attributes.
 //
 // The layer validated o when it was built, so limit.New fails only when the
@@ -295,10 +295,19 @@ func (e *hostEntry) close() {
 // resilience layer, instead of the transport panicking.
 func (b *builder) hostLimiter(o limit.Options, host string) *hostEntry {
 	o.MeterProvider = b.meterProvider(o.MeterProvider)
+	if o.Logger == nil {
+		o.Logger = b.logger
+	}
 	if host != "" {
-		o.Name = cmp.Or(o.Name, host)
-		o.Attributes = append(o.Attributes[:len(o.Attributes):len(o.Attributes)],
-			attribute.String(telemetry.AttrHost, host), attribute.String(telemetry.AttrLayer, metrics.LayerRateLimit))
+		labels := b.series.Labels(metrics.SplitPort(host))
+		attrs := append(append(o.Attributes[:len(o.Attributes):len(o.Attributes)], labels...),
+			attribute.String(telemetry.AttrLayer, metrics.LayerRateLimit))
+		if o.Name == "" && metrics.Folded(labels) {
+			// Named after their hosts, the hosts past the bound share
+			// one name in telemetry too, and so one series.
+			attrs = append(attrs, attribute.String(telemetry.AttrLimiter, telemetry.OtherHosts))
+		}
+		o.Name, o.Attributes = cmp.Or(o.Name, host), attrs
 	}
 	lim, err := limit.New(o)
 	if err != nil {

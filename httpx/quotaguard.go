@@ -1,6 +1,12 @@
 package httpx
 
 import (
+	"context"
+	"github.com/headroom-go/headroom/internal/metrics"
+	"github.com/headroom-go/headroom/telemetry"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -27,16 +33,50 @@ type guardLayer struct {
 	g    *quota.Guard
 	// shared, when not nil, is the quota the processes share (WithSharedQuota).
 	shared SharedQuota
+	events *metrics.Events // WithLogger's: the long holds
+}
+
+// holdNoticed is the shortest hold the guard layer adds to the caller's
+// span, and holdLogged the shortest it logs: an attempt let through at
+// once takes microseconds, and a hold of a second or more is one an
+// operator would want to see.
+const (
+	holdNoticed = time.Millisecond
+	holdLogged  = time.Second
+)
+
+// held reports a hold of the attempt for key that began at start and
+// ended when its slot was sent.
+func (l *guardLayer) held(ctx context.Context, key string, start, sent time.Time) {
+	d := sent.Sub(start)
+	if d < holdNoticed {
+		return
+	}
+	metrics.SpanEvent(ctx, telemetry.EventGuardHold, attribute.String(telemetry.AttrQuotaKey, key),
+		attribute.Float64(telemetry.AttrWaitDuration, d.Seconds()))
+	if d >= holdLogged {
+		l.events.Log(ctx, slog.LevelInfo, "quota guard held an attempt", key,
+			slog.String(telemetry.AttrQuotaKey, key), slog.Duration("held", d))
+	}
 }
 
 func (l *guardLayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	key := l.g.Key(req)
 	a := attemptIn(req.Context())
 	rate, cost := a.pacedBy(), a.units()
+	// The clock is read before the wait only when someone would hear of
+	// a hold: a logger or a recording span.
+	var start time.Time
+	if l.events != nil || trace.SpanFromContext(req.Context()).IsRecording() {
+		start = time.Now()
+	}
 	slot, err := l.g.Acquire(req.Context(), key, cost)
 	if err != nil {
 		closeRequestBody(req)
 		return nil, err
+	}
+	if !start.IsZero() {
+		l.held(req.Context(), key, start, slot.Sent())
 	}
 	// Deferred, so that a panic below does not keep the slot for ever; and
 	// after Observe, so that the attempt it admits next reads this

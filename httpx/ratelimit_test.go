@@ -55,7 +55,7 @@ func TestRateLimitPerHost(t *testing.T) {
 			continue
 		}
 		if p.Attr(telemetry.AttrOutcome) == metrics.OutcomeAcquired {
-			hosts[p.Attr(telemetry.AttrHost)] += int64(p.Value)
+			hosts[p.Attr(telemetry.AttrServerAddress)] += int64(p.Value)
 		}
 		if n := p.Attr(telemetry.AttrLimiter); n != "api" {
 			t.Errorf("limiter name %v, want api", n)

@@ -148,7 +148,7 @@ func (l *AdaptiveLimiter) AcquireN(ctx context.Context, cost int) (Lease, error)
 	l.metrics.QueueAdd(-int64(cost))
 	at := time.Since(l.epoch)
 	if granted && woken == wokenReady {
-		l.metrics.Waited(at - now)
+		l.metrics.Waited(ctx, at-now)
 		l.metrics.AcquiredN(cost)
 		return newLease(&l.self, at, cost), nil
 	}

@@ -182,7 +182,7 @@ func (l *AdaptiveRateLimiter) wait(ctx context.Context, now time.Duration, cost 
 		l.metrics.DeniedN(telemetry.ReasonMaxWait, cost)
 		return Lease{}, &RateLimitedError{Limiter: l.name, Reason: telemetry.ReasonMaxWait}
 	}
-	l.metrics.Waited(w.at - now)
+	l.metrics.Waited(ctx, w.at-now)
 	l.metrics.AcquiredN(cost)
 	return newLease(&l.self, w.at, cost), nil
 }

@@ -182,7 +182,7 @@ func (l *bulkhead) acquireQueued(ctx context.Context, cost int) (Lease, error) {
 		lease := w.lease
 		l.queue.put(w)
 		l.metrics.QueueAdd(-int64(cost))
-		l.metrics.Waited(time.Since(l.epoch) - start)
+		l.metrics.Waited(ctx, time.Since(l.epoch)-start)
 		return lease, nil
 	}
 	l.mu.Lock()

@@ -290,16 +290,24 @@ func TestConcurrencyAndWindowTelemetry(t *testing.T) {
 			"headroom.limiter.wait.duration.sum{db,concurrency}":        2,
 			"headroom.limiter.leases{w,per_window,acquired}":            1,
 			"headroom.limiter.leases{w,per_window,denied,no_permit}":    1,
-			"headroom.limiter.leases{w,per_window,denied,queue_full}":   0,
-			"headroom.limiter.leases{db,concurrency,denied,no_permit}":  0,
-			"headroom.limiter.leases{db,concurrency,denied,deadline}":   0,
-			"headroom.limiter.leases{w,per_window,denied,deadline}":     0,
-			"headroom.limiter.leases{db,concurrency,denied,max_wait}":   0,
-			"headroom.limiter.leases{w,per_window,denied,max_wait}":     0,
-			"headroom.limiter.queue.length{w,per_window}":               0,
 		} {
 			if v, ok := got[k]; !ok || v != want {
 				t.Errorf("%s = %v (reported %v); want %v\nall: %v", k, v, ok, want, got)
+			}
+		}
+		// What never happened makes no series: no zero-valued outcome,
+		// no queue gauges for a limiter without a queue.
+		for _, k := range []string{
+			"headroom.limiter.leases{w,per_window,denied,queue_full}",
+			"headroom.limiter.leases{db,concurrency,denied,no_permit}",
+			"headroom.limiter.leases{db,concurrency,denied,deadline}",
+			"headroom.limiter.leases{w,per_window,denied,deadline}",
+			"headroom.limiter.leases{db,concurrency,denied,max_wait}",
+			"headroom.limiter.leases{w,per_window,denied,max_wait}",
+			"headroom.limiter.queue.length{w,per_window}",
+		} {
+			if v, ok := got[k]; ok {
+				t.Errorf("%s reported (%v), though it never happened", k, v)
 			}
 		}
 		if queued != 1 {

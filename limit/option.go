@@ -3,6 +3,7 @@ package limit
 import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
+	"log/slog"
 )
 
 // An Option adjusts the Options a constructor builds.
@@ -19,6 +20,11 @@ func WithQueueLimit(permits int) Option { return func(o *Options) { o.QueueLimit
 // meter provider.
 func WithMeterProvider(mp metric.MeterProvider) Option {
 	return func(o *Options) { o.MeterProvider = mp }
+}
+
+// WithLogger sends the limiter's notable events to l: see Options.Logger.
+func WithLogger(l *slog.Logger) Option {
+	return func(o *Options) { o.Logger = l }
 }
 
 // WithAttributes adds attributes to every measurement the limiter records.

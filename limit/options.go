@@ -3,6 +3,7 @@ package limit
 import (
 	"cmp"
 	"fmt"
+	"log/slog"
 	"math"
 	"strconv"
 
@@ -64,9 +65,15 @@ type Options struct {
 	// MeterProvider receives the limiter's metrics; nil means the global one.
 	MeterProvider metric.MeterProvider `json:"-"`
 
+	// Logger receives the limiter's notable events: a pause after a
+	// Retry-After at Info, a cut of an adaptive limit at Debug, repeats
+	// summarised once a minute. nil logs nothing; a limiter in healthy
+	// full use logs nothing above Debug.
+	Logger *slog.Logger `json:"-"`
+
 	// Attributes are added to every measurement the limiter records, after
 	// headroom.limiter and headroom.limiter.kind; the HTTP layer adds
-	// headroom.host this way.
+	// the host's server.address and server.port this way.
 	Attributes []attribute.KeyValue `json:"-"`
 }
 

@@ -208,7 +208,7 @@ func (l *perSecond) wait(ctx context.Context, arrived time.Duration, cost int) (
 			l.unlink(w, true)
 			l.mu.Unlock()
 			l.queue.put(w)
-			l.metrics.Waited(now - arrived)
+			l.metrics.Waited(ctx, now-arrived)
 			l.metrics.AcquiredN(cost)
 			return spentLease(&l.spent, readyAt, cost), nil
 		}

@@ -204,7 +204,7 @@ func (l *perWindow) acquireQueued(ctx context.Context, now time.Duration, cost i
 				l.mu.Unlock()
 				l.queue.put(w)
 				l.metrics.QueueAdd(-int64(cost))
-				l.metrics.Waited(now - start)
+				l.metrics.Waited(ctx, now-start)
 				l.metrics.AcquiredN(cost)
 				return spentLease(&l.spent, now, cost), nil
 			}

@@ -30,6 +30,7 @@ func (s *shell) dress(o Options, kind string, owner any) {
 	s.name = cmp.Or(o.Name, kind)
 	s.metrics = metrics.NewLimiter(o.MeterProvider, s.name, kind, o.Attributes...)
 	s.metrics.SetQueueLimit(o.queueLimit())
+	s.metrics.Log(o.Logger)
 	if lo, ok := owner.(leaseOwner); ok {
 		s.self.leaseOwner = lo
 	}

@@ -114,6 +114,7 @@ func NewBreaker(o BreakerOptions) (*Breaker, error) {
 	}
 	o = o.withDefaults()
 	b := &Breaker{opts: o, tel: metrics.NewBreaker(o.MeterProvider, o.Name)}
+	b.tel.Log(o.Logger, o.Name)
 	if o.ratioMode() {
 		b.nsub, b.sub = breakerSubWindows, o.SamplingDuration/breakerSubWindows
 		if o.SamplingDuration < breakerSingleWindowLT {

@@ -2,6 +2,7 @@ package resilience
 
 import (
 	"cmp"
+	"log/slog"
 	"time"
 
 	"github.com/headroom-go/headroom/internal/problems"
@@ -58,6 +59,10 @@ type BreakerOptions struct {
 	// meter provider. The gauge reads the breaker's state once the calls
 	// that changed it have returned.
 	MeterProvider metric.MeterProvider
+
+	// Logger receives the breaker's transitions: opening at Warn,
+	// half-opening and closing at Info. nil logs nothing.
+	Logger *slog.Logger
 }
 
 // The defaults of BreakerOptions: Polly's CircuitBreakerStrategyOptions.

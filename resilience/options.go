@@ -1,6 +1,7 @@
 package resilience
 
 import (
+	"log/slog"
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
@@ -85,6 +86,11 @@ type Options struct {
 	// MeterProvider receives the runner's metrics; nil means the global
 	// meter provider.
 	MeterProvider metric.MeterProvider `json:"-"`
+
+	// Logger receives the runner's notable events: a retry the budget
+	// refused, at Warn, repeats summarised once a minute. nil logs
+	// nothing. A run that succeeds logs nothing.
+	Logger *slog.Logger `json:"-"`
 }
 
 // transientCurve is what the zero fields of Options.Backoff mean.

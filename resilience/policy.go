@@ -42,5 +42,6 @@ func newPolicy(o Options) *Policy {
 	if p.classify == nil {
 		p.classify = DefaultClassify
 	}
+	p.tel.Log(o.Logger, o.Name)
 	return p
 }

@@ -69,7 +69,7 @@ func run[T any](ctx context.Context, p *Policy, fn func(context.Context) (T, err
 			break
 		}
 		var cancelled error
-		if stop, cancelled = r.wait(verdict); stop != running {
+		if stop, cancelled = r.wait(verdict, n); stop != running {
 			if cancelled != nil {
 				err = cancelled
 			}

@@ -161,6 +161,9 @@ func (r *runState) judge(a *attempt, n int, err error) (Verdict, StopReason, err
 	}
 	r.count(a, verdict, evidence)
 	r.p.tel.Attempt(r.ctx, int(verdict.Kind), verdict.SelfImposed, n+1, a.took, r.timed)
+	if verdict.Kind == Throttled {
+		r.p.tel.Throttle(r.ctx, n+1, verdict.SelfImposed, verdict.RetryAfter)
+	}
 	if r.rec != nil {
 		*r.rec = append(*r.rec, Attempt{Verdict: verdict, Err: err, Duration: a.took})
 	}
@@ -236,7 +239,7 @@ func (r *runState) decide(n int, verdict Verdict) StopReason {
 // capped by MaximumDelay, and never past the deadline. It returns running,
 // or why the run stops instead, with the caller's context error when that
 // is why.
-func (r *runState) wait(verdict Verdict) (StopReason, error) {
+func (r *runState) wait(verdict Verdict, n int) (StopReason, error) {
 	d := r.delay(verdict)
 	if r.hasDeadline && !r.now.Add(d).Before(r.deadline) {
 		return StopDeadline, nil
@@ -248,7 +251,7 @@ func (r *runState) wait(verdict Verdict) (StopReason, error) {
 	if r.rec != nil {
 		(*r.rec)[len(*r.rec)-1].Delay = d
 	}
-	r.p.tel.Retry(r.ctx, int(verdict.Kind), verdict.SelfImposed, d)
+	r.p.tel.Retry(r.ctx, int(verdict.Kind), verdict.SelfImposed, d, n+1)
 	if d > 0 && !sleep(r.ctx, d) {
 		e := r.ctx.Err()
 		return callerStop(e), e

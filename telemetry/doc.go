@@ -13,7 +13,7 @@
 // # Metrics
 //
 // Limiters, each with AttrLimiter and AttrLimiterKind (and in httpx
-// AttrHost and AttrLayer):
+// AttrServerAddress, AttrServerPort and AttrLayer):
 //
 //	headroom.limiter.leases            counter    {lease}       by AttrOutcome, AttrReason
 //	headroom.limiter.permits           counter    {permit}      the leases' permits, same attributes
@@ -72,6 +72,19 @@
 // *limit.RateLimitedError's Reason holds too) and the quota guard's
 // refusals (ReasonReserve, ReasonBlocked, ReasonProbe, ReasonInFlight).
 //
-// docs/telemetry.md describes each in full, with the PromQL for the common
-// questions; docs/dashboards holds a Grafana dashboard and alert rules.
+// Per-host series carry AttrServerAddress and AttrServerPort; past a
+// client's bound of hosts (httpx.WithMaxHostSeries) they fold into one
+// series whose AttrServerAddress is OtherHosts. Nothing is reported before
+// it happens.
+//
+// A caller's recording span receives the events EventWait,
+// EventThrottled, EventRetry and EventGuardHold; synchronous measurements
+// carry the caller's context, so that a sampled trace rides on them as an
+// exemplar. Package status serves every limiter, guard and breaker as a
+// live page.
+//
+// docs/telemetry.md describes each in full, with the cardinality table,
+// the log events and the PromQL for the common questions; docs/dashboards
+// holds a Grafana dashboard, built by docs/dashboards/build, and alert
+// rules with their tests.
 package telemetry

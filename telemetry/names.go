@@ -5,7 +5,7 @@ package telemetry
 const ScopeName = "github.com/headroom-go/headroom"
 
 // Limiter instruments. Each carries AttrLimiter and AttrLimiterKind, and in
-// httpx AttrHost and AttrLayer.
+// httpx the host's AttrServerAddress and AttrServerPort, and AttrLayer.
 const (
 	// LeasesName counts calls that asked a limiter for a lease, unit
 	// "{lease}", with AttrOutcome "acquired" or "denied"; a denied
@@ -198,9 +198,17 @@ const (
 	// "concurrency", "adaptive" or "adaptive_rate".
 	AttrLimiterKind = "headroom.limiter.kind"
 
-	// AttrHost is the host a limiter guards; httpx adds it to its per-host
-	// limiters.
-	AttrHost = "headroom.host"
+	// AttrServerAddress is the semantic convention's server.address: the
+	// host name or IP address a per-host series is about, on every per-host
+	// family (limiters, the quota guard keyed by host, HTTP durations), so
+	// that the families join on it. Past a client's host series bound it is
+	// OtherHosts.
+	AttrServerAddress = "server.address"
+
+	// AttrServerPort is the semantic convention's server.port: the port of
+	// the host a per-host series is about, explicit or the scheme's default.
+	// A folded series (AttrServerAddress OtherHosts) has none.
+	AttrServerPort = "server.port"
 
 	// AttrOutcome is "acquired" or "denied", on LeasesName.
 	AttrOutcome = "headroom.outcome"
@@ -243,6 +251,46 @@ const (
 	// caller chose.
 	AttrQuotaKey = "headroom.quota.key"
 )
+
+// Span events, added to the caller's span when it is recording.
+const (
+	// EventWait is a wait for permits in a limiter's queue, with
+	// AttrLimiter and AttrWaitDuration.
+	EventWait = "headroom.limiter.wait"
+
+	// EventThrottled is an attempt that was throttled, with AttrAttempt,
+	// AttrSelfImposed and, when the answer gave one, AttrRetryAfter.
+	EventThrottled = "headroom.attempt.throttled"
+
+	// EventRetry is a retry scheduled, with AttrAttempt (the attempt
+	// retried), AttrVerdict and AttrRetryDelay.
+	EventRetry = "headroom.retry"
+
+	// EventGuardHold is an attempt the quota guard held before letting it
+	// go, with AttrQuotaKey and AttrWaitDuration.
+	EventGuardHold = "headroom.quota.hold"
+)
+
+// Span event attributes.
+const (
+	// AttrWaitDuration is how long a wait or hold lasted, in seconds.
+	AttrWaitDuration = "headroom.wait.duration"
+
+	// AttrRetryAfter is a throttle's Retry-After, in seconds.
+	AttrRetryAfter = "headroom.retry_after"
+
+	// AttrRetryDelay is the delay before a retry, in seconds.
+	AttrRetryDelay = "headroom.retry.delay"
+)
+
+// OtherHosts is AttrServerAddress on the one series that stands for every
+// host past a client's host series bound (httpx.WithMaxHostSeries), and
+// AttrLimiter on it when the limiters are named after their hosts: their
+// counts add up there, so that any number of hosts makes a bounded number
+// of series, and says so, rather than reaching the SDK's cardinality limit
+// (where the OpenTelemetry SDK folds every attribute into
+// otel.metric.overflow).
+const OtherHosts = "_other"
 
 // The values of AttrReason. The first five say why a limiter denied a
 // lease, and are a *limit.RateLimitedError's Reason too; the last four say

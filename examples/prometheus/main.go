@@ -6,8 +6,10 @@
 //
 //	cd examples/prometheus && go run . -addr 127.0.0.1:9464 -duration 30s
 //
-// The workload stops three seconds before the end, so that a Prometheus
-// scraping every second reads the final counts before the command exits.
+// The workload stops three seconds before the end; the command then keeps
+// serving /metrics until a scrape has begun after the workload stopped (up
+// to -final-scrape, default 30s), so that the final counts are exported
+// whatever the scrape interval.
 package main
 
 import (
@@ -23,6 +25,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -34,6 +37,7 @@ import (
 func main() {
 	addr := flag.String("addr", "127.0.0.1:9464", "address to serve /metrics on")
 	duration := flag.Duration("duration", 30*time.Second, "how long to run, at least 10s")
+	flag.DurationVar(&finalScrape, "final-scrape", finalScrape, "how long to wait, after the workload, for a scrape of its final counts")
 	flag.Parse()
 	if *duration < 10*time.Second {
 		log.Fatal("prometheus: -duration must be at least 10s")
@@ -41,6 +45,41 @@ func main() {
 	if err := run(*addr, *duration, os.Stdout); err != nil {
 		log.Fatal(err)
 	}
+}
+
+// finalScrape bounds the wait for a scrape of the final counts.
+var finalScrape = 30 * time.Second
+
+// scrapes notes when each scrape of /metrics began, and wakes a waiter.
+type scrapes struct {
+	last atomic.Int64 // the latest scrape's start, Unix nanoseconds
+	seen chan struct{}
+}
+
+func (s *scrapes) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now().UnixNano()
+		h.ServeHTTP(w, r)
+		s.last.Store(start)
+		select {
+		case s.seen <- struct{}{}:
+		default:
+		}
+	})
+}
+
+// after waits until a scrape that began after t has been served, or for
+// at most limit; it reports whether one was.
+func (s *scrapes) after(t time.Time, limit time.Duration) bool {
+	timeout := time.After(limit)
+	for s.last.Load() <= t.UnixNano() {
+		select {
+		case <-s.seen:
+		case <-timeout:
+			return false
+		}
+	}
+	return true
 }
 
 // report is what the command prints when it is done.
@@ -67,7 +106,8 @@ func run(addr string, duration time.Duration, out io.Writer) error {
 		return err
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(registry, promhttp.HandlerOpts{}))
+	scraped := &scrapes{seen: make(chan struct{}, 1)}
+	mux.Handle("/metrics", scraped.wrap(promhttp.HandlerFor(registry, promhttp.HandlerOpts{})))
 	metrics := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go metrics.Serve(ln)
 	defer metrics.Close()
@@ -86,12 +126,17 @@ func run(addr string, duration time.Duration, out io.Writer) error {
 		wg.Go(func() { c.run(ctx, srv.URL) })
 	}
 	wg.Wait()
+	ended := time.Now()
 	rep := report{Calls: map[string]int64{}, Succeeded: map[string]int64{}, Received: dep.received.Load(),
 		Status: map[int]int64{200: dep.ok.Load(), 429: dep.throttled.Load(), 503: dep.unavailable.Load(), 500: dep.failed.Load()}}
 	for _, c := range clients {
 		rep.Calls[c.name], rep.Succeeded[c.name] = c.calls.Load(), c.succeeded.Load()
 	}
 	time.Sleep(time.Until(dep.start.Add(duration))) // keep serving /metrics to the end
+	// The final counts are exported only once a scrape has read them.
+	if !scraped.after(ended, finalScrape) {
+		log.Printf("prometheus: no scrape of the final counts within %v", finalScrape)
+	}
 	if err := json.NewEncoder(out).Encode(rep); err != nil {
 		return err
 	}

@@ -40,6 +40,13 @@ func TestDashboardAgainstPrometheus(t *testing.T) {
 	if out, err := exec.Command("promtool", "check", "rules", rules).CombinedOutput(); err != nil {
 		t.Fatalf("promtool check rules: %v\n%s", err, out)
 	}
+	// Each rule fires on the series that must fire it and is silent on
+	// healthy full use.
+	ruleTests := exec.Command("promtool", "test", "rules", "alerts_test.yml")
+	ruleTests.Dir = filepath.Dir(rules)
+	if out, err := ruleTests.CombinedOutput(); err != nil {
+		t.Fatalf("promtool test rules: %v\n%s", err, out)
+	}
 
 	exampleAddr, promAddr := freeAddr(t), freeAddr(t)
 	startPrometheus(t, bin, exampleAddr, promAddr)
@@ -62,6 +69,9 @@ func TestDashboardAgainstPrometheus(t *testing.T) {
 		}
 	}
 	for name, q := range alertExprs(t, rules) {
+		if strings.HasPrefix(name, "HeadroomFleet") {
+			continue // the example has no Redis; alerts_test.yml proves them
+		}
 		if !api.hasData(q, start, end) {
 			t.Errorf("alert %s never fired over the run: %s", name, q)
 		}
@@ -162,6 +172,9 @@ func dashboardQueries(t *testing.T) []string {
 	var qs []string
 	for _, p := range d.Panels {
 		for _, tg := range p.Targets {
+			if strings.Contains(tg.Expr, "headroom_fleet") {
+				continue // the fleet row: the example has no Redis
+			}
 			qs = append(qs, r.Replace(tg.Expr))
 		}
 	}

@@ -21,7 +21,7 @@ func ExampleNewLimiter() {
 	defer mp.Shutdown(ctx)
 
 	m := metrics.NewLimiter(mp, "api", metrics.KindConcurrency,
-		attribute.String(telemetry.AttrHost, "api.example.com"))
+		attribute.String(telemetry.AttrServerAddress, "api.example.com"))
 	defer m.Close()
 
 	// What a concurrency limiter of 2 records for three callers.
@@ -51,7 +51,7 @@ func ExampleNewLimiter() {
 				}
 			case metricdata.Gauge[float64]:
 				for _, dp := range d.DataPoints {
-					host, _ := dp.Attributes.Value(telemetry.AttrHost)
+					host, _ := dp.Attributes.Value(telemetry.AttrServerAddress)
 					lines = append(lines, fmt.Sprintf("%s on %s: %g", mt.Name, host.String(), dp.Value))
 				}
 			}
@@ -94,7 +94,7 @@ func ExampleNewRunner() {
 	r := metrics.NewRunner(mp, "inventory")
 	// Durations are left out (timed false), as when no reader wants them.
 	r.Attempt(ctx, 2, false, 1, 0, false) // throttled
-	r.Retry(ctx, 2, false, 4*time.Second)
+	r.Retry(ctx, 2, false, 4*time.Second, 1)
 	r.Attempt(ctx, 0, false, 2, 0, false) // success
 	r.Stop(ctx, 0, true, 0, false)        // succeeded after a retry
 

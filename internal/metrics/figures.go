@@ -59,9 +59,10 @@ func (f Figures) SetDuration(g Figure, d time.Duration) { f.Set(g, d.Seconds()) 
 // Sample arranges for read to report the limiter's figures each time the
 // meter collects. read runs on the collecting goroutine; it must not
 // reference the limiter that owns m (use a weak.Pointer), or that
-// limiter is never collected. Set it once, right after NewLimiter.
+// limiter is never collected. Set it once, right after NewLimiter. A
+// folded series (see HostSeries) reports no figures.
 func (m *Limiter) Sample(read func(Figures)) {
-	if m != nil {
+	if m != nil && m.into == nil {
 		m.sample.Store(&read)
 	}
 }

@@ -3,9 +3,11 @@ package metrics
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel"
@@ -20,6 +22,8 @@ import (
 // once, so recording allocates nothing and needs no callback to
 // unregister. A nil *Fleet records nothing.
 type Fleet struct {
+	events    *Events
+	failing   atomic.Bool // a request fell back since Redis last answered
 	duration  metric.Float64Histogram
 	errors    metric.Int64Counter
 	fallbacks metric.Int64Counter
@@ -87,13 +91,13 @@ type callOpts struct {
 }
 
 // Called records one call to Redis for op that the node at addr ("host:port";
-// empty when unknown) served in d, and failed if failed.
-func (m *Fleet) Called(op, addr string, d time.Duration, failed bool) {
+// empty when unknown) served in d, and failed if failed, with the caller's
+// ctx, so that a sampled trace's exemplar points at the call.
+func (m *Fleet) Called(ctx context.Context, op, addr string, d time.Duration, failed bool) {
 	if m == nil {
 		return
 	}
 	o := m.callOpts(op, addr)
-	ctx := context.Background()
 	m.duration.Record(ctx, d.Seconds(), o.record...)
 	if failed {
 		m.errors.Add(ctx, 1, o.add...)
@@ -124,8 +128,9 @@ func (m *Fleet) callOpts(op, addr string) callOpts {
 	return o
 }
 
-// FellBack records a request the failure policy decided.
-func (m *Fleet) FellBack(failOpen bool) {
+// FellBack records a request the failure policy decided, with the
+// caller's ctx.
+func (m *Fleet) FellBack(ctx context.Context, failOpen bool) {
 	if m == nil {
 		return
 	}
@@ -133,7 +138,37 @@ func (m *Fleet) FellBack(failOpen bool) {
 	if failOpen {
 		o = m.open
 	}
-	m.fallbacks.Add(context.Background(), 1, o)
+	m.fallbacks.Add(ctx, 1, o)
+	m.failing.Store(true)
+	if failOpen {
+		m.events.Log(ctx, slog.LevelWarn, "fleet: Redis out of reach, failing open on this process's share", "")
+	} else {
+		m.events.Log(ctx, slog.LevelError, "fleet: Redis out of reach, failing closed: refusing requests", "")
+	}
+}
+
+// NewFleetLog is NewFleet with its events logged to l (Log).
+func NewFleetLog(mp metric.MeterProvider, name string, l *slog.Logger) *Fleet {
+	m := NewFleet(mp, name)
+	m.Log(l)
+	return m
+}
+
+// Answered notes that Redis answered: after requests fell back, it logs
+// the recovery once (Info).
+func (m *Fleet) Answered(ctx context.Context) {
+	if m != nil && m.failing.Load() && m.failing.Swap(false) {
+		m.events.Log(ctx, slog.LevelInfo, "fleet: Redis answers again; deciding through Redis", "")
+	}
+}
+
+// Log sends the fleet's notable events to l: failing open (Warn), failing
+// closed (Error), each summarised once a minute, and recovering (Info).
+// nil l logs nothing. Set it once, right after NewFleet.
+func (m *Fleet) Log(l *slog.Logger) {
+	if m != nil {
+		m.events = NewEvents(l, slog.String(telemetry.AttrLimiter, m.who.Value.AsString()))
+	}
 }
 
 // Counted records an instance count.

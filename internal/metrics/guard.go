@@ -37,6 +37,8 @@ type Guard struct {
 	refusals                         metric.Int64Counter
 	limit, remaining, reset, blocked metric.Float64ObservableGauge
 	base                             []attribute.KeyValue
+	keyAttrs                         func(key string) []attribute.KeyValue
+	read                             func(report func(KeyState))
 	reg                              metric.Registration
 
 	mu   sync.Mutex
@@ -48,7 +50,11 @@ type Guard struct {
 // quotaKeysMax of them, each time the meter collects; it must not reference
 // the guard that owns the Guard, or that guard is never collected. It
 // never fails: on error it reports through otel.Handle and returns nil.
-func NewGuard(mp metric.MeterProvider, name string, read func(report func(KeyState))) *Guard {
+//
+// keyAttrs, when not nil, gives each key's further attributes (a host's
+// server.address and server.port); a key it folds (see Folded) counts its
+// refusals under the key OtherHosts and reports no gauges.
+func NewGuard(mp metric.MeterProvider, name string, keyAttrs func(key string) []attribute.KeyValue, read func(report func(KeyState))) *Guard {
 	in := newInstruments(mp)
 	g := &Guard{
 		refusals:  in.counter(telemetry.QuotaRefusalsName, "{refusal}", "Attempts the quota guard refused, by reason."),
@@ -57,6 +63,8 @@ func NewGuard(mp metric.MeterProvider, name string, read func(report func(KeySta
 		reset:     in.observableFloatGauge(telemetry.QuotaResetName, "s", "Time until the published window resets."),
 		blocked:   in.observableFloatGauge(telemetry.QuotaBlockedName, "s", "Time until the guard lets attempts through again."),
 		base:      []attribute.KeyValue{attribute.String(telemetry.AttrLimiter, name)},
+		keyAttrs:  keyAttrs,
+		read:      read,
 		keys:      map[string]struct{}{},
 	}
 	err := in.err
@@ -64,8 +72,11 @@ func NewGuard(mp metric.MeterProvider, name string, read func(report func(KeySta
 		g.reg, err = in.meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
 			n := 0
 			read(func(s KeyState) {
-				if n++; n <= quotaKeysMax {
-					g.observe(o, s)
+				if n < quotaKeysMax {
+					if kvs, folded := g.attrs(s.Key); !folded {
+						n++
+						g.observe(o, s, kvs)
+					}
 				}
 			})
 			return nil
@@ -75,11 +86,26 @@ func NewGuard(mp metric.MeterProvider, name string, read func(report func(KeySta
 		otel.Handle(fmt.Errorf("headroom/telemetry: quota guard %q: %w", name, err))
 		return nil
 	}
+	register(&registry.guards, g)
 	return g
 }
 
-func (g *Guard) observe(o metric.Observer, s KeyState) {
-	opt := metric.WithAttributes(append(g.base[:len(g.base):len(g.base)], attribute.String(telemetry.AttrQuotaKey, s.Key))...)
+// attrs is key's attributes, and whether its series folds into
+// OtherHosts'.
+func (g *Guard) attrs(key string) (kvs []attribute.KeyValue, folded bool) {
+	kvs = append(g.base[:len(g.base):len(g.base)], attribute.String(telemetry.AttrQuotaKey, key))
+	if g.keyAttrs == nil {
+		return kvs, false
+	}
+	more := g.keyAttrs(key)
+	if Folded(more) {
+		return append(g.base[:len(g.base):len(g.base)], attribute.String(telemetry.AttrQuotaKey, telemetry.OtherHosts), more[0]), true
+	}
+	return append(kvs, more...), false
+}
+
+func (g *Guard) observe(o metric.Observer, s KeyState, kvs []attribute.KeyValue) {
+	opt := metric.WithAttributes(kvs...)
 	if s.Known {
 		o.ObserveFloat64(g.limit, float64(s.Limit), opt)
 		o.ObserveFloat64(g.remaining, float64(s.Remaining), opt)
@@ -88,9 +114,15 @@ func (g *Guard) observe(o metric.Observer, s KeyState) {
 	o.ObserveFloat64(g.blocked, max(s.Blocked, 0).Seconds(), opt)
 }
 
-// Refused counts a refusal for key with its reason.
-func (g *Guard) Refused(key, reason string) {
+// Refused counts a refusal for key with its reason, with the refused
+// caller's ctx, so that a sampled trace's exemplar points at it.
+func (g *Guard) Refused(ctx context.Context, key, reason string) {
 	if g == nil {
+		return
+	}
+	kvs, folded := g.attrs(key)
+	if folded {
+		g.refusals.Add(ctx, 1, metric.WithAttributes(append(kvs, attribute.String(telemetry.AttrReason, reason))...))
 		return
 	}
 	g.mu.Lock()
@@ -102,8 +134,10 @@ func (g *Guard) Refused(key, reason string) {
 		}
 	}
 	g.mu.Unlock()
-	g.refusals.Add(context.Background(), 1, metric.WithAttributes(append(g.base[:len(g.base):len(g.base)],
-		attribute.String(telemetry.AttrQuotaKey, key), attribute.String(telemetry.AttrReason, reason))...))
+	if key == otherKey {
+		kvs = append(g.base[:len(g.base):len(g.base)], attribute.String(telemetry.AttrQuotaKey, key))
+	}
+	g.refusals.Add(ctx, 1, metric.WithAttributes(append(kvs, attribute.String(telemetry.AttrReason, reason))...))
 }
 
 // Close unregisters the gauges' callback.
@@ -111,6 +145,7 @@ func (g *Guard) Close() {
 	if g == nil || g.reg == nil {
 		return
 	}
+	unregister(&registry.guards, g)
 	if err := g.reg.Unregister(); err != nil {
 		otel.Handle(fmt.Errorf("headroom/telemetry: unregister: %w", err))
 	}

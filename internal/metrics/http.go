@@ -26,19 +26,20 @@ var httpBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.7
 // nothing.
 type HTTPClient struct {
 	duration metric.Float64Histogram
+	series   *HostSeries
 }
 
 // NewHTTPClient registers the duration histogram with mp (nil: the global
-// meter provider). It never fails: on error it reports through otel.Handle
-// and returns nil.
-func NewHTTPClient(mp metric.MeterProvider) *HTTPClient {
+// meter provider), its hosts labelled within series. It never fails: on
+// error it reports through otel.Handle and returns nil.
+func NewHTTPClient(mp metric.MeterProvider, series *HostSeries) *HTTPClient {
 	in := newInstruments(mp)
 	h := in.histogram(telemetry.HTTPClientRequestDurationName, "Duration of HTTP client requests.", httpBuckets)
 	if in.err != nil {
 		otel.Handle(fmt.Errorf("headroom/telemetry: http client: %w", in.err))
 		return nil
 	}
-	return &HTTPClient{duration: h}
+	return &HTTPClient{duration: h, series: series}
 }
 
 // Request records one attempt of req that took d and ended with resp or
@@ -47,10 +48,12 @@ func (c *HTTPClient) Request(ctx context.Context, req *http.Request, resp *http.
 	if c == nil {
 		return
 	}
-	kvs := make([]attribute.KeyValue, 0, 5)
-	kvs = append(kvs, semconv.HTTPRequestMethodKey.String(method(req.Method)),
-		semconv.ServerAddressKey.String(req.URL.Hostname()),
-		semconv.ServerPortKey.Int(port(req)))
+	kvs := make([]attribute.KeyValue, 0, 8)
+	kvs = append(kvs, semconv.HTTPRequestMethodKey.String(method(req.Method)), semconv.URLScheme(scheme(req)))
+	kvs = append(kvs, c.series.Labels(req.URL.Hostname(), port(req))...)
+	if resp != nil && resp.ProtoMajor > 0 {
+		kvs = append(kvs, semconv.NetworkProtocolVersion(protocolVersion(resp)))
+	}
 	switch {
 	case err != nil:
 		kvs = append(kvs, semconv.ErrorTypeKey.String(errorType(err)))
@@ -75,6 +78,28 @@ func method(m string) string {
 		return http.MethodGet
 	}
 	return "_OTHER"
+}
+
+// scheme is the request URL's scheme, http when it has none.
+func scheme(req *http.Request) string {
+	if req.URL.Scheme == "" {
+		return "http"
+	}
+	return req.URL.Scheme
+}
+
+// protocolVersion is the response's HTTP version as the conventions write
+// it: "1.1", "2", "3".
+func protocolVersion(resp *http.Response) string {
+	switch {
+	case resp.ProtoMajor == 1 && resp.ProtoMinor == 1:
+		return "1.1"
+	case resp.ProtoMajor == 1 && resp.ProtoMinor == 0:
+		return "1.0"
+	case resp.ProtoMinor == 0:
+		return strconv.Itoa(resp.ProtoMajor)
+	}
+	return strconv.Itoa(resp.ProtoMajor) + "." + strconv.Itoa(resp.ProtoMinor)
 }
 
 // port is the request's port, or the scheme's default.

@@ -4,6 +4,8 @@ import (
 	"github.com/headroom-go/headroom/telemetry"
 
 	"errors"
+	"runtime/debug"
+	"sync"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -24,8 +26,34 @@ func newInstruments(mp metric.MeterProvider) *instruments {
 	if mp == nil {
 		mp = otel.GetMeterProvider()
 	}
-	return &instruments{meter: mp.Meter(telemetry.ScopeName)}
+	return &instruments{meter: mp.Meter(telemetry.ScopeName, metric.WithInstrumentationVersion(scopeVersion()))}
 }
+
+// scopeVersion is the version of the headroom module this program was
+// built with, as the instrumentation scope's version: the module's
+// version when it is a dependency, the main module's ("(devel)" in a
+// checkout) when it is built itself, "" when the build has no such record.
+var scopeVersion = sync.OnceValue(func() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	if bi.Main.Path == module {
+		return bi.Main.Version
+	}
+	for _, d := range bi.Deps {
+		if d.Path == module {
+			if d.Replace != nil && d.Replace.Version != "" {
+				return d.Replace.Version
+			}
+			return d.Version
+		}
+	}
+	return ""
+})
+
+// module is headroom's module path.
+const module = "github.com/headroom-go/headroom"
 
 func (in *instruments) keep(err error) { in.err = errors.Join(in.err, err) }
 

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"reflect"
 	"runtime"
@@ -52,6 +53,15 @@ type Limiter struct {
 	// (CountGrants); countedMore are their permits beyond one a lease.
 	granted     atomic.Pointer[func() int64]
 	countedMore atomic.Int64
+
+	// into is the shared Limiter a folded host's handle records into
+	// (see HostSeries); fold is set on that shared Limiter.
+	into *Limiter
+	fold *fold
+
+	// events logs the pauses and cuts (Log); name is AttrLimiter's value.
+	events atomic.Pointer[Events]
+	name   attribute.KeyValue
 
 	// Set by NewLimiter, read-only after.
 	adaptive  bool
@@ -106,7 +116,7 @@ var waitBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 
 // given kind (KindPerSecond, KindPerWindow, KindConcurrency, KindAdaptive,
 // KindAdaptiveRate) with mp; nil mp means the global meter provider
 // (otel.GetMeterProvider). Every instrument carries telemetry.AttrLimiter = name,
-// telemetry.AttrLimiterKind = kind and the extra attributes, such as telemetry.AttrHost in httpx.
+// telemetry.AttrLimiterKind = kind and the extra attributes, such as telemetry.AttrServerAddress in httpx.
 //
 // NewLimiter never fails: when an instrument cannot be created, it reports
 // the error through otel.Handle and the Limiter records nothing.
@@ -120,18 +130,32 @@ var waitBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 
 // idle long enough to be dropped comes back with a new limiter that
 // counts from 0, which a backend such as Prometheus reads as a reset.
 func NewLimiter(mp metric.MeterProvider, name, kind string, extra ...attribute.KeyValue) *Limiter {
-	m := &Limiter{
-		adaptive: kind == KindAdaptive || kind == KindAdaptiveRate,
-		rateKind: kind == KindPerSecond || kind == KindPerWindow || kind == KindAdaptiveRate,
-	}
 	if mp == nil {
 		mp = otel.GetMeterProvider()
 	}
-	var kvs []attribute.KeyValue
-	m.live, kvs = claim(mp, func(name string) []attribute.KeyValue {
+	attrs := func(name string) []attribute.KeyValue {
 		return append([]attribute.KeyValue{attribute.String(telemetry.AttrLimiter, name), attribute.String(telemetry.AttrLimiterKind, kind)}, extra...)
-	}, name)
+	}
+	if Folded(extra) {
+		h := foldedLimiter(mp, kind, attrs(name))
+		h.name = attribute.String(telemetry.AttrLimiter, name)
+		return h
+	}
+	live, kvs := claim(mp, attrs, name)
+	return newLimiter(mp, kind, kvs, live)
+}
+
+// newLimiter is NewLimiter's Limiter with the attributes kvs (later values
+// of a key win), holding live.
+func newLimiter(mp metric.MeterProvider, kind string, kvs []attribute.KeyValue, live liveKey) *Limiter {
+	m := &Limiter{
+		adaptive: kind == KindAdaptive || kind == KindAdaptiveRate,
+		rateKind: kind == KindPerSecond || kind == KindPerWindow || kind == KindAdaptiveRate,
+		live:     live,
+	}
 	base := attrSet(kvs)
+	name, _ := base.Value(telemetry.AttrLimiter)
+	m.name = attribute.KeyValue{Key: telemetry.AttrLimiter, Value: name}
 	m.base = []metric.ObserveOption{metric.WithAttributeSet(base)}
 	m.acqOpts = []metric.ObserveOption{metric.WithAttributeSet(attrSet(kvs, attribute.String(telemetry.AttrOutcome, OutcomeAcquired)))}
 	for i, r := range reasons {
@@ -165,24 +189,30 @@ func NewLimiter(mp metric.MeterProvider, name, kind string, extra ...attribute.K
 	}
 	if err != nil {
 		m.live.release()
-		otel.Handle(fmt.Errorf("headroom/telemetry: limiter %q: %w", name, err))
+		otel.Handle(fmt.Errorf("headroom/telemetry: limiter %q: %w", name.AsString(), err))
 		m.wait, m.reg = nil, nil
 		m.closed.Store(true)
 		return m
 	}
 	m.waitOpts = []metric.RecordOption{metric.WithAttributeSet(base)}
+	register(&registry.limiters, m)
 	return m
 }
 
 // observe is the Limiter's one callback: it reads the atomics. A closing
-// Limiter observes nothing, even before its callback is unregistered.
+// Limiter observes nothing, even before its callback is unregistered. A
+// series is reported once what it counts has happened, or, for a gauge,
+// once the limiter has what it measures (a queue, a limit): nothing is
+// made in advance, so that an idle host costs no series.
 func (m *Limiter) observe(_ context.Context, o metric.Observer) error {
 	if m.closed.Load() {
 		return nil
 	}
 	m.observeLeases(o)
-	o.ObserveInt64(m.queueG, m.queued.Load(), m.base...)
-	o.ObserveInt64(m.queueMaxG, m.queueMax.Load(), m.base...)
+	if qm := m.queueMax.Load(); qm != 0 {
+		o.ObserveInt64(m.queueG, m.queued.Load(), m.base...)
+		o.ObserveInt64(m.queueMaxG, qm, m.base...)
+	}
 	if m.hasLimit.Load() {
 		o.ObserveFloat64(m.limitG, math.Float64frombits(m.limit.Load()), m.base...)
 	}
@@ -190,7 +220,7 @@ func (m *Limiter) observe(_ context.Context, o metric.Observer) error {
 		inst metric.Int64ObservableCounter
 		n    int64
 	}{{m.throttleC, m.throttles.Load()}, {m.cutC, m.cuts.Load()}, {m.pauseC, m.pauses.Load()}} {
-		if m.adaptive || c.n != 0 {
+		if c.n != 0 {
 			o.ObserveInt64(c.inst, c.n, m.base...)
 		}
 	}
@@ -200,7 +230,8 @@ func (m *Limiter) observe(_ context.Context, o metric.Observer) error {
 	return nil
 }
 
-// observeLeases reports the leases and permits of each outcome.
+// observeLeases reports the leases and permits of each outcome that has
+// happened.
 func (m *Limiter) observeLeases(o metric.Observer) {
 	var acquired, acquiredMore, noPermit, other int64
 	for i := range m.stripes {
@@ -211,20 +242,31 @@ func (m *Limiter) observeLeases(o metric.Observer) {
 		other += s.other.Load()
 	}
 	permits := acquired + acquiredMore
+	counted := m.fold != nil
+	var n int64
 	if g := m.granted.Load(); g != nil {
-		n := (*g)()
+		n, counted = (*g)(), true
+	}
+	if m.fold != nil {
+		n += m.fold.grants()
+	}
+	if counted {
 		acquired += n - m.countedMore.Load()
 		permits += n
 	}
-	o.ObserveInt64(m.leases, acquired, m.acqOpts...)
-	o.ObserveInt64(m.permits, permits, m.acqOpts...)
+	if acquired != 0 {
+		o.ObserveInt64(m.leases, acquired, m.acqOpts...)
+		o.ObserveInt64(m.permits, permits, m.acqOpts...)
+	}
 	for i := range reasons {
 		n := noPermit
 		if i > 0 {
 			n = m.denied[i].Load()
 		}
-		o.ObserveInt64(m.leases, n, m.denyOpts[i]...)
-		o.ObserveInt64(m.permits, n+m.deniedMore[i].Load(), m.denyOpts[i]...)
+		if n != 0 {
+			o.ObserveInt64(m.leases, n, m.denyOpts[i]...)
+			o.ObserveInt64(m.permits, n+m.deniedMore[i].Load(), m.denyOpts[i]...)
+		}
 	}
 	if other != 0 {
 		o.ObserveInt64(m.leases, other, m.denyOpts[len(reasons)]...)
@@ -239,7 +281,11 @@ func (m *Limiter) Close() {
 		return
 	}
 	if !m.closed.Swap(true) {
+		unregister(&registry.limiters, m)
 		m.live.release()
+		if m.into != nil {
+			m.leave()
+		}
 	}
 	m.mu.Lock()
 	reg, cleanups := m.reg, m.cleanups
@@ -312,8 +358,17 @@ func (m *Limiter) stripe() *stripe {
 // Acquired counts a granted lease of one permit.
 func (m *Limiter) Acquired() {
 	if m != nil {
-		m.stripe().acquired.Add(1)
+		m.sink().stripe().acquired.Add(1)
 	}
+}
+
+// sink is the Limiter that counts m's events: the shared one of a folded
+// series, else m.
+func (m *Limiter) sink() *Limiter {
+	if m.into != nil {
+		return m.into
+	}
+	return m
 }
 
 // AcquiredN counts a granted lease of n permits. A lease of one permit
@@ -322,7 +377,7 @@ func (m *Limiter) AcquiredN(n int) {
 	if m == nil {
 		return
 	}
-	s := m.stripe()
+	s := m.sink().stripe()
 	s.acquired.Add(1)
 	if n != 1 {
 		s.acquiredMore.Add(int64(n - 1))
@@ -337,7 +392,14 @@ func (m *Limiter) AcquiredN(n int) {
 // granted counts is counted once more with CountedMore, so that it is one
 // lease. granted must not reference the limiter that owns m (see Sample).
 func (m *Limiter) CountGrants(granted func() int64) {
-	if m != nil {
+	switch {
+	case m == nil:
+	case m.into != nil:
+		f := m.into.fold
+		f.mu.Lock()
+		f.granted[m] = granted
+		f.mu.Unlock()
+	default:
 		m.granted.Store(&granted)
 	}
 }
@@ -346,7 +408,7 @@ func (m *Limiter) CountGrants(granted func() int64) {
 // (CountGrants) has already counted as n permits: it is one lease.
 func (m *Limiter) CountedMore(n int) {
 	if m != nil && n > 1 {
-		m.countedMore.Add(int64(n - 1))
+		m.sink().countedMore.Add(int64(n - 1))
 	}
 }
 
@@ -359,6 +421,7 @@ func (m *Limiter) DeniedN(reason string, n int) {
 	if m == nil {
 		return
 	}
+	m = m.sink()
 	i := len(reasons)
 	switch reason {
 	case telemetry.ReasonNoPermit:
@@ -381,19 +444,34 @@ func (m *Limiter) DeniedN(reason string, n int) {
 	}
 }
 
-// Waited records how long a caller waited in the queue. Only a caller that
-// queued calls it.
-func (m *Limiter) Waited(d time.Duration) {
-	if m == nil || m.wait == nil || m.closed.Load() {
+// Waited records how long a caller waited in the queue, with the caller's
+// ctx, so that a sampled trace's exemplar points at the wait. Only a
+// caller that queued calls it.
+func (m *Limiter) Waited(ctx context.Context, d time.Duration) {
+	if m == nil {
 		return
 	}
-	m.wait.Record(context.Background(), max(d, 0).Seconds(), m.waitOpts...)
+	d = max(d, 0)
+	SpanEvent(ctx, telemetry.EventWait, m.name, attribute.Float64(telemetry.AttrWaitDuration, d.Seconds()))
+	if m = m.sink(); m.wait == nil || m.closed.Load() {
+		return
+	}
+	m.wait.Record(ctx, d.Seconds(), m.waitOpts...)
+}
+
+// Log sends the limiter's notable events to l: a pause after a Retry-After
+// (Info), a cut of its limit or rate (Debug). nil l logs nothing.
+func (m *Limiter) Log(l *slog.Logger) {
+	if m != nil {
+		m.events.Store(NewEvents(l, slog.String(telemetry.AttrLimiter, m.name.Value.AsString())))
+	}
 }
 
 // SetLimit records the limit: a concurrency limit (LimitName), or for the
-// rate kinds a rate in permits per minute (RateName).
+// rate kinds a rate in permits per minute (RateName). A folded series
+// reports no limit: limits of several hosts do not add up.
 func (m *Limiter) SetLimit(v float64) {
-	if m != nil {
+	if m != nil && m.into == nil {
 		m.limit.Store(math.Float64bits(v))
 		if !m.hasLimit.Load() {
 			m.hasLimit.Store(true)
@@ -403,14 +481,14 @@ func (m *Limiter) SetLimit(v float64) {
 
 // SetQueueLimit records how many permits the queue may hold.
 func (m *Limiter) SetQueueLimit(n int) {
-	if m != nil {
+	if m != nil && m.into == nil {
 		m.queueMax.Store(int64(n))
 	}
 }
 
 // QueueAdd changes the queue length by delta permits.
 func (m *Limiter) QueueAdd(delta int64) {
-	if m != nil {
+	if m != nil && m.into == nil {
 		m.queued.Add(delta)
 	}
 }
@@ -418,20 +496,22 @@ func (m *Limiter) QueueAdd(delta int64) {
 // Throttled counts a throttle reported on a lease.
 func (m *Limiter) Throttled() {
 	if m != nil {
-		m.throttles.Add(1)
+		m.sink().throttles.Add(1)
 	}
 }
 
 // Cut counts a cut of an adaptive limit.
 func (m *Limiter) Cut() {
 	if m != nil {
-		m.cuts.Add(1)
+		m.sink().cuts.Add(1)
+		m.events.Load().Log(context.Background(), slog.LevelDebug, "limiter cut its limit", "")
 	}
 }
 
 // Paused counts a pause after a Retry-After.
 func (m *Limiter) Paused() {
 	if m != nil {
-		m.pauses.Add(1)
+		m.sink().pauses.Add(1)
+		m.events.Load().Log(context.Background(), slog.LevelInfo, "limiter paused after a Retry-After", "")
 	}
 }

@@ -115,6 +115,6 @@ func BenchmarkWaitedSDK(b *testing.B) {
 	m := sdkLimiter(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		m.Waited(3 * time.Millisecond)
+		m.Waited(context.Background(), 3*time.Millisecond)
 	}
 }

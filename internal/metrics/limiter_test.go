@@ -80,6 +80,8 @@ func leases(base map[string]string, acquired float64, denied [4]float64) []point
 		ps = append(ps, point{Name: telemetry.LeasesName, Unit: "{lease}", Kind: "monotonic sum",
 			Attrs: with(base, telemetry.AttrOutcome, OutcomeDenied, telemetry.AttrReason, r), Value: denied[i]})
 	}
+	// Outcomes that never happened make no series.
+	ps = slices.DeleteFunc(ps, func(p point) bool { return p.Value == 0 })
 	// Leases of one permit each: the permits match the leases.
 	for _, p := range slices.Clone(ps) {
 		p.Name, p.Unit = telemetry.PermitsName, "{permit}"
@@ -101,7 +103,7 @@ func sorted(ps ...[]point) []point {
 
 func TestLimiterInstruments(t *testing.T) {
 	r, mp := newSDK(t)
-	m := NewLimiter(mp, "api", KindConcurrency, attribute.String(telemetry.AttrHost, "api.example.com"))
+	m := NewLimiter(mp, "api", KindConcurrency, attribute.String(telemetry.AttrServerAddress, "api.example.com"))
 	defer m.Close()
 
 	for range 3 {
@@ -112,22 +114,23 @@ func TestLimiterInstruments(t *testing.T) {
 	m.Denied(telemetry.ReasonQueueFull)
 	m.Denied(telemetry.ReasonMaxWait)
 	m.Denied(telemetry.ReasonDeadline)
+	m.SetQueueLimit(8)
 	m.QueueAdd(5)
 	m.QueueAdd(-2)
 	m.SetLimit(10)
 	m.SetLimit(40)
 	m.Throttled()
 	m.Throttled()
-	m.Waited(250 * time.Millisecond)
-	m.Waited(1500 * time.Millisecond)
+	m.Waited(context.Background(), 250*time.Millisecond)
+	m.Waited(context.Background(), 1500*time.Millisecond)
 
-	base := map[string]string{telemetry.AttrLimiter: "api", telemetry.AttrLimiterKind: KindConcurrency, telemetry.AttrHost: "api.example.com"}
+	base := map[string]string{telemetry.AttrLimiter: "api", telemetry.AttrLimiterKind: KindConcurrency, telemetry.AttrServerAddress: "api.example.com"}
 	want := sorted(
 		leases(base, 3, [4]float64{2, 1, 1, 1}),
 		[]point{
 			{Name: telemetry.LimitName, Unit: "{permit}", Kind: "gauge", Attrs: base, Value: 40},
 			{Name: telemetry.QueueLengthName, Unit: "{permit}", Kind: "gauge", Attrs: base, Value: 3},
-			{Name: telemetry.QueueLimitName, Unit: "{permit}", Kind: "gauge", Attrs: base, Value: 0},
+			{Name: telemetry.QueueLimitName, Unit: "{permit}", Kind: "gauge", Attrs: base, Value: 8},
 			// A non-adaptive limiter reports throttles once there are
 			// some, and never cuts or pauses it did not make.
 			{Name: telemetry.ThrottlesName, Unit: "{throttle}", Kind: "monotonic sum", Attrs: base, Value: 2},
@@ -140,37 +143,30 @@ func TestLimiterInstruments(t *testing.T) {
 	}
 }
 
-func TestLimiterAdaptiveCountersStartAtZero(t *testing.T) {
+// Nothing is reported before it has happened, so that an idle limiter (a
+// host seen once) costs no series: no zero-valued outcomes, no queue
+// gauges for a limiter without a queue, no limit before the first.
+func TestLimiterReportsNothingBeforeItHappens(t *testing.T) {
 	r, mp := newSDK(t)
 	m := NewLimiter(mp, "rate", KindAdaptiveRate)
 	defer m.Close()
 
-	base := map[string]string{telemetry.AttrLimiter: "rate", telemetry.AttrLimiterKind: KindAdaptiveRate}
-	counters := func(throttles, cuts, pauses float64) []point {
-		return []point{
-			{Name: telemetry.ThrottlesName, Unit: "{throttle}", Kind: "monotonic sum", Attrs: base, Value: throttles},
-			{Name: telemetry.CutsName, Unit: "{cut}", Kind: "monotonic sum", Attrs: base, Value: cuts},
-			{Name: telemetry.PausesName, Unit: "{pause}", Kind: "monotonic sum", Attrs: base, Value: pauses},
-		}
-	}
-	// No limit yet: the gauge waits for the first SetLimit.
-	want := sorted(leases(base, 0, [4]float64{}), counters(0, 0, 0),
-		[]point{{Name: telemetry.QueueLengthName, Unit: "{permit}", Kind: "gauge", Attrs: base, Value: 0},
-			{Name: telemetry.QueueLimitName, Unit: "{permit}", Kind: "gauge", Attrs: base, Value: 0}})
-	if diff := cmp.Diff(want, collect(t, r)); diff != "" {
-		t.Errorf("before (-want +got):\n%s", diff)
+	if got := collect(t, r); len(got) != 0 {
+		t.Errorf("before anything happened: %d points, want none: %+v", len(got), got)
 	}
 
+	base := map[string]string{telemetry.AttrLimiter: "rate", telemetry.AttrLimiterKind: KindAdaptiveRate}
 	m.SetLimit(600) // 10 per second
 	m.Throttled()
 	m.Cut()
 	m.Paused()
 	m.Throttled()
 	m.SetLimit(420)
-	want = sorted(leases(base, 0, [4]float64{}), counters(2, 1, 1), []point{
+	want := sorted([]point{
+		{Name: telemetry.ThrottlesName, Unit: "{throttle}", Kind: "monotonic sum", Attrs: base, Value: 2},
+		{Name: telemetry.CutsName, Unit: "{cut}", Kind: "monotonic sum", Attrs: base, Value: 1},
+		{Name: telemetry.PausesName, Unit: "{pause}", Kind: "monotonic sum", Attrs: base, Value: 1},
 		{Name: telemetry.RateName, Unit: "{permit}/min", Kind: "gauge", Attrs: base, Value: 420},
-		{Name: telemetry.QueueLengthName, Unit: "{permit}", Kind: "gauge", Attrs: base, Value: 0},
-		{Name: telemetry.QueueLimitName, Unit: "{permit}", Kind: "gauge", Attrs: base, Value: 0},
 	})
 	if diff := cmp.Diff(want, collect(t, r)); diff != "" {
 		t.Errorf("after (-want +got):\n%s", diff)
@@ -211,9 +207,9 @@ func TestLimiterWaitedSeconds(t *testing.T) {
 	r, mp := newSDK(t)
 	m := NewLimiter(mp, "q", KindPerSecond)
 	defer m.Close()
-	m.Waited(2 * time.Millisecond)
-	m.Waited(-time.Second) // clamped to 0
-	m.Waited(90 * time.Second)
+	m.Waited(context.Background(), 2*time.Millisecond)
+	m.Waited(context.Background(), -time.Second) // clamped to 0
+	m.Waited(context.Background(), 90*time.Second)
 
 	var got []point
 	for _, p := range collect(t, r) {
@@ -238,7 +234,7 @@ func TestLimiterCloseUnregisters(t *testing.T) {
 	b := NewLimiter(mp, "b", KindPerSecond)
 	defer b.Close()
 	a.Acquired()
-	a.Waited(time.Millisecond)
+	a.Waited(context.Background(), time.Millisecond)
 	b.Acquired()
 
 	names := func() map[string]int {
@@ -250,14 +246,14 @@ func TestLimiterCloseUnregisters(t *testing.T) {
 		}
 		return n
 	}
-	if diff := cmp.Diff(map[string]int{"a": 12, "b": 12}, names()); diff != "" {
+	if diff := cmp.Diff(map[string]int{"a": 2, "b": 2}, names()); diff != "" {
 		t.Fatalf("before Close (-want +got):\n%s", diff)
 	}
 	a.Close()
 	a.Close() // idempotent
 	a.Acquired()
-	a.Waited(time.Hour) // after Close: not recorded
-	if diff := cmp.Diff(map[string]int{"b": 12}, names()); diff != "" {
+	a.Waited(context.Background(), time.Hour) // after Close: not recorded
+	if diff := cmp.Diff(map[string]int{"b": 2}, names()); diff != "" {
 		t.Errorf("after Close (-want +got):\n%s", diff)
 	}
 	for _, p := range collect(t, r) {
@@ -390,7 +386,7 @@ func TestNilLimiter(t *testing.T) {
 	m.Acquired()
 	m.Denied(telemetry.ReasonNoPermit)
 	m.Denied("other")
-	m.Waited(time.Second)
+	m.Waited(context.Background(), time.Second)
 	m.SetLimit(1)
 	m.QueueAdd(1)
 	m.Throttled()
@@ -494,7 +490,7 @@ func TestLimiterInstrumentErrors(t *testing.T) {
 			// Still usable, records nothing, closes cleanly.
 			m.Acquired()
 			m.Denied(telemetry.ReasonMaxWait)
-			m.Waited(time.Second)
+			m.Waited(context.Background(), time.Second)
 			m.SetLimit(3)
 			m.Close()
 		})
@@ -521,7 +517,7 @@ func TestLimiterConcurrent(t *testing.T) {
 				m.Cut()
 				m.Paused()
 				if i%50 == 0 {
-					m.Waited(time.Duration(i) * time.Millisecond)
+					m.Waited(context.Background(), time.Duration(i)*time.Millisecond)
 				}
 			}
 		})
@@ -553,8 +549,6 @@ func TestLimiterConcurrent(t *testing.T) {
 		telemetry.LeasesName + "/" + OutcomeDenied:    n,
 		telemetry.PermitsName + "/" + OutcomeAcquired: n,
 		telemetry.PermitsName + "/" + OutcomeDenied:   n,
-		telemetry.QueueLengthName:                     0,
-		telemetry.QueueLimitName:                      0,
 		telemetry.ThrottlesName:                       n,
 		telemetry.CutsName:                            n,
 		telemetry.PausesName:                          n,

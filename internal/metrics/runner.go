@@ -5,11 +5,15 @@ import (
 
 	"context"
 	"fmt"
+	"log/slog"
+	"sync/atomic"
 	"time"
+	"weak"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // RunnerVerdicts are the values of telemetry.AttrVerdict indexed by the verdict
@@ -54,12 +58,13 @@ type Runner struct {
 	stopOpts    [len(RunnerStops)][2][]metric.AddOption
 	stopDurOpts [len(RunnerStops)][2][]metric.RecordOption
 	base        []metric.AddOption
+	events      *Events
 }
 
 // NewRunner registers the instruments of the policy called name with mp;
 // nil mp means the global meter provider (otel.GetMeterProvider). Every
 // instrument carries AttrRunner = name and the extra attributes (such as
-// AttrHost in httpx).
+// AttrServerAddress in httpx).
 //
 // NewRunner never fails: when an instrument cannot be created, it reports
 // the error through otel.Handle and returns nil, which records nothing.
@@ -139,12 +144,39 @@ func (r *Runner) Attempt(ctx context.Context, verdict int, selfImposed bool, num
 	}
 }
 
-// Retry counts a retry scheduled after an attempt with the given verdict
-// and records the delay before it.
-func (r *Runner) Retry(ctx context.Context, verdict int, selfImposed bool, delay time.Duration) {
+// Log sends the runner's notable events to l: a retry the budget refused
+// (Warn, summarised). nil l logs nothing. Set it once, right after
+// NewRunner.
+func (r *Runner) Log(l *slog.Logger, name string) {
+	if r != nil {
+		r.events = NewEvents(l, slog.String(telemetry.AttrRunner, name))
+	}
+}
+
+// Throttle adds the throttled attempt number (from 1) to the caller's
+// span, with whether it was self-imposed and the Retry-After it carried.
+func (r *Runner) Throttle(ctx context.Context, number int, selfImposed bool, retryAfter time.Duration) {
+	if r == nil {
+		return
+	}
+	if span := trace.SpanFromContext(ctx); span.IsRecording() {
+		attrs := []attribute.KeyValue{attribute.Int(telemetry.AttrAttempt, number), attribute.Bool(telemetry.AttrSelfImposed, selfImposed)}
+		if retryAfter > 0 {
+			attrs = append(attrs, attribute.Float64(telemetry.AttrRetryAfter, retryAfter.Seconds()))
+		}
+		span.AddEvent(telemetry.EventThrottled, trace.WithAttributes(attrs...))
+	}
+}
+
+// Retry counts a retry scheduled after attempt number (from 1) with the
+// given verdict, records the delay before it, and adds the retry to the
+// caller's span.
+func (r *Runner) Retry(ctx context.Context, verdict int, selfImposed bool, delay time.Duration, number int) {
 	if r == nil || uint(verdict) >= uint(len(RunnerVerdicts)) {
 		return
 	}
+	SpanEvent(ctx, telemetry.EventRetry, attribute.Int(telemetry.AttrAttempt, number),
+		attribute.String(telemetry.AttrVerdict, RunnerVerdicts[verdict]), attribute.Float64(telemetry.AttrRetryDelay, delay.Seconds()))
 	s := b2i(selfImposed)
 	r.retries.Add(ctx, 1, r.retryOpts[verdict][s]...)
 	r.delay.Record(ctx, delay.Seconds(), r.delayOpts[verdict][s]...)
@@ -168,12 +200,16 @@ func (r *Runner) Stop(ctx context.Context, reason int, retried bool, took time.D
 func (r *Runner) BudgetDenied(ctx context.Context) {
 	if r != nil {
 		r.denials.Add(ctx, 1, r.base...)
+		r.events.Log(ctx, slog.LevelWarn, "retry budget exhausted: a retry was refused", "")
 	}
 }
 
 // Breaker holds a circuit breaker's state gauge, telemetry.BreakerStateName, with
 // telemetry.AttrRunner = the breaker's name. A nil *Breaker records nothing.
 type Breaker struct {
+	name      string
+	last      atomic.Int64 // the state last recorded, for a status page
+	events    *Events
 	state     metric.Int64Gauge
 	moves     metric.Int64Counter
 	opts      []metric.RecordOption
@@ -193,12 +229,24 @@ func NewBreaker(mp metric.MeterProvider, name string, extra ...attribute.KeyValu
 		return nil
 	}
 	kvs := append([]attribute.KeyValue{attribute.String(telemetry.AttrRunner, name)}, extra...)
-	b := &Breaker{state: g, moves: c, opts: []metric.RecordOption{metric.WithAttributeSet(attrSet(kvs))}}
+	b := &Breaker{name: name, state: g, moves: c, opts: []metric.RecordOption{metric.WithAttributeSet(attrSet(kvs))}}
 	for s, v := range breakerStates {
 		b.enterOpts[s] = []metric.AddOption{metric.WithAttributeSet(attrSet(kvs, attribute.String(telemetry.AttrBreakerState, v)))}
 	}
 	b.State(context.Background(), BreakerClosed)
+	registry.Lock()
+	registry.breakers = append(registry.breakers, weak.Make(b))
+	registry.Unlock()
 	return b
+}
+
+// Log sends the breaker's transitions to l: opening at Warn, half-opening
+// and closing at Info. nil l logs nothing. Set it once, right after
+// NewBreaker.
+func (b *Breaker) Log(l *slog.Logger, name string) {
+	if b != nil {
+		b.events = NewEvents(l, slog.String(telemetry.AttrRunner, name))
+	}
 }
 
 // breakerStates are the values of AttrBreakerState by state number.
@@ -208,6 +256,7 @@ var breakerStates = [...]string{BreakerStateClosed, BreakerStateHalfOpen, Breake
 // BreakerHalfOpen or BreakerOpen.
 func (b *Breaker) State(ctx context.Context, s int64) {
 	if b != nil {
+		b.last.Store(min(max(s, 0), int64(len(breakerStates)-1)))
 		b.state.Record(ctx, s, b.opts...)
 	}
 }
@@ -217,5 +266,10 @@ func (b *Breaker) State(ctx context.Context, s int64) {
 func (b *Breaker) Entered(ctx context.Context, s int64) {
 	if b != nil && uint64(s) < uint64(len(breakerStates)) {
 		b.moves.Add(ctx, 1, b.enterOpts[s]...)
+		level := slog.LevelInfo
+		if s == BreakerOpen {
+			level = slog.LevelWarn
+		}
+		b.events.Log(ctx, level, "circuit breaker "+breakerStates[s], "", slog.String(telemetry.AttrBreakerState, breakerStates[s]))
 	}
 }

@@ -40,9 +40,9 @@ func TestRunnerRecords(t *testing.T) {
 
 	r := NewRunner(mp, "api")
 	r.Attempt(ctx, 2, true, 1, time.Millisecond, true)
-	r.Retry(ctx, 2, true, 250*time.Millisecond)
+	r.Retry(ctx, 2, true, 250*time.Millisecond, 1)
 	r.Attempt(ctx, 1, false, 2, time.Second, true)
-	r.Retry(ctx, 1, false, time.Second)
+	r.Retry(ctx, 1, false, time.Second, 1)
 	r.Attempt(ctx, 0, false, 12, time.Second, true) // numbers past 8 share 8
 	r.Stop(ctx, 0, true, 2*time.Second, true)
 	r.Attempt(ctx, 0, false, 1, 0, false) // untimed: counted only
@@ -87,7 +87,7 @@ func TestRunnerNil(t *testing.T) {
 	var r *Runner
 	ctx := context.Background()
 	r.Attempt(ctx, 0, false, 1, 0, true)
-	r.Retry(ctx, 0, false, 0)
+	r.Retry(ctx, 0, false, 0, 1)
 	r.Stop(ctx, 0, false, 0, true)
 	r.BudgetDenied(ctx)
 	var b *Breaker

@@ -42,7 +42,7 @@ func New(o Options) (*Guard, error) {
 	}
 	g := &Guard{c: o.config()}
 	g.keys.max = g.c.maxKeys
-	g.tel = metrics.NewGuard(o.MeterProvider, g.c.name, keyStates(weak.Make(g)))
+	g.tel = metrics.NewGuard(o.MeterProvider, g.c.name, o.KeyAttributes, keyStates(weak.Make(g)))
 	// The meter provider holds the gauges' callback until it is
 	// unregistered: unregister it when the guard is dropped.
 	runtime.AddCleanup(g, (*metrics.Guard).Close, g.tel)
@@ -471,7 +471,7 @@ func (g *Guard) Acquire(ctx context.Context, key string, cost int) (Slot, error)
 		}
 	}
 	if err != nil {
-		g.refused(key, slotted, err)
+		g.refused(ctx, key, slotted, err)
 		s.Release() // the zero Slot when none was taken
 		return Slot{}, err
 	}

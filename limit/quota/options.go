@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/headroom-go/headroom"
@@ -80,6 +81,13 @@ type Options struct {
 	// MeterProvider receives the guard's metrics (telemetry's
 	// headroom.quota.*); nil means the global one.
 	MeterProvider metric.MeterProvider `json:"-"`
+
+	// KeyAttributes, when set, gives the attributes of a key's series in
+	// the guard's metrics besides headroom.limiter and headroom.quota.key:
+	// httpx labels its host keys with server.address and server.port this
+	// way. A key it labels server.address "_other" (telemetry.OtherHosts)
+	// counts in that one series and reports no gauges.
+	KeyAttributes func(key string) []attribute.KeyValue `json:"-"`
 
 	// Backoff is the per-key exponential backoff after a 429 or 503 that
 	// carries neither Retry-After nor an exhausted quota with a reset

@@ -1,6 +1,7 @@
 package quota
 
 import (
+	"context"
 	"errors"
 	"time"
 	"weak"
@@ -40,7 +41,7 @@ func keyStates(wp weak.Pointer[Guard]) func(report func(metrics.KeyState)) {
 // refused counts a refusal of Acquire's, err, for key with its cause: no
 // in-flight slot when the slot was not taken, else what holds the key. A
 // cancellation is not a refusal.
-func (g *Guard) refused(key string, slotted bool, err error) {
+func (g *Guard) refused(ctx context.Context, key string, slotted bool, err error) {
 	var rl *limit.RateLimitedError
 	if g.tel == nil || !errors.As(err, &rl) {
 		return
@@ -49,7 +50,7 @@ func (g *Guard) refused(key string, slotted bool, err error) {
 	if slotted {
 		reason = g.cause(key, time.Now())
 	}
-	g.tel.Refused(key, reason)
+	g.tel.Refused(ctx, key, reason)
 }
 
 // cause is what holds key at now: a block (Retry-After, backoff), a probe
