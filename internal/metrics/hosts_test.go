@@ -67,7 +67,7 @@ func TestFoldedLimitersShareOneSeries(t *testing.T) {
 	ls[0].Throttled()
 	base := map[string]string{telemetry.AttrLimiter: telemetry.OtherHosts, telemetry.AttrLimiterKind: KindConcurrency, telemetry.AttrServerAddress: telemetry.OtherHosts}
 	grants := float64(50 + 49*50/2)
-	want := sorted(leases(base, grants, [4]float64{1}), []point{
+	want := sorted(leases(base, grants, [len(reasons)]float64{1}), []point{
 		{Name: telemetry.ThrottlesName, Unit: "{throttle}", Kind: "monotonic sum", Attrs: base, Value: 1},
 	})
 	if diff := cmp.Diff(want, collect(t, r)); diff != "" {

@@ -106,7 +106,7 @@ type stripe struct {
 
 // reasons are the values of telemetry.AttrReason on denied leases, in the order of
 // Limiter.denied.
-var reasons = [...]string{telemetry.ReasonNoPermit, telemetry.ReasonQueueFull, telemetry.ReasonMaxWait, telemetry.ReasonDeadline}
+var reasons = [...]string{telemetry.ReasonNoPermit, telemetry.ReasonQueueFull, telemetry.ReasonMaxWait, telemetry.ReasonDeadline, telemetry.ReasonShed}
 
 // waitBuckets are the bucket boundaries of telemetry.WaitDurationName, in seconds:
 // from a millisecond to the adaptive rate limiter's longest wait.
@@ -433,6 +433,8 @@ func (m *Limiter) DeniedN(reason string, n int) {
 		i = 2
 	case telemetry.ReasonDeadline:
 		i = 3
+	case telemetry.ReasonShed:
+		i = 4
 	default:
 		m.stripe().other.Add(1)
 	}

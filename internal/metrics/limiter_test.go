@@ -74,7 +74,7 @@ func with(base map[string]string, kv ...string) map[string]string {
 	return m
 }
 
-func leases(base map[string]string, acquired float64, denied [4]float64) []point {
+func leases(base map[string]string, acquired float64, denied [len(reasons)]float64) []point {
 	ps := []point{{Name: telemetry.LeasesName, Unit: "{lease}", Kind: "monotonic sum", Attrs: with(base, telemetry.AttrOutcome, OutcomeAcquired), Value: acquired}}
 	for i, r := range reasons {
 		ps = append(ps, point{Name: telemetry.LeasesName, Unit: "{lease}", Kind: "monotonic sum",
@@ -126,7 +126,7 @@ func TestLimiterInstruments(t *testing.T) {
 
 	base := map[string]string{telemetry.AttrLimiter: "api", telemetry.AttrLimiterKind: KindConcurrency, telemetry.AttrServerAddress: "api.example.com"}
 	want := sorted(
-		leases(base, 3, [4]float64{2, 1, 1, 1}),
+		leases(base, 3, [len(reasons)]float64{2, 1, 1, 1}),
 		[]point{
 			{Name: telemetry.LimitName, Unit: "{permit}", Kind: "gauge", Attrs: base, Value: 40},
 			{Name: telemetry.QueueLengthName, Unit: "{permit}", Kind: "gauge", Attrs: base, Value: 3},
@@ -174,7 +174,7 @@ func TestLimiterReportsNothingBeforeItHappens(t *testing.T) {
 }
 
 func TestLimiterDeniedByReason(t *testing.T) {
-	for _, reason := range []string{telemetry.ReasonNoPermit, telemetry.ReasonQueueFull, telemetry.ReasonMaxWait, telemetry.ReasonDeadline, "other"} {
+	for _, reason := range []string{telemetry.ReasonNoPermit, telemetry.ReasonQueueFull, telemetry.ReasonMaxWait, telemetry.ReasonDeadline, telemetry.ReasonShed, "other"} {
 		t.Run(reason, func(t *testing.T) {
 			r, mp := newSDK(t)
 			m := NewLimiter(mp, "l", KindPerWindow)
