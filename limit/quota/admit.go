@@ -29,7 +29,16 @@ func (e *entry) admit(n, cost int64, c *config) time.Duration {
 		e.probeAt, e.probeSent = n+int64(c.assumedReset), n
 		return 0
 	}
-	if !e.known || n-e.touched.Load() > int64(c.ttl) || e.roomless() {
+	stale := n-e.touched.Load() > int64(c.ttl)
+	if !e.known && e.silentCapped && !stale {
+		// Silence below a publishing threshold, see silence.
+		if e.silentRoom >= cost || e.units == e.answeredUnits {
+			e.silentRoom -= cost
+			return 0
+		}
+		return clampWait(time.Duration(max(e.minRTT, int64(time.Millisecond))), c.maxRetryAfter)
+	}
+	if !e.known || stale || e.roomless() {
 		return 0 // nothing published, or stale: treated as reset
 	}
 	if r := e.refillPerNs(n); e.gradual && r > 0 {
