@@ -32,11 +32,12 @@ func (e *entry) admit(n, cost int64, c *config) time.Duration {
 	stale := n-e.touched.Load() > int64(c.ttl)
 	if !e.known && e.silentCapped && !stale {
 		// Silence below a publishing threshold, see silence.
-		if e.silentRoom >= cost || e.units == e.answeredUnits {
+		late := e.silentAt + max(e.learned, e.minRTT)
+		if e.silentRoom >= cost || e.units == e.answeredUnits || n >= late {
 			e.silentRoom -= cost
 			return 0
 		}
-		return clampWait(time.Duration(max(e.minRTT, int64(time.Millisecond))), c.maxRetryAfter)
+		return clampWait(time.Duration(min(late-n, max(e.minRTT, int64(time.Millisecond)))), c.maxRetryAfter)
 	}
 	if !e.known || stale || e.roomless() {
 		return 0 // nothing published, or stale: treated as reset

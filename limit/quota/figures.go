@@ -23,8 +23,8 @@ func (e *entry) forget() {
 // answer lifts the room again; admissions that would pass it wait for an
 // answer, where otherwise every caller held while the figures stood would
 // go at once. e.mu is held.
-func (e *entry) silence(out int64) {
-	e.silentRoom = max(e.silentRoom, e.maxRemaining+1-out)
+func (e *entry) silence(n, out int64) {
+	e.silentRoom, e.silentAt = max(e.silentRoom, e.maxRemaining+1-out), n
 }
 
 // A reading is one response's figures as update takes them: the bucket

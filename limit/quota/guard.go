@@ -272,7 +272,7 @@ func (g *Guard) Observe(key string, r Response, now time.Time) {
 		e.silentRoom = 0
 	}
 	if !informative && success && !e.known && e.silentCapped {
-		e.silence(out)
+		e.silence(n, out)
 	}
 	if q != nil {
 		e.update(q, n, sent, out, adm, success)

@@ -258,6 +258,13 @@ func TestSilenceAfterResetKeepsToThreshold(t *testing.T) {
 	if d := admit(g, "b", now.Add(sec(0.05))); d != 0 {
 		t.Fatalf("after another silent answer: wait %v", d)
 	}
+	// Answers that never come hold no one past the window the resets
+	// showed (1 s).
+	for admit(g, "b", now.Add(sec(0.05))) == 0 {
+	}
+	if d := admit(g, "b", now.Add(sec(1.05))); d != 0 {
+		t.Fatalf("a window after the last silent answer: wait %v", d)
+	}
 	// A key that never published room forgets and admits freely.
 	g.Observe("z", Response{Status: 200, Header: sp(0, 50, 1)}, t0)
 	g.Observe("z", Response{Status: 200}, now)

@@ -87,8 +87,11 @@ type entry struct {
 	// silentRoom is, once silence made the guard forget the figures of a
 	// server that has shown where it starts publishing, the units that
 	// may go before another answer: silence says no more than that.
+	// silentAt is when silence last made room: an answer that never comes
+	// (a transport error, a 5xx) holds no one longer than a window after.
 	silentRoom   int64
 	silentCapped bool
+	silentAt     int64
 	// alone counts the answers in a row, within a fixed window, whose
 	// figures only this client's attempts explain.
 	alone int
