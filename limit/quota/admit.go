@@ -29,7 +29,17 @@ func (e *entry) admit(n, cost int64, level int, c *config) time.Duration {
 		e.probeAt, e.probeSent = n+int64(c.assumedReset), n
 		return 0
 	}
-	if !e.known || n-e.touched.Load() > int64(c.ttl) || e.roomless() {
+	stale := n-e.touched.Load() > int64(c.ttl)
+	if !e.known && e.silentCapped && !stale {
+		// Silence below a publishing threshold, see silence.
+		late := e.silentAt + max(e.learned, e.minRTT)
+		if e.silentRoom >= cost || e.units == e.answeredUnits || n >= late {
+			e.silentRoom -= cost
+			return 0
+		}
+		return clampWait(time.Duration(min(late-n, max(e.minRTT, int64(time.Millisecond)))), c.maxRetryAfter)
+	}
+	if !e.known || stale || e.roomless() {
 		return 0 // nothing published, or stale: treated as reset
 	}
 	if r := e.refillPerNs(n); e.gradual && r > 0 {

@@ -14,6 +14,19 @@ func (e *entry) forget() {
 	e.openNext = true
 }
 
+// silence takes a 2xx that publishes nothing, for a key whose figures
+// silence made the guard forget, out units sent after its attempt still
+// unanswered. A server that publishes only near its limit has shown where
+// it starts: just above the most it ever published remaining. Its silence
+// says that much remained, no more: a bucket shallower than its limit may
+// hold no more than that. So the units out may reach it, and each silent
+// answer lifts the room again; admissions that would pass it wait for an
+// answer, where otherwise every caller held while the figures stood would
+// go at once. e.mu is held.
+func (e *entry) silence(n, out int64) {
+	e.silentRoom, e.silentAt = max(e.silentRoom, e.maxRemaining+1-out), n
+}
+
 // A reading is one response's figures as update takes them: the bucket
 // that binds, when it arrived (n), when its attempt went out (sent, 0:
 // unknown) and what the guard admitted with it, the units admitted after

@@ -282,6 +282,11 @@ func (g *Guard) Observe(key string, r Response, now time.Time) {
 	}
 	if !informative && status < 300 && e.known && (e.probing || e.reset != 0 && e.reset <= n) {
 		e.forget()
+		e.silentCapped = e.maxRemaining > 0
+		e.silentRoom = 0
+	}
+	if !informative && success && !e.known && e.silentCapped {
+		e.silence(n, out)
 	}
 	if q != nil {
 		e.update(q, n, sent, out, adm, success)

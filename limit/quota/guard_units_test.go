@@ -234,6 +234,47 @@ func TestSilenceAfterResetForgets(t *testing.T) {
 	}
 }
 
+// A server that publishes only near its limit has shown where it starts:
+// silence after the reset says just more than the most it ever published
+// remains, no more (a bucket of 20 under a limit of 50). Callers held
+// while the figures stood do not all go at once: the units out reach that
+// much, and each silent answer makes room again.
+func TestSilenceAfterResetKeepsToThreshold(t *testing.T) {
+	g := newGuard(t, Options{})
+	g.Observe("b", Response{Status: 200, Header: sp(10, 50, 1)}, t0)
+	now := t0.Add(2 * time.Second)
+	g.Observe("b", Response{Status: 200}, now)
+	n := 0
+	for admit(g, "b", now) == 0 {
+		n++
+		if n > 50 {
+			break
+		}
+	}
+	if n != 11 {
+		t.Fatalf("%d admitted after the silence, want 11 (the most published, and one)", n)
+	}
+	g.Observe("b", Response{Status: 200}, now.Add(sec(0.05)))
+	if d := admit(g, "b", now.Add(sec(0.05))); d != 0 {
+		t.Fatalf("after another silent answer: wait %v", d)
+	}
+	// Answers that never come hold no one past the window the resets
+	// showed (1 s).
+	for admit(g, "b", now.Add(sec(0.05))) == 0 {
+	}
+	if d := admit(g, "b", now.Add(sec(1.05))); d != 0 {
+		t.Fatalf("a window after the last silent answer: wait %v", d)
+	}
+	// A key that never published room forgets and admits freely.
+	g.Observe("z", Response{Status: 200, Header: sp(0, 50, 1)}, t0)
+	g.Observe("z", Response{Status: 200}, now)
+	for i := range 100 {
+		if d := admit(g, "z", now); d != 0 {
+			t.Fatalf("attempt %d after the silence: wait %v", i, d)
+		}
+	}
+}
+
 // PerMinute uses the state's window, else the one given.
 func TestStatePerMinute(t *testing.T) {
 	for _, tc := range []struct {

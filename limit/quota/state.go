@@ -42,7 +42,9 @@ import (
 // quota headers and no Retry-After, for a key whose held reset has passed
 // (or that is probing), says the key is back under that threshold: the
 // guard forgets the published remaining and reset, and admits freely until
-// a response publishes again. It keeps what it learned of the server. Before
+// a response publishes again — as many units at a time as silence vouches
+// for, once the server has shown where it starts publishing (silence in
+// figures.go). It keeps what it learned of the server. Before
 // the held reset a silent 2xx changes nothing: endpoints of one key may
 // differ in what they publish.
 type entry struct {
@@ -82,6 +84,14 @@ type entry struct {
 	// only some of the time. figures counts the responses with figures.
 	quiet   bool
 	figures int
+	// silentRoom is, once silence made the guard forget the figures of a
+	// server that has shown where it starts publishing, the units that
+	// may go before another answer: silence says no more than that.
+	// silentAt is when silence last made room: an answer that never comes
+	// (a transport error, a 5xx) holds no one longer than a window after.
+	silentRoom   int64
+	silentCapped bool
+	silentAt     int64
 	// alone counts the answers in a row, within a fixed window, whose
 	// figures only this client's attempts explain.
 	alone int
