@@ -83,7 +83,7 @@ func Matrix() []Cell {
 
 // ShortSlice is the matrix in small, for CI and go test: five cells of 20 to
 // 30 s, each one the full matrix meets — a real Go middleware that
-// publishes (httprate, 1 s windows), our sliding log published and counting
+// publishes (ulule/limiter, 1 s windows), our sliding log published and counting
 // mixed costs (10 s windows, 64 callers), and three external servers,
 // express-rate-limit (draft-8) and nginx with no burst and with a burst of
 // 25, which publish nothing. A slice of cells the client misses would only
@@ -92,7 +92,7 @@ func ShortSlice() []Cell {
 	const s = time.Second
 	d := 20 * s
 	return []Cell{
-		sized(cell(HTTPRate(Limit{Units: 100, Window: s}, PublishXRateLimit), 8, CostOne), d),
+		cell(Ulule(Limit{Units: 100, Window: s}), 8, CostOne),
 		cell(OwnSlidingLog(Limit{Units: 1000, Window: 10 * s}, PublishDraft6), 64, CostMixed),
 		sized(cell(Express(Limit{Units: 20, Window: s}, PublishDraft8), 8, CostOne), d),
 		sized(cell(Nginx(Limit{Units: 20, Window: s}), 8, CostOne), d),
