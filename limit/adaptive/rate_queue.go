@@ -53,6 +53,9 @@ func (r *Rate) Next(now time.Duration) (at time.Duration, ok bool) {
 	at = sat(now, r.waitFor(now, 0, h.cost))
 	if r.reserveHeld(now, h.level) {
 		at = max(at, sat(now, r.bgWait(now, h.cost)))
+		if i := r.aboveHeldHead(now); i >= 0 {
+			at = min(at, sat(now, r.waitFor(now, 0, r.q[i].cost)))
+		}
 	}
 	at = min(at, sat(h.enqueued, r.cfg.MaxWait))
 	if i := r.oldestBehind(); i >= 0 {
@@ -69,6 +72,9 @@ func (r *Rate) Dequeue(now time.Duration) (w Waiter, ok bool) {
 		return Waiter{}, false
 	}
 	if w, ok := r.expireBehind(now); ok {
+		return w, true
+	}
+	if w, ok := r.passHeld(now); ok {
 		return w, true
 	}
 	h := r.q[r.qHead]

@@ -130,3 +130,43 @@ func (r *Rate) bgHolds(now time.Duration, h waiter) bool {
 	r.bgTake(now, h.cost)
 	return false
 }
+
+// passHeld lets the first waiter above background go past a background
+// head that the reserve holds at now, when the bucket holds its units: the
+// reserve keeps the rate for the levels above, so they never wait on
+// background work's pace.
+func (r *Rate) passHeld(now time.Duration) (w Waiter, ok bool) {
+	i := r.aboveHeldHead(now)
+	if i < 0 {
+		return Waiter{}, false
+	}
+	x := r.q[i]
+	r.refill(now)
+	if now < r.lastFill || r.tokens+epsilon < r.need(x.cost) {
+		return Waiter{}, false
+	}
+	r.tokens -= float64(x.cost)
+	r.counts.Units += int64(x.cost)
+	r.admitted(now)
+	r.order.Leave(x.level, x.tag, true)
+	r.qUnits -= int64(x.cost)
+	copy(r.q[i:], r.q[i+1:])
+	r.q[len(r.q)-1] = waiter{}
+	r.q = r.q[:len(r.q)-1]
+	return Waiter{ID: x.id, Cost: x.cost, Granted: true}, true
+}
+
+// aboveHeldHead is the index of the first waiter above background behind
+// a background head that the reserve holds at now, or -1.
+func (r *Rate) aboveHeldHead(now time.Duration) int {
+	h := r.q[r.qHead]
+	if !r.reserveHeld(now, h.level) || r.bgWait(now, h.cost) == 0 {
+		return -1
+	}
+	for i := r.qHead + 1; i < len(r.q); i++ {
+		if r.q[i].level > 0 {
+			return i
+		}
+	}
+	return -1
+}

@@ -162,3 +162,44 @@ func TestBackgroundReserveValidated(t *testing.T) {
 		}
 	}
 }
+
+// TestCriticalPassesBackgroundHeldByTheReserve: a background waiter at the
+// front that the reserve holds does not hold the critical waiter behind
+// it, which goes as soon as the bucket holds its unit.
+func TestCriticalPassesBackgroundHeldByTheReserve(t *testing.T) {
+	r := newTestRate(t, func(c *RateConfig) {
+		c.MinUnitsPerMinute, c.InitialUnitsPerMinute, c.MaxUnitsPerMinute = 60, 60, 60 // one a second
+		c.BurstTime = headroom.Duration(time.Second)
+		c.BackgroundReserve = 0.9 // background: one unit in 10 s
+	})
+	if ok, _ := r.TryAcquireLevel(0, 1, 2); !ok {
+		t.Fatal("critical unit refused with a full bucket")
+	}
+	bg, _, ok := r.EnqueueLevel(0, 1, 0)
+	if !ok {
+		t.Fatal("background waiter refused")
+	}
+	if r.q[r.qHead].id != bg {
+		t.Fatal("the background waiter is not at the front")
+	}
+	// 32 units: its turn, at critical work's share, comes after the
+	// background unit's; the bucket of one unit lets it go once full.
+	crit, _, ok := r.EnqueueLevel(500*time.Millisecond, 32, 2)
+	if !ok {
+		t.Fatal("critical waiter refused")
+	}
+	if r.q[r.qHead].id != bg {
+		t.Fatal("the critical waiter went ahead of the background one: nothing to pass")
+	}
+	at, ok := r.Next(500 * time.Millisecond)
+	if !ok || at > time.Second {
+		t.Fatalf("Next = %v, %v; want the critical waiter's second, not background work's pace", at, ok)
+	}
+	w, ok := r.Dequeue(time.Second)
+	if !ok || w.ID != crit || !w.Granted {
+		t.Fatalf("Dequeue at 1s = %+v, %v; want the critical waiter granted", w, ok)
+	}
+	if _, ok := r.Dequeue(time.Second); ok {
+		t.Fatal("the background waiter went at 1 s, inside the reserve")
+	}
+}
