@@ -38,6 +38,10 @@ type AdaptiveRateLimiter struct {
 	// can only be measured) is reported at it, which saves a clock read
 	// on the fast path.
 	seen time.Duration
+	// reserve says background work is held out of a reserve of the rate
+	// (adaptive.RateConfig.BackgroundReserve): the fast path then reads a
+	// request's priority, which it otherwise never does.
+	reserve bool
 }
 
 type rateWaiter struct {
@@ -71,7 +75,7 @@ func newAdaptiveRateLimiter(o Options) (*AdaptiveRateLimiter, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &AdaptiveRateLimiter{core: core, queueLimit: int64(o.queueLimit()), epoch: time.Now()}
+	l := &AdaptiveRateLimiter{core: core, queueLimit: int64(o.queueLimit()), epoch: time.Now(), reserve: o.AdaptiveRate.BackgroundReserve > 0}
 	l.dress(o, metrics.KindAdaptiveRate, l)
 	l.counter = o.AdaptiveRate.InstanceCounter
 	l.metrics.SetLimit(core.Rate())
@@ -107,10 +111,32 @@ func (l *AdaptiveRateLimiter) AcquireN(ctx context.Context, cost int) (Lease, er
 		}
 		return Lease{}, &CostError{Limiter: l.name, Cost: cost, Capacity: math.MaxInt32}
 	}
+	if l.reserve {
+		return l.acquireLevel(ctx, cost)
+	}
 	now := l.now()
 	l.mu.Lock()
 	l.seen = max(l.seen, now)
 	ok, expected := l.core.TryAcquire(now, cost)
+	if ok {
+		l.mu.Unlock()
+		l.metrics.AcquiredN(cost)
+		return newLease(&l.self, now, cost), nil
+	}
+	return l.wait(ctx, now, cost, expected) // unlocks
+}
+
+// acquireLevel is AcquireN for a limiter that holds background work out of
+// a reserve: the request's priority is read before it asks.
+func (l *AdaptiveRateLimiter) acquireLevel(ctx context.Context, cost int) (Lease, error) {
+	p, err := priorityOf(ctx)
+	if err != nil {
+		return Lease{}, err
+	}
+	now := l.now()
+	l.mu.Lock()
+	l.seen = max(l.seen, now)
+	ok, expected := l.core.TryAcquireLevel(now, cost, p.level())
 	if ok {
 		l.mu.Unlock()
 		l.metrics.AcquiredN(cost)

@@ -17,6 +17,10 @@ import (
 // critical requests then spend it as they come).
 const priorityReserve = 0.2
 
+// priorityRateReserve is the share of the rate limiter's rate kept from
+// background work while critical work asks.
+const priorityRateReserve = 0.6
+
 // heldBelowTop bounds the background requests each instance's guard holds
 // in the priorities mode, a tenth of the queue's 500. They wait for the
 // reset together and go together when it comes, every instance's at once,
@@ -35,7 +39,9 @@ const heldBelowTop = queueLimit / 10
 func cubicQuotaPrioritiesMode() Mode {
 	o := guardOptions{Cap: adaptive.DefaultRateConfig().PublishedLimitFraction, Priorities: true}
 	o.Guard.Reserves = quota.Reserves{Default: priorityReserve, Background: priorityReserve}
-	return combinedMode("CUBIC + quota + priorities", withController(adaptive.Cubic{}), o)
+	c := withController(adaptive.Cubic{})
+	c.BackgroundReserve = priorityRateReserve
+	return combinedMode("CUBIC + quota + priorities", c, o)
 }
 
 // priorityOf is req's priority as the library names it.

@@ -81,7 +81,7 @@ type rateLimiter struct {
 }
 
 func (l *rateLimiter) acquire(now time.Duration, req *request) admit {
-	if ok, _ := l.core.TryAcquire(now, req.cost); ok {
+	if ok, _ := l.tryAcquire(now, req); ok {
 		l.record(now, traceAcquire, req.cost, 0, 0)
 		return granted
 	}
@@ -162,4 +162,13 @@ func (l *rateLimiter) record(now time.Duration, kind traceKind, n int, sent, ret
 	if l.trace != nil {
 		l.trace(traceEvent{Instance: l.inst, At: now, Kind: kind, N: n, Sent: sent, RetryAfter: retryAfter, Rate: l.core.Rate()})
 	}
+}
+
+// tryAcquire is the rate core's TryAcquire, with req's level when the
+// mode reads priorities.
+func (l *rateLimiter) tryAcquire(now time.Duration, req *request) (bool, time.Duration) {
+	if l.byID != nil {
+		return l.core.TryAcquireLevel(now, req.cost, req.level)
+	}
+	return l.core.TryAcquire(now, req.cost)
 }

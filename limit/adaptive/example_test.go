@@ -70,3 +70,27 @@ func ExampleNewConcurrency() {
 	// 4 true
 	// 3 true
 }
+
+// A background reserve: once critical work (level 2) has asked, background
+// work (level 0) goes at most at 40% of the rate, here 4 of the 10 units a
+// second (and a second of that in its bucket at the start), while critical
+// work still has the whole rate.
+func ExampleRate_TryAcquireLevel() {
+	r, err := adaptive.NewRate(adaptive.RateConfig{
+		MinUnitsPerMinute: 600, InitialUnitsPerMinute: 600, MaxUnitsPerMinute: 600,
+		BurstTime:         headroom.Duration(time.Second),
+		BackgroundReserve: 0.6,
+	}, 0)
+	if err != nil {
+		panic(err)
+	}
+	r.TryAcquireLevel(0, 1, 2) // critical work asks
+	background := 0
+	for now := time.Second; now < 11*time.Second; now += 10 * time.Millisecond {
+		if ok, _ := r.TryAcquireLevel(now, 1, 0); ok {
+			background++
+		}
+	}
+	fmt.Println("background units in 10 s:", background)
+	// Output: background units in 10 s: 43
+}

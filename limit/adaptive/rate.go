@@ -118,6 +118,10 @@ type Rate struct {
 
 	counts RateCounts
 
+	// bg holds background work out of a reserve of the rate
+	// (rate_reserve.go).
+	bg backgroundReserve
+
 	// win is what the Rate learns of a server that refuses in runs
 	// (rate_closedwindow.go).
 	win windows
@@ -161,6 +165,7 @@ func (r *Rate) share() {
 	r.minRate = min(r.cfg.MinUnitsPerMinute, hi) / n
 	r.maxRate = hi / n
 	r.initRate = min(r.cfg.InitialUnitsPerMinute, hi) / n
+	r.followCap()
 }
 
 // wholeMax is the whole budget's maximum: MaxUnitsPerMinute, or the

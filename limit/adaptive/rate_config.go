@@ -114,6 +114,13 @@ type RateConfig struct {
 	// the default, draws a seed at random. A simulator on virtual time
 	// sets it to give the same numbers for the same seed.
 	Seed uint64 `json:"seed,omitempty"`
+	// BackgroundReserve is the share of the rate kept from background work
+	// (level 0 of EnqueueLevel and TryAcquireLevel) while work of a level
+	// above asks: background work goes at most at 1 − BackgroundReserve of
+	// the rate, and of the rate the last published quota allowed while the
+	// server publishes none. In [0, 1); 0, the default, keeps nothing back.
+	// The reserve is lent while it is unused (rate_reserve.go).
+	BackgroundReserve float64 `json:"backgroundReserve,omitempty"`
 }
 
 // settings is what a Rate runs on: a RateConfig with its defaults applied,
@@ -124,7 +131,7 @@ type settings struct {
 	Controller                                                  RateController
 	Instances                                                   int
 	Disabled                                                    bool
-	PublishedLimitFraction                                      float64
+	PublishedLimitFraction, BackgroundReserve                   float64
 	Seed                                                        uint64
 }
 
@@ -190,6 +197,7 @@ func (c *RateConfig) settings() settings {
 		Disabled:               c.Disabled,
 		PublishedLimitFraction: cmp.Or(c.PublishedLimitFraction, defaultPublishedLimitFraction),
 		Seed:                   c.Seed,
+		BackgroundReserve:      c.BackgroundReserve,
 	}
 	s.MinUnitsPerMinute, s.MaxUnitsPerMinute, s.InitialUnitsPerMinute = c.rates()
 	switch {
@@ -269,6 +277,9 @@ func (c *RateConfig) check(l *problems.List) {
 	}
 	if f := c.PublishedLimitFraction; !(f >= 0 && f <= 1) {
 		add("PublishedLimitFraction", f, "a fraction in (0, 1], such as 0.98 (0 means 0.98)")
+	}
+	if f := c.BackgroundReserve; !(f >= 0 && f < 1) {
+		add("BackgroundReserve", f, "a fraction in [0, 1), such as 0.2 (0 keeps nothing back)")
 	}
 	if c.AIMD != nil {
 		c.AIMD.check(l.At("AIMD"))

@@ -26,6 +26,7 @@ const defaultLevel = 1
 func (r *Rate) EnqueueLevel(now time.Duration, cost, level int) (id uint64, wait time.Duration, ok bool) {
 	r.waited = true
 	r.refill(now)
+	r.asking(now, level)
 	w := waiter{cost: cost, enqueued: now, level: level, tag: r.order.Join(level, cost)}
 	at, ahead := len(r.q), r.qUnits
 	for at > r.qHead && !r.q[at-1].tag.Ahead(w.tag) {

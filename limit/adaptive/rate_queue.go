@@ -51,6 +51,12 @@ func (r *Rate) Next(now time.Duration) (at time.Duration, ok bool) {
 	}
 	h := r.q[r.qHead]
 	at = sat(now, r.waitFor(now, 0, h.cost))
+	if r.reserveHeld(now, h.level) {
+		at = max(at, sat(now, r.bgWait(now, h.cost)))
+		if i := r.aboveHeldHead(now); i >= 0 {
+			at = min(at, sat(now, r.waitFor(now, 0, r.q[i].cost)))
+		}
+	}
 	at = min(at, sat(h.enqueued, r.cfg.MaxWait))
 	if i := r.oldestBehind(); i >= 0 {
 		at = min(at, sat(r.q[i].enqueued, r.cfg.MaxWait))
@@ -68,10 +74,13 @@ func (r *Rate) Dequeue(now time.Duration) (w Waiter, ok bool) {
 	if w, ok := r.expireBehind(now); ok {
 		return w, true
 	}
+	if w, ok := r.passHeld(now); ok {
+		return w, true
+	}
 	h := r.q[r.qHead]
 	r.refill(now)
 	switch {
-	case now >= r.lastFill && r.tokens+epsilon >= r.need(h.cost):
+	case now >= r.lastFill && r.tokens+epsilon >= r.need(h.cost) && !r.bgHolds(now, h):
 		r.tokens -= float64(h.cost)
 		r.counts.Units += int64(h.cost)
 		r.admitted(now)
