@@ -147,7 +147,11 @@ func (r *Rate) QuietSuccess() bool {
 // between the controller's proposal and the current rate, so that a rate
 // just over the limit is not cut by a third; in slow start, whose rate may
 // be twice the limit, it goes there even below the proposal, but not below
-// half the rate. CUBIC's curve then aims at the accepted rate
+// half the rate. Out of slow start, with no Retry-After and no window
+// learned, a throttle while the dependency refuses more than half of what
+// is sent (a deep bucket drained by the climb that its burst hid) goes
+// there too: a cut by the controller's factor alone would leave the rate
+// over the limit for several more cuts. CUBIC's curve then aims at the accepted rate
 // (SendRateAtLastDecrease), not at the rate that was throttled.
 func (r *Rate) onThrottled(now, sentAt time.Duration, cost int, retryAfter time.Duration) Change {
 	r.measure(now, cost, false)
@@ -177,9 +181,12 @@ func (r *Rate) onThrottled(now, sentAt time.Duration, cost int, retryAfter time.
 		sendAt := r.MeasuredRate()
 		if a := r.acceptedRate(); a > 0 && r.builtin {
 			e := acceptedShare * a
-			if r.slowStart {
+			switch {
+			case r.slowStart:
 				nr = min(r.rate, max(e, r.rate/2))
-			} else {
+			case retryAfter == 0 && sendAt > 2*a && r.win.period == 0:
+				nr = min(nr, max(e, r.rate/2))
+			default:
 				nr = max(nr, min(e, r.rate))
 			}
 			sendAt = min(sendAt, a)
