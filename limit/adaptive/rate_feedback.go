@@ -151,8 +151,9 @@ func (r *Rate) QuietSuccess() bool {
 // learned, a throttle while the dependency refuses more than half of what
 // is sent (a deep bucket drained by the climb that its burst hid) goes
 // there too: a cut by the controller's factor alone would leave the rate
-// over the limit for several more cuts. CUBIC's curve then aims at the accepted rate
-// (SendRateAtLastDecrease), not at the rate that was throttled.
+// over the limit for several more cuts. CUBIC's curve then aims at the
+// accepted rate (SendRateAtLastDecrease), not at the rate that was
+// throttled.
 func (r *Rate) onThrottled(now, sentAt time.Duration, cost int, retryAfter time.Duration) Change {
 	r.measure(now, cost, false)
 	r.counts.Throttles++
