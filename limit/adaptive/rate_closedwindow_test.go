@@ -119,3 +119,72 @@ func TestShortRunDoesNotClose(t *testing.T) {
 		t.Fatal("a throttle after a success closed the window")
 	}
 }
+
+// retryAfterWindowRun drives r against s as closedWindowRun does, but the
+// server answers each throttle with a Retry-After of the time left in its
+// window, rounded up to whole seconds (RFC 9110 delay-seconds). It returns
+// the units accepted and the throttles from `from` on.
+func retryAfterWindowRun(r *Rate, s *silentWindow, d, from, gap, rtt time.Duration) (accepted, throttled int) {
+	type answer struct {
+		at, sent, ra time.Duration
+		ok           bool
+	}
+	var out []answer
+	for now := time.Duration(0); now < d; now += gap {
+		for len(out) > 0 && out[0].at <= now {
+			a := out[0]
+			out = out[1:]
+			if a.ok {
+				r.Release(a.at, a.sent, 1, Success, 0)
+			} else {
+				r.Release(a.at, a.sent, 1, Throttled, a.ra)
+			}
+		}
+		if ok, _ := r.TryAcquire(now, 1); !ok {
+			continue
+		}
+		at := now + rtt/2
+		ok := s.decide(at)
+		ra := time.Duration(0)
+		if !ok {
+			left := s.start + s.window - at
+			ra = (left + time.Second - 1) / time.Second * time.Second
+		}
+		if now >= from {
+			if ok {
+				accepted++
+			} else {
+				throttled++
+			}
+		}
+		out = append(out, answer{at: now + rtt, sent: now, ra: ra, ok: ok})
+	}
+	return accepted, throttled
+}
+
+// Against a fixed window of 10 s that names its reopening with a
+// Retry-After, each throttle costs the rest of a window. Once a run of
+// them taught the window, the limiter stays under the allowance learned
+// instead of climbing over it again: from the second minute on, the
+// windows are spent nearly whole and the throttles stop.
+func TestRetryAfterWindowSetsCeiling(t *testing.T) {
+	c := DefaultRateConfig()
+	c.RateController, c.Seed = Cubic{}, 7
+	r, err := NewRate(c, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &silentWindow{window: 10 * time.Second, allowance: 100}
+	const d, from = 300 * time.Second, 60 * time.Second
+	accepted, throttled := retryAfterWindowRun(r, s, d, from, 5*time.Millisecond, 50*time.Millisecond)
+	allowance := int((d-from)/s.window) * s.allowance
+	if accepted < allowance*9/10 {
+		t.Errorf("%d units accepted of %d after the first minute: want 90%% or more", accepted, allowance)
+	}
+	if throttled > 4 {
+		t.Errorf("%d throttles after the first minute: want the ceiling to keep the rate under the allowance", throttled)
+	}
+	if r.win.ceiling <= 0 || r.Rate() > r.win.ceiling {
+		t.Errorf("rate %v, ceiling %v: want a ceiling learned and kept", r.Rate(), r.win.ceiling)
+	}
+}

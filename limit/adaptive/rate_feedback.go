@@ -70,10 +70,19 @@ func (r *Rate) raise(now time.Duration) Change {
 	if rate != rate { // NaN: no change
 		return 0
 	}
-	r.setRate(now, min(max(rate, r.minRate), r.maxRate))
+	r.setRate(now, min(max(rate, r.minRate), r.ceiling()))
 	r.lastIncrease, r.waited = now, false
 	r.counts.Increases++
 	return ChangeRate
+}
+
+// ceiling is the most a raise may reach: the maximum, or the window's
+// learned ceiling below it.
+func (r *Rate) ceiling() float64 {
+	if c := r.win.ceiling; c > 0 && c < r.maxRate && r.learning() {
+		return max(c, r.minRate)
+	}
+	return r.maxRate
 }
 
 // double is a slow start's step on a success at now after a wait.
@@ -81,7 +90,7 @@ func (r *Rate) double(now time.Duration) Change {
 	if now-r.lastIncrease < halfSecond {
 		return 0
 	}
-	nr := min(2*r.rate, r.maxRate)
+	nr := min(2*r.rate, r.ceiling())
 	if m := r.MeasuredRate(); m > 0 {
 		nr = min(nr, sendRateCap*m)
 	}
@@ -138,8 +147,13 @@ func (r *Rate) QuietSuccess() bool {
 // between the controller's proposal and the current rate, so that a rate
 // just over the limit is not cut by a third; in slow start, whose rate may
 // be twice the limit, it goes there even below the proposal, but not below
-// half the rate. CUBIC's curve then aims at the accepted rate
-// (SendRateAtLastDecrease), not at the rate that was throttled.
+// half the rate. Out of slow start, with no Retry-After and no window
+// learned, a throttle while the dependency refuses more than half of what
+// is sent (a deep bucket drained by the climb that its burst hid) goes
+// there too: a cut by the controller's factor alone would leave the rate
+// over the limit for several more cuts. CUBIC's curve then aims at the
+// accepted rate (SendRateAtLastDecrease), not at the rate that was
+// throttled.
 func (r *Rate) onThrottled(now, sentAt time.Duration, cost int, retryAfter time.Duration) Change {
 	r.measure(now, cost, false)
 	r.counts.Throttles++
@@ -168,9 +182,12 @@ func (r *Rate) onThrottled(now, sentAt time.Duration, cost int, retryAfter time.
 		sendAt := r.MeasuredRate()
 		if a := r.acceptedRate(); a > 0 && r.builtin {
 			e := acceptedShare * a
-			if r.slowStart {
+			switch {
+			case r.slowStart:
 				nr = min(r.rate, max(e, r.rate/2))
-			} else {
+			case retryAfter == 0 && sendAt > 2*a && r.win.period == 0:
+				nr = min(nr, max(e, r.rate/2))
+			default:
 				nr = max(nr, min(e, r.rate))
 			}
 			sendAt = min(sendAt, a)

@@ -676,9 +676,10 @@ func TestRateSlowStart(t *testing.T) {
 }
 
 // After the slow start a throttle cuts a rate just over the dependency's
-// limit to 95% of what it was accepting, not by a third; throttles with
-// nothing accepted since the last cut (a server that refuses at any rate)
-// do not cut again.
+// limit to 95% of what it was accepting, not by a third, and a rate far
+// over it (most attempts refused) there too, by half at most; throttles
+// with nothing accepted since the last cut (a server that refuses at any
+// rate) do not cut again.
 func TestRateCutToAcceptedRate(t *testing.T) {
 	for _, tc := range []struct {
 		name         string
@@ -687,6 +688,9 @@ func TestRateCutToAcceptedRate(t *testing.T) {
 	}{
 		{"just over the limit", 9, func(rate, accepted float64) float64 { return max(0.7*rate, min(0.95*accepted, rate)) }},
 		{"nothing accepted", 0, func(rate, accepted float64) float64 { return rate }},
+		// Most refused (a deep bucket drained): to the accepted rate, below
+		// the controller's proposal, but by half at most.
+		{"most refused", 3, func(rate, accepted float64) float64 { return min(0.7*rate, max(0.95*accepted, rate/2)) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newTestRate(t, func(c *RateConfig) { c.InitialUnitsPerMinute = 1200; c.DecreaseCooldown = -1 }) // no cooldown
