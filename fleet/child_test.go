@@ -57,15 +57,17 @@ func runChild() int {
 	o.QueueLimit, o.FailOpen, o.Instances = new(100), env("FAILOPEN") == "1", inst
 	var lim limit.Limiter
 	if env("SHAPE") == "window" {
-		// A fifth of the rate in any 200 ms holds any second to the rate,
-		// in bursts small enough for the quota's own window. A segment's
-		// permits free one window after its last grant and are taken again
-		// a wake-up and a round trip later, so each cycle of the window
-		// runs that much longer: 3 ms on a loaded machine, 3% of a 100 ms
-		// window, half that of 200 ms. Segments of 0.2 ms keep the freeing
-		// close to the granting.
-		o.Segments = 1000
-		lim, err = PerWindow(c, int(rate)/5, 200*time.Millisecond, o)
+		// A tenth of the quota in any 100 ms holds any second to the quota
+		// on Redis's clock, in bursts small enough for the quota's own
+		// window. A segment's permits free one window after their last
+		// grant and are taken again a wake-up and a round trip later, so
+		// each cycle of the window runs 2 to 4 ms longer: the window runs at
+		// 96 to 98% of the quota, not at the token bucket's 97.5% margin,
+		// and the spread from grant to arrival stays within the 1% over
+		// that the goal allows. Segments of 1 ms keep the freeing close to
+		// the granting.
+		o.Segments = 100
+		lim, err = PerWindow(c, multiQuota/10, 100*time.Millisecond, o)
 	} else {
 		lim, err = PerSecond(c, rate, burst, o)
 	}
