@@ -183,7 +183,7 @@ func (r *Rate) windowSuccess(now, sentAt time.Duration, cost int) Change {
 	// run of throttles: a bucket's is a unit's refill, rounded up to a
 	// second, which says nothing of a window, and a lone throttle is no
 	// run.
-	named := !w.closed && w.runRA >= minPacedPeriod && run >= 2
+	named := !w.closed && w.runRA > 0 && run >= 2
 	onTime, probed := w.closed && w.probes == 1, w.closed || named
 	at := sentAt
 	if probed && w.refusedProbe > w.opened {
