@@ -86,11 +86,6 @@ type windows struct {
 	// a minute accepted over it; 0 until a reopening was seen.
 	period   time.Duration
 	capacity float64
-	// ceiling is the most the controller may raise the rate to, once a
-	// window named by Retry-Afters was learned (0: none): every throttle
-	// there costs the rest of a window, so the rate stays under the
-	// allowance learned instead of finding it again by overshoot.
-	ceiling float64
 
 	// inRun says throttles have come since the last success; runFrom is
 	// when the first of them was sent, runCount how many came.
@@ -183,8 +178,7 @@ func (r *Rate) windowSuccess(now, sentAt time.Duration, cost int) Change {
 	// run of throttles: a bucket's is a unit's refill, rounded up to a
 	// second, which says nothing of a window, and a lone throttle is no
 	// run.
-	named := !w.closed && w.runRA > 0 && run >= 2
-	onTime, probed := w.closed && w.probes == 1, w.closed || named
+	onTime, probed := w.closed && w.probes == 1, w.closed || w.runRA >= minPacedPeriod && run >= 2
 	at := sentAt
 	if probed && w.refusedProbe > w.opened {
 		// It reopened between the last probe refused and this one: the
@@ -220,10 +214,7 @@ func (r *Rate) windowSuccess(now, sentAt time.Duration, cost int) Change {
 	}
 	w.opened, w.units = sentAt, float64(cost)
 	ch := r.resume(now)
-	if learned && named {
-		w.ceiling = min(max(windowShare*w.capacity, r.minRate), r.maxRate)
-	}
-	if learned && (w.period >= minPacedPeriod || named) {
+	if learned && w.period >= minPacedPeriod {
 		r.setRate(now, min(max(windowShare*w.capacity, r.minRate), r.maxRate))
 		r.beforeCut, r.sendAtCut = w.capacity, w.capacity
 		r.lastCut, r.lastIncrease, r.pausedAcc = now, now, 0

@@ -70,19 +70,10 @@ func (r *Rate) raise(now time.Duration) Change {
 	if rate != rate { // NaN: no change
 		return 0
 	}
-	r.setRate(now, min(max(rate, r.minRate), r.ceiling()))
+	r.setRate(now, min(max(rate, r.minRate), r.maxRate))
 	r.lastIncrease, r.waited = now, false
 	r.counts.Increases++
 	return ChangeRate
-}
-
-// ceiling is the most a raise may reach: the maximum, or the window's
-// learned ceiling below it.
-func (r *Rate) ceiling() float64 {
-	if c := r.win.ceiling; c > 0 && c < r.maxRate && r.learning() {
-		return max(c, r.minRate)
-	}
-	return r.maxRate
 }
 
 // double is a slow start's step on a success at now after a wait.
@@ -90,7 +81,7 @@ func (r *Rate) double(now time.Duration) Change {
 	if now-r.lastIncrease < halfSecond {
 		return 0
 	}
-	nr := min(2*r.rate, r.ceiling())
+	nr := min(2*r.rate, r.maxRate)
 	if m := r.MeasuredRate(); m > 0 {
 		nr = min(nr, sendRateCap*m)
 	}
