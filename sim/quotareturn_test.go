@@ -50,3 +50,27 @@ func TestQuotaReturnSpendsTheFreeUnitsWithoutA429(t *testing.T) {
 		}
 	}
 }
+
+// What a throttle-driven mode learns while another client takes half the
+// quota must not hold it down once the quota comes back: each finds the
+// quota again within two minutes and uses most of it over the run (at
+// least 85%: plain CUBIC, which probes a quarter as often as AIMD, has 89%
+// on a seed of these).
+func TestModesRecoverAfterTheDrop(t *testing.T) {
+	for _, name := range []string{"aimd", "cubic", "cubic+quota"} {
+		mode, err := sim.ModeNamed(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for seed := uint64(42); seed < 45; seed++ {
+			res, err := sim.Run(sim.Config{Seed: seed, NoSeries: true}, mode)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.HasRecovery || res.Recovery > 2*time.Minute || res.Share < 0.85 {
+				t.Errorf("%s, seed %d: recovered %v after %v, %.1f%% of the quota; want within 2 min and at least 85%%",
+					res.Mode, seed, res.HasRecovery, res.Recovery, 100*res.Share)
+			}
+		}
+	}
+}
