@@ -55,18 +55,23 @@ func PerSecond(c redis.UniversalClient, permitsPerSecond float64, burst int, o O
 // newLimiter builds the shared limiter of capacity permits, a limiter of
 // kind granting perMinute permits a minute, running script on its key of
 // kind with the arguments params gives for the whole limit (1 in 1), or,
-// with Shards, on each shard's key with those of its share.
+// with Shards, on each shard's key with those of its share. Its in_use and
+// available are read from those keys when the meter collects.
 func newLimiter(c redis.UniversalClient, o Options, capacity int, kind string, perMinute float64,
 	op string, script *redis.Script, keyKind string, params func(m, n int) ([]any, time.Duration)) *limiter {
 	m := metrics.NewFleet(o.MeterProvider, o.Name)
 	m.Log(o.Logger)
 	call := newCaller(c, o, m)
+	var l *limiter
 	if o.Shards > 1 {
-		return assemble(o, max(capacity/(2*o.Shards), 1), kind, perMinute,
+		l = assemble(o, max(capacity/(2*o.Shards), 1), kind, perMinute,
 			newShardedBucket(call, o, script, keyKind, op, params), m)
+	} else {
+		args, maxWait := params(1, 1)
+		l = assemble(o, capacity, kind, perMinute, newScriptBucket(call, script, o.key(keyKind), op, maxWait, args...), m)
 	}
-	args, maxWait := params(1, 1)
-	return assemble(o, capacity, kind, perMinute, newScriptBucket(call, script, o.key(keyKind), op, maxWait, args...), m)
+	sampleUsage(l.grants, c, o, keyKind, l.circuit, params)
+	return l
 }
 
 // newCaller makes o's calls to c, recorded in m.

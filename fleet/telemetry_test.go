@@ -87,6 +87,10 @@ func TestTelemetryCountsLeasesAsLimitsLimitersDo(t *testing.T) {
 	two.Release()
 
 	got := points(t, r, sharedLimiter)
+	// The bucket refills as the test runs: TestTelemetryReadsUsageFromRedis
+	// checks these on a bucket that does not.
+	delete(got, telemetry.InUseName)
+	delete(got, telemetry.AvailableName)
 	acquired := "outcome=acquired"
 	denied := "outcome=denied reason=no_permit"
 	want := map[string]float64{
@@ -183,4 +187,117 @@ func TestTelemetryTimesTheQueue(t *testing.T) {
 			t.Errorf("per_second \"queued\" points (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// A shared limiter reports in_use and available as limit's limiters do,
+// read from its key on Redis when the meter collects: what every process
+// has spent of the burst or window, and what is left.
+func TestTelemetryReadsUsageFromRedis(t *testing.T) {
+	c, prefix := testRedis(t)
+	r, mp := metricstest.New(t)
+	// One permit in 1,000 s: the bucket does not refill while the test runs.
+	bucket, err := PerSecond(c, 0.001, 5, Options{Name: "bucket", Prefix: prefix, MeterProvider: mp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	window, err := PerWindow(c, 10, time.Hour, Options{Name: "window", Prefix: prefix, MeterProvider: mp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	usage := func() map[string]float64 {
+		got := map[string]float64{}
+		for _, p := range metricstest.Collect(t, r) {
+			if _, share := p.Attrs.Value(telemetry.AttrFleetPolicy); !share && (p.Name == telemetry.InUseName || p.Name == telemetry.AvailableName) {
+				got[p.Attr(telemetry.AttrLimiter)+" "+p.Name] = p.Value
+			}
+		}
+		return got
+	}
+	want := map[string]float64{
+		"bucket " + telemetry.InUseName: 0, "bucket " + telemetry.AvailableName: 5,
+		"window " + telemetry.InUseName: 0, "window " + telemetry.AvailableName: 10,
+	}
+	if diff := cmp.Diff(want, usage()); diff != "" {
+		t.Errorf("before any grant (-want +got):\n%s", diff)
+	}
+	ctx := context.Background()
+	for _, l := range []limit.Limiter{bucket, window} {
+		if _, err := l.AcquireN(ctx, 3); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.Acquire(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Another process's grant counts as much as this one's.
+	other, err := PerWindow(c, 10, time.Hour, Options{Name: "window", Prefix: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.AcquireN(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	want = map[string]float64{
+		"bucket " + telemetry.InUseName: 4, "bucket " + telemetry.AvailableName: 1,
+		"window " + telemetry.InUseName: 6, "window " + telemetry.AvailableName: 4,
+	}
+	if diff := cmp.Diff(want, usage()); diff != "" {
+		t.Errorf("after grants (-want +got):\n%s", diff)
+	}
+}
+
+// While Redis cannot be reached, a shared limiter reports no usage rather
+// than a guess, and a collection is not held up past the limit's Timeout.
+func TestTelemetryReportsNoUsageWithoutRedis(t *testing.T) {
+	p := startPrivateRedis(t)
+	r, mp := metricstest.New(t)
+	lim, err := PerSecond(p.client(t), 100, 5, Options{Name: "gone", MeterProvider: mp, Timeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim.Acquire(context.Background())
+	p.stop()
+	start := time.Now()
+	for _, pt := range metricstest.Collect(t, r) {
+		if pt.Name == telemetry.InUseName || pt.Name == telemetry.AvailableName {
+			t.Errorf("%s = %v with Redis stopped, want no point", pt.Name, pt.Value)
+		}
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("a collection took %v with Redis stopped, want about the 50ms timeout", took)
+	}
+}
+
+// The usage read from a key is what the scripts would find there, foreign
+// or broken state included.
+func TestUsageReadsKeysAsTheScriptsDo(t *testing.T) {
+	const now = 1e12
+	bucket := []any{1e6, 5} // a permit a second, burst 5
+	for _, tc := range []struct {
+		tat  string
+		want float64
+	}{
+		{"", 0}, {"not a number", 0}, {"NaN", 0},
+		{strconv.FormatFloat(now-1e6, 'f', -1, 64), 0}, // in the past: full
+		{strconv.FormatFloat(now+2e6, 'f', -1, 64), 2},
+		{strconv.FormatFloat(now+2.5e6, 'f', -1, 64), 3}, // a permit partly refilled is not free
+		{strconv.FormatFloat(now+9e6, 'f', -1, 64), 5},   // never more than the burst
+	} {
+		if spent, capacity := bucketSpent(tc.tat, bucket, now); spent != tc.want || capacity != 5 {
+			t.Errorf("TAT %q: spent %v of %v, want %v of 5", tc.tat, spent, capacity, tc.want)
+		}
+	}
+	window := []any{int64(60e6), int64(7.5e6), 10} // 10 a minute, 8 segments
+	h := map[string]string{
+		"c1": "3", "l1": strconv.FormatFloat(now-59e6, 'f', -1, 64), // live
+		"c2": "4", "l2": strconv.FormatFloat(now-61e6, 'f', -1, 64), // expired
+		"c3": "x", "l3": strconv.FormatFloat(now-1e6, 'f', -1, 64), // broken: counts as the limit
+	}
+	if spent, capacity := windowSpent(h, window, now); spent != 10 || capacity != 10 {
+		t.Errorf("window: spent %v of %v, want 10 of 10", spent, capacity)
+	}
+	delete(h, "c3")
+	if spent, _ := windowSpent(h, window, now); spent != 3 {
+		t.Errorf("window: spent %v, want 3", spent)
+	}
 }
