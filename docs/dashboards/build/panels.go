@@ -98,6 +98,9 @@ var rows = []row{
 				"{{headroom_limiter}} {{headroom_fleet_policy}}")),
 		chart("Live instances", "short", "The processes an instance counter last counted.",
 			q("max by (headroom_limiter) ("+series("headroom_fleet_instances", onLimiter)+")", "{{headroom_limiter}}")),
+		chart("Shared limits: permits in use and available", "short", "Permits of a fleet limiter spent within its burst or window by every process, and those left, read from Redis when the meter collects.",
+			q(fleetOnly("max by (headroom_limiter) ("+series("headroom_limiter_in_use", onLimiter, `headroom_fleet_policy=""`)+")"), "in use {{headroom_limiter}}"),
+			q(fleetOnly("max by (headroom_limiter) ("+series("headroom_limiter_available", onLimiter, `headroom_fleet_policy=""`)+")"), "available {{headroom_limiter}}")),
 		chart("Shared limits against their fail-open share", "short", "A fleet limiter's whole rate, and the share this process enforces while failing open: two series, never added.",
 			q("max by (headroom_limiter) ("+series("headroom_limiter_rate_per_min", onLimiter, `headroom_fleet_policy=""`)+")", "{{headroom_limiter}} rate/min"),
 			q("max by (headroom_limiter) ("+series("headroom_limiter_rate_per_min", onLimiter, `headroom_fleet_policy="fail_open"`)+")",
@@ -154,6 +157,12 @@ func sumBy(labels, expr string) string { return "sum by (" + labels + ") (" + ex
 // hosts' limits are ever added.
 func perLimiter(agg, expr string) string {
 	return agg + " by (server_address, headroom_limiter) (" + expr + ")"
+}
+
+// fleetOnly keeps the series of expr, by limiter, of the limiters that call
+// Redis: the fleet's, not limit's limiters of the same metric.
+func fleetOnly(expr string) string {
+	return expr + " and on (headroom_limiter) max by (headroom_limiter) (headroom_fleet_redis_duration_seconds_count)"
 }
 
 // perRunner is the per-runner rate of part over the rate of whole.

@@ -12,7 +12,8 @@ import (
 // Three hosts at 6,000 permits a minute each showed as one limit of
 // 18,000, and a fleet limiter failing open as 600 + 600: the limit panels
 // now show each host's limit, and a shared limit without its fail-open
-// share. promtool evaluates the panels' queries over such series.
+// share, and the fleet row's use panel only the fleet's limiters. promtool
+// evaluates the panels' queries over such series.
 func TestLimitPanelsNeverSumHosts(t *testing.T) {
 	promtool, err := exec.LookPath("promtool")
 	if err != nil {
@@ -47,6 +48,14 @@ func TestLimitPanelsNeverSumHosts(t *testing.T) {
         values: '600x10'
       - series: 'headroom_limiter_rate_per_min{headroom_limiter="shared", headroom_limiter_kind="per_second", headroom_fleet_policy="fail_open"}'
         values: '600x10'
+      - series: 'headroom_limiter_in_use{headroom_limiter="shared", headroom_limiter_kind="per_second"}'
+        values: '4x10'
+      - series: 'headroom_limiter_in_use{headroom_limiter="shared", headroom_limiter_kind="per_second", headroom_fleet_policy="fail_open"}'
+        values: '1x10'
+      - series: 'headroom_limiter_in_use{headroom_limiter="local", headroom_limiter_kind="per_second"}'
+        values: '7x10'
+      - series: 'headroom_fleet_redis_duration_seconds_count{headroom_limiter="shared", headroom_fleet_operation="token_bucket"}'
+        values: '0+10x10'
 `)
 	perHost := func(limiter string, v int) string {
 		var b strings.Builder
@@ -72,10 +81,18 @@ tests:
 %s      - expr: "%s"
         eval_time: 5m
         exp_samples:
-%s`, series.String(),
+%s      - expr: "%s"
+        eval_time: 5m
+        exp_samples:
+          - labels: '{headroom_limiter="shared"}'
+            value: 4
+`, series.String(),
 		expr("Rate limit against use", 0), perHost("api", 6000),
 		expr("Concurrency limit against use", 0), perHost("db", 50),
-		expr("Queue", 1), perHost("db", 1000))
+		expr("Queue", 1), perHost("db", 1000),
+		// The fleet row shows a shared limiter's use, without its
+		// fail-open share's or a local limiter's.
+		expr("Shared limits: permits in use and available", 0))
 	path := filepath.Join(t.TempDir(), "three_hosts_test.yml")
 	if err := os.WriteFile(path, []byte(test), 0o644); err != nil {
 		t.Fatal(err)
