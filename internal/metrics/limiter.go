@@ -97,12 +97,19 @@ const (
 // stripe holds a share of the hot counters, alone on its cache lines (128
 // bytes, for CPUs that fetch lines in adjacent pairs).
 type stripe struct {
-	acquired     atomic.Int64
-	acquiredMore atomic.Int64 // permits of granted leases beyond their first
+	// leases counts granted leases by cost: leases[c-1] those of c
+	// permits, for c up to costedMax, so that a lease costs one atomic add
+	// whatever its cost, rather than one for the lease and one for its
+	// permits. A lease of another cost counts in leases[0] and its permits
+	// beyond the first in acquiredMore. They fill the stripe's 128 bytes.
+	leases       [costedMax]atomic.Int64
+	acquiredMore atomic.Int64
 	noPermit     atomic.Int64
 	other        atomic.Int64 // denials with a reason not in reasons
-	_            [128 - 32]byte
 }
+
+// costedMax is the largest cost stripe.leases counts apart.
+const costedMax = 13
 
 // reasons are the values of telemetry.AttrReason on denied leases, in the order of
 // Limiter.denied.
@@ -233,15 +240,18 @@ func (m *Limiter) observe(_ context.Context, o metric.Observer) error {
 // observeLeases reports the leases and permits of each outcome that has
 // happened.
 func (m *Limiter) observeLeases(o metric.Observer) {
-	var acquired, acquiredMore, noPermit, other int64
+	var acquired, permits, noPermit, other int64
 	for i := range m.stripes {
 		s := &m.stripes[i]
-		acquired += s.acquired.Load()
-		acquiredMore += s.acquiredMore.Load()
+		for c := range s.leases {
+			n := s.leases[c].Load()
+			acquired += n
+			permits += n * int64(c+1)
+		}
+		permits += s.acquiredMore.Load()
 		noPermit += s.noPermit.Load()
 		other += s.other.Load()
 	}
-	permits := acquired + acquiredMore
 	counted := m.fold != nil
 	var n int64
 	if g := m.granted.Load(); g != nil {
@@ -358,7 +368,7 @@ func (m *Limiter) stripe() *stripe {
 // Acquired counts a granted lease of one permit.
 func (m *Limiter) Acquired() {
 	if m != nil {
-		m.sink().stripe().acquired.Add(1)
+		m.sink().stripe().leases[0].Add(1)
 	}
 }
 
@@ -371,17 +381,23 @@ func (m *Limiter) sink() *Limiter {
 	return m
 }
 
-// AcquiredN counts a granted lease of n permits. A lease of one permit
-// costs one atomic add, as Acquired does.
+// AcquiredN counts a granted lease of n permits: one atomic add, as
+// Acquired costs, for n up to costedMax.
 func (m *Limiter) AcquiredN(n int) {
 	if m == nil {
 		return
 	}
-	s := m.sink().stripe()
-	s.acquired.Add(1)
-	if n != 1 {
-		s.acquiredMore.Add(int64(n - 1))
+	// sink() spelled out keeps AcquiredN within the inlining budget.
+	if m.into != nil {
+		m = m.into
 	}
+	s := m.stripe()
+	c := uint(n - 1)
+	if c >= costedMax {
+		s.acquiredMore.Add(int64(c))
+		c = 0
+	}
+	s.leases[c].Add(1)
 }
 
 // CountGrants makes granted the count of the permits the limiter's engine

@@ -14,7 +14,7 @@ import (
 // The fast path with telemetry on (an SDK meter provider with a reader)
 // against a nil *Limiter; the difference is what telemetry adds.
 //
-//	go test -run '^$' -bench . -count 6 ./telemetry/ | benchstat -
+//	go test -run '^$' -bench . -count 6 ./internal/metrics/ | benchstat -
 
 // nilLimiter is a package variable so the compiler cannot see it is nil.
 var nilLimiter *Limiter
@@ -50,7 +50,7 @@ func BenchmarkAcquiredSDK(b *testing.B) {
 	}
 }
 
-// BenchmarkAcquiredNSDK is a lease of three permits: two atomic adds.
+// BenchmarkAcquiredNSDK is a lease of three permits: one atomic add.
 func BenchmarkAcquiredNSDK(b *testing.B) {
 	m := sdkLimiter(b)
 	for b.Loop() {

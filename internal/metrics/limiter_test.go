@@ -558,3 +558,25 @@ func TestLimiterConcurrent(t *testing.T) {
 		t.Errorf("totals (-want +got):\n%s", diff)
 	}
 }
+
+// A lease counts once and its permits at its cost, whatever the cost:
+// those the stripes count by cost, those past costedMax, and none.
+func TestLeasesOfEveryCostCountTheirPermits(t *testing.T) {
+	r, mp := newSDK(t)
+	m := NewLimiter(mp, "costs", KindPerSecond)
+	defer m.Close()
+	costs := []int{0, 1, 2, 3, costedMax - 1, costedMax, costedMax + 1, 1000}
+	var permits float64
+	for _, c := range costs {
+		m.AcquiredN(c)
+		permits += float64(c)
+	}
+	got := map[string]float64{}
+	for _, p := range collect(t, r) {
+		got[p.Name] += p.Value
+	}
+	want := map[string]float64{telemetry.LeasesName: float64(len(costs)), telemetry.PermitsName: permits}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("points (-want +got):\n%s", diff)
+	}
+}
