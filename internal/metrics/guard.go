@@ -13,14 +13,15 @@ import (
 	"github.com/headroom-go/headroom/telemetry"
 )
 
-// quotaKeysMax is the most keys a guard's gauges report at once, and its
-// refusals count by name.
+// quotaKeysMax is how many keys a guard labels apart: the first it
+// reports or refuses, for the rest of its life, as HostSeries labels hosts.
 const quotaKeysMax = 100
 
 // otherKey stands for the keys past quotaKeysMax on the refusals
 // counter, so that a guard keyed by something unbounded cannot grow the
-// series without bound.
-const otherKey = "_other"
+// series without bound. Those keys report no gauges: the limits and
+// remaining allowances of several keys do not add up.
+const otherKey = telemetry.OtherHosts
 
 // KeyState is what a quota guard knows of one key, as its gauges report it.
 type KeyState struct {
@@ -42,12 +43,12 @@ type Guard struct {
 	reg                              metric.Registration
 
 	mu   sync.Mutex
-	keys map[string]struct{} // keys counted by refusals, at most quotaKeysMax
+	keys map[string]struct{} // the keys labelled apart, at most quotaKeysMax
 }
 
 // NewGuard registers the instruments of the guard called name with mp (nil:
-// the global meter provider). read reports the guard's keys, at most
-// quotaKeysMax of them, each time the meter collects; it must not reference
+// the global meter provider). read reports the guard's keys each time the
+// meter collects, of which the first quotaKeysMax have gauges; it must not reference
 // the guard that owns the Guard, or that guard is never collected. It
 // never fails: on error it reports through otel.Handle and returns nil.
 //
@@ -70,13 +71,9 @@ func NewGuard(mp metric.MeterProvider, name string, keyAttrs func(key string) []
 	err := in.err
 	if err == nil {
 		g.reg, err = in.meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
-			n := 0
 			read(func(s KeyState) {
-				if n < quotaKeysMax {
-					if kvs, folded := g.attrs(s.Key); !folded {
-						n++
-						g.observe(o, s, kvs)
-					}
+				if kvs, folded := g.attrs(s.Key); !folded && g.admit(s.Key) {
+					g.observe(o, s, kvs)
 				}
 			})
 			return nil
@@ -125,19 +122,25 @@ func (g *Guard) Refused(ctx context.Context, key, reason string) {
 		g.refusals.Add(ctx, 1, metric.WithAttributes(append(kvs, attribute.String(telemetry.AttrReason, reason))...))
 		return
 	}
-	g.mu.Lock()
-	if _, ok := g.keys[key]; !ok {
-		if len(g.keys) < quotaKeysMax {
-			g.keys[key] = struct{}{}
-		} else {
-			key = otherKey
-		}
-	}
-	g.mu.Unlock()
-	if key == otherKey {
-		kvs = append(g.base[:len(g.base):len(g.base)], attribute.String(telemetry.AttrQuotaKey, key))
+	if !g.admit(key) {
+		kvs = append(g.base[:len(g.base):len(g.base)], attribute.String(telemetry.AttrQuotaKey, otherKey))
 	}
 	g.refusals.Add(ctx, 1, metric.WithAttributes(append(kvs, attribute.String(telemetry.AttrReason, reason))...))
+}
+
+// admit reports whether key is labelled apart: one of the first
+// quotaKeysMax keys the guard reported or refused.
+func (g *Guard) admit(key string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if _, ok := g.keys[key]; ok {
+		return true
+	}
+	if len(g.keys) >= quotaKeysMax {
+		return false
+	}
+	g.keys[key] = struct{}{}
+	return true
 }
 
 // Close unregisters the gauges' callback.
