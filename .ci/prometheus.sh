@@ -2,8 +2,9 @@
 # The dashboard and alert test: installs Debian's prometheus (which brings
 # promtool) when it is missing, then runs examples/prometheus's test, which
 # runs promtool test rules on the alerts, then scrapes the example with a
-# real Prometheus and evaluates every dashboard
-# query and alert expression. Under CI=true a prometheus that cannot be
+# real Prometheus, evaluates every dashboard query, and checks that the
+# example's workload fires each alert (its rules scaled from minutes to
+# seconds) and that its quiet phase resolves it. Under CI=true a prometheus that cannot be
 # installed fails the test; elsewhere the test skips with one line.
 set -euo pipefail
 cd "$(dirname "$0")/.."

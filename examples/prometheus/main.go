@@ -4,12 +4,15 @@
 // whole duration. It then prints what it counted, as one JSON object, and
 // exits 0.
 //
-//	cd examples/prometheus && go run . -addr 127.0.0.1:9464 -duration 30s
+//	cd examples/prometheus && go run . -addr 127.0.0.1:9464 -duration 45s
 //
-// The workload stops three seconds before the end; the command then keeps
-// serving /metrics until a scrape has begun after the workload stopped (up
-// to -final-scrape, default 30s), so that the final counts are exported
-// whatever the scrape interval.
+// The workload runs flat out, into the hidden quota, the outage and the
+// drop, until -quiet (default 15s) before the end, then trickles, one call
+// every half second a client, well within every quota, so that each alert
+// it fired resolves; it stops three seconds before the end. The command
+// then keeps serving /metrics until a scrape has begun after the workload
+// stopped (up to -final-scrape, default 30s), so that the final counts are
+// exported whatever the scrape interval.
 package main
 
 import (
@@ -36,11 +39,12 @@ import (
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:9464", "address to serve /metrics on")
-	duration := flag.Duration("duration", 30*time.Second, "how long to run, at least 10s")
+	duration := flag.Duration("duration", 45*time.Second, "how long to run, at least 10s more than -quiet")
+	flag.DurationVar(&quiet, "quiet", quiet, "how long the workload trickles before it stops, for the alerts to resolve")
 	flag.DurationVar(&finalScrape, "final-scrape", finalScrape, "how long to wait, after the workload, for a scrape of its final counts")
 	flag.Parse()
-	if *duration < 10*time.Second {
-		log.Fatal("prometheus: -duration must be at least 10s")
+	if *duration < quiet+10*time.Second {
+		log.Fatal("prometheus: -duration must be at least 10s more than -quiet")
 	}
 	if err := run(*addr, *duration, os.Stdout); err != nil {
 		log.Fatal(err)
@@ -49,6 +53,15 @@ func main() {
 
 // finalScrape bounds the wait for a scrape of the final counts.
 var finalScrape = 30 * time.Second
+
+// quiet is how long the workload trickles before it stops: longer than
+// the alert rules' windows (5 minutes, or 5 seconds in the test's rules,
+// scaled down 60 times) and a few evaluations, so that every alert the
+// flat-out phase fired resolves while calls still succeed.
+var quiet = 15 * time.Second
+
+// drain is how long before the end the workload stops.
+const drain = 3 * time.Second
 
 // scrapes notes when each scrape of /metrics began, and wakes a waiter.
 type scrapes struct {
@@ -90,8 +103,9 @@ type report struct {
 	Status    map[int]int64    `json:"status"`    // the server's answers by status
 }
 
-// run serves /metrics on addr, runs the workload for duration less three
-// seconds, and writes its report to out when duration is over.
+// run serves /metrics on addr, runs the workload flat out until quiet
+// before the end and then trickles until drain before the end, and writes
+// its report to out when duration is over.
 func run(addr string, duration time.Duration, out io.Writer) error {
 	registry := prometheus.NewRegistry()
 	exporter, err := otelprom.New(otelprom.WithRegisterer(registry))
@@ -119,11 +133,16 @@ func run(addr string, duration time.Duration, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), duration-3*time.Second)
-	defer cancel()
+	busy, stopBusy := context.WithTimeout(context.Background(), duration-quiet)
+	defer stopBusy()
+	calm, stopCalm := context.WithTimeout(context.Background(), duration-drain)
+	defer stopCalm()
 	var wg sync.WaitGroup
 	for _, c := range clients {
-		wg.Go(func() { c.run(ctx, srv.URL) })
+		wg.Go(func() {
+			c.run(busy, srv.URL, c.workers, c.pause)
+			c.run(calm, srv.URL, 1, trickle)
+		})
 	}
 	wg.Wait()
 	ended := time.Now()

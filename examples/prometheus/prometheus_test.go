@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,10 +22,13 @@ import (
 )
 
 // TestDashboardAgainstPrometheus runs the example while a real Prometheus
-// scrapes it every second, then evaluates every query of the Grafana
-// dashboard and every alert expression through Prometheus's HTTP API over
-// the run: each must return data, and the counts must agree with what the
-// example counted itself. promtool must accept the alert rules.
+// scrapes it every second and evaluates the alert rules every second,
+// their windows and for: scaled down 60 times (a minute becomes a second).
+// It then asks Prometheus's HTTP API, over the run, for every query of the
+// Grafana dashboard, which must return data, and for each alert, which the
+// flat-out phase must fire and the quiet phase resolve; and the counts
+// must agree with what the example counted itself. promtool must accept
+// the alert rules and pass their tests.
 func TestDashboardAgainstPrometheus(t *testing.T) {
 	bin, err := exec.LookPath("prometheus")
 	if err != nil {
@@ -34,7 +38,7 @@ func TestDashboardAgainstPrometheus(t *testing.T) {
 		t.Skip("prometheus is not installed (apt-get install prometheus, or run .ci/prometheus.sh)")
 	}
 	if testing.Short() {
-		t.Skip("runs for 30 seconds")
+		t.Skip("runs for 45 seconds")
 	}
 	rules := filepath.Join("..", "..", "docs", "dashboards", "alerts.yml")
 	if out, err := exec.Command("promtool", "check", "rules", rules).CombinedOutput(); err != nil {
@@ -49,10 +53,11 @@ func TestDashboardAgainstPrometheus(t *testing.T) {
 	}
 
 	exampleAddr, promAddr := freeAddr(t), freeAddr(t)
-	startPrometheus(t, bin, exampleAddr, promAddr)
+	startPrometheus(t, bin, exampleAddr, promAddr, scaledRules(t, rules))
 	start := time.Now()
 	var out bytes.Buffer
-	if err := run(exampleAddr, 25*time.Second, &out); err != nil {
+	const runFor = 45 * time.Second
+	if err := run(exampleAddr, runFor, &out); err != nil {
 		t.Fatal(err)
 	}
 	end := time.Now()
@@ -68,15 +73,41 @@ func TestDashboardAgainstPrometheus(t *testing.T) {
 			t.Errorf("dashboard query returned no data: %s", q)
 		}
 	}
-	for name, q := range alertExprs(t, rules) {
+	for name := range alertExprs(t, rules) {
 		if strings.HasPrefix(name, "HeadroomFleet") {
 			continue // the example has no Redis; alerts_test.yml proves them
 		}
-		if !api.hasData(q, start, end) {
-			t.Errorf("alert %s never fired over the run: %s", name, q)
+		firing := fmt.Sprintf(`ALERTS{alertname=%q, alertstate="firing"}`, name)
+		episodes, last := api.episodes(firing, start, end)
+		t.Logf("%s fired %d times, last at %v", name, episodes, last.Sub(start).Round(time.Second))
+		switch {
+		case episodes == 0:
+			t.Errorf("alert %s never fired over the run", name)
+		case last.After(start.Add(runFor - drain - time.Second)):
+			// It must resolve while the trickle still succeeds, not
+			// because the workload stopped.
+			t.Errorf("alert %s still firing at the end of the quiet phase (last at %v; the workload stopped at %v)", name,
+				last.Sub(start).Round(time.Second), runFor-drain)
 		}
 	}
 	checkCounts(t, api, rep, end.Add(-time.Second))
+}
+
+// scaledRules is the alert rules at path with every duration in minutes
+// made seconds (5m becomes 5s: the windows, the offsets and the for:), in a
+// file of their own, so that a run of seconds fires and resolves what a
+// production Prometheus would over minutes.
+func scaledRules(t *testing.T, path string) string {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scaled := regexp.MustCompile(`\b(\d+)m\b`).ReplaceAll(raw, []byte("${1}s"))
+	out := filepath.Join(t.TempDir(), "alerts_scaled.yml")
+	if err := os.WriteFile(out, scaled, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // checkCounts compares what Prometheus last scraped, after the workload
@@ -119,11 +150,11 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// startPrometheus runs Prometheus on promAddr, scraping target every
-// second, until the test ends.
-func startPrometheus(t *testing.T, bin, target, promAddr string) {
+// startPrometheus runs Prometheus on promAddr, scraping target and
+// evaluating rules every second, until the test ends.
+func startPrometheus(t *testing.T, bin, target, promAddr, rules string) {
 	dir := t.TempDir()
-	cfg := fmt.Sprintf("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: example\n    static_configs:\n      - targets: [%q]\n", target)
+	cfg := fmt.Sprintf("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nrule_files: [%q]\nscrape_configs:\n  - job_name: example\n    static_configs:\n      - targets: [%q]\n", rules, target)
 	if err := os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -142,15 +173,36 @@ func startPrometheus(t *testing.T, bin, target, promAddr string) {
 			t.Logf("prometheus:\n%s", logs.String())
 		}
 	})
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		if resp, err := http.Get("http://" + promAddr + "/-/ready"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
-			}
+	ready := func() bool {
+		resp, err := http.Get("http://" + promAddr + "/-/ready")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	}
+	if !poll(ready, 30*time.Second) {
+		t.Fatalf("prometheus not ready after 30s:\n%s", logs.String())
+	}
+}
+
+// poll asks cond every 200ms until it holds, for at most limit, and
+// reports whether it held. Prometheus is a process of its own, ready when
+// its /-/ready says so: nothing in the test can be told when that is, so
+// it is asked.
+func poll(cond func() bool, limit time.Duration) bool {
+	deadline := time.NewTimer(limit)
+	defer deadline.Stop()
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		select {
+		case <-deadline.C:
+			return false
+		case <-tick.C:
 		}
 	}
-	t.Fatalf("prometheus not ready after 30s:\n%s", logs.String())
+	return true
 }
 
 // dashboardQueries are the dashboard's query expressions with every
@@ -249,6 +301,29 @@ func (a promAPI) hasData(q string, start, end time.Time) bool {
 		}
 	}
 	return false
+}
+
+// episodes counts the runs of consecutive steps (a second each) at which
+// q has a series over the run, and returns the last such step.
+func (a promAPI) episodes(q string, start, end time.Time) (n int, last time.Time) {
+	r := a.get("/api/v1/query_range", url.Values{"query": {q}, "start": {unix(start)}, "end": {unix(end)}, "step": {"1"}})
+	steps := map[int64]bool{}
+	for _, s := range r.Data.Result {
+		for _, v := range s.Values {
+			if at, ok := v[0].(float64); ok {
+				steps[int64(math.Round(at))] = true
+			}
+		}
+	}
+	for at := range steps {
+		if !steps[at-1] {
+			n++
+		}
+		if t := time.Unix(at, 0); t.After(last) {
+			last = t
+		}
+	}
+	return n, last
 }
 
 // scalar is q's single value at at, or NaN.

@@ -12,7 +12,9 @@ import (
 // a second, refused with 429 and Retry-After and never published, and a
 // published one of 200 requests per 10-second window, announced in
 // X-RateLimit-* headers, which drops to 80 at three fifths of the run. A
-// three-second outage near three tenths of the run answers 500, then 503.
+// six-second outage near three tenths of the run answers 500, then 503:
+// three seconds of 500s open the clients' breakers even when the machine
+// is slow enough that they send only a few requests a second.
 type server struct {
 	start  time.Time
 	outage [2]time.Duration // from, to
@@ -33,7 +35,7 @@ const publishedWindow = 10 * time.Second
 // reset, let requests meet it.
 func newServer(d time.Duration) *server {
 	out := (d*3/10 + publishedWindow/2).Truncate(publishedWindow)
-	return &server{start: time.Now(), outage: [2]time.Duration{out, out + 3*time.Second}, drop: d * 6 / 10}
+	return &server{start: time.Now(), outage: [2]time.Duration{out, out + 6*time.Second}, drop: d * 6 / 10}
 }
 
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -76,16 +76,21 @@ func newClients(mp metric.MeterProvider) ([]*client, error) {
 	}, nil
 }
 
-// run has the client's workers call url until ctx ends.
-func (c *client) run(ctx context.Context, url string) {
+// trickle is the pause between calls of the workload's quiet phase: two
+// calls a second a client, within every quota of the server.
+const trickle = 500 * time.Millisecond
+
+// run has workers call url, each pausing pause between calls, until ctx
+// ends.
+func (c *client) run(ctx context.Context, url string, workers int, pause time.Duration) {
 	var wg sync.WaitGroup
-	for range c.workers {
+	for range workers {
 		wg.Go(func() {
 			for ctx.Err() == nil {
 				c.call(ctx, url)
 				select {
 				case <-ctx.Done():
-				case <-time.After(c.pause):
+				case <-time.After(pause):
 				}
 			}
 		})
