@@ -301,3 +301,46 @@ func TestUsageReadsKeysAsTheScriptsDo(t *testing.T) {
 		t.Errorf("window: spent %v, want 3", spent)
 	}
 }
+
+// A sharded limiter's usage is the whole limit's: every shard's, each read
+// with the share of the processes placed on it.
+func TestTelemetryReadsUsageOfEveryShard(t *testing.T) {
+	c, prefix := testRedis(t)
+	r, mp := metricstest.New(t)
+	var lims []limit.Limiter
+	var insts []*Instances
+	for i := range 2 {
+		inst, err := NewInstances(c, time.Second, Options{Name: "sharded", Prefix: prefix})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { inst.Close() })
+		o := Options{Name: "sharded", Prefix: prefix, Shards: 2, Instances: inst}
+		if i == 0 {
+			o.MeterProvider = mp
+		}
+		lim, err := PerWindow(c, 10, time.Hour, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lims, insts = append(lims, lim), append(insts, inst)
+	}
+	for _, inst := range insts {
+		waitUntil(t, 2*time.Second, "both processes to count each other", func() bool { return inst.Instances() == 2 })
+	}
+	for _, l := range lims { // one on each shard, of 5 permits each
+		if _, err := l.AcquireN(context.Background(), 2); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := map[string]float64{}
+	for _, p := range metricstest.Collect(t, r) {
+		if p.Name == telemetry.InUseName || p.Name == telemetry.AvailableName {
+			got[p.Name] = p.Value
+		}
+	}
+	want := map[string]float64{telemetry.InUseName: 4, telemetry.AvailableName: 6}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("usage of two shards (-want +got):\n%s", diff)
+	}
+}
