@@ -111,6 +111,12 @@ type stripe struct {
 // costedMax is the largest cost stripe.leases counts apart.
 const costedMax = 13
 
+// A stripe is exactly its 128 bytes: neither array length may be negative.
+var (
+	_ [unsafe.Sizeof(stripe{}) - 128]byte
+	_ [128 - unsafe.Sizeof(stripe{})]byte
+)
+
 // reasons are the values of telemetry.AttrReason on denied leases, in the order of
 // Limiter.denied.
 var reasons = [...]string{telemetry.ReasonNoPermit, telemetry.ReasonQueueFull, telemetry.ReasonMaxWait, telemetry.ReasonDeadline, telemetry.ReasonShed}
