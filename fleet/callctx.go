@@ -23,8 +23,8 @@ import (
 //
 // The timer that closes Done is not reset per call: every reset of a
 // runtime timer may wake an idle thread to look at the new deadline (the
-// runtime's wakeNetPoller), which at one caller cost more than the rest of
-// the acquire's own work. It stays armed across calls at the deadline of
+// runtime's wakeNetPoller), which at one caller can add a thread's wakeup
+// to every acquire. It stays armed across calls at the deadline of
 // the call that armed it; a later call, whose deadline is later, leaves it,
 // and when it fires before the live call's deadline it re-arms itself for
 // that deadline. So a stream of calls resets it about once per Timeout, and
