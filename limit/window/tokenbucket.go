@@ -32,7 +32,8 @@ const cacheLine = 128
 //
 // It is a GCRA ("generic cell rate algorithm") bucket: its whole state is one
 // atomic word, the theoretical arrival time (TAT) — the time at which the
-// bucket would be full again if nothing more were taken. Taking cost permits
+// bucket would be full again if nothing more were taken — with a count of
+// its grants in the word's low bits (see Granted). Taking cost permits
 // at now moves TAT to max(TAT, now) + cost·Interval, and is allowed when the
 // result is at most now + Burst·Interval. So over any interval of length d,
 // the permits granted (counted at the times they became usable) never exceed
