@@ -149,6 +149,10 @@ func (r *Rate) QuietSuccess() bool {
 // over the limit for several more cuts. CUBIC's curve then aims at the
 // accepted rate (SendRateAtLastDecrease), not at the rate that was
 // throttled.
+//
+// With Cubic, a throttle with a Retry-After cuts less and holds the rate
+// after its pause, so that the next probe, which costs a pause too, comes
+// later (rate_retryafter.go).
 func (r *Rate) onThrottled(now, sentAt time.Duration, cost int, retryAfter time.Duration) Change {
 	r.measure(now, cost, false)
 	r.counts.Throttles++

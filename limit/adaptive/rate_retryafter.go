@@ -12,22 +12,22 @@ import "time"
 // while the Rate learns (no published quota) and its controller is Cubic,
 // a throttle with a Retry-After that cuts:
 //
-//   - cuts to pausedShare of the rate it met (pausedLevel): the pause has
-//     emptied what a small overshoot filled, and a deeper cut loses more
-//     than the pause did;
 //   - after a small overshoot (the dependency accepted trustShare of the
-//     rate or more), holds the rate from the throttle until
-//     probeHoldPerPause times the pause after the pause's end, at most
-//     maxProbeHold after it: nothing raises the rate, and the curve's clock
-//     stands still, so that it takes up where it was and its next probe
+//     rate or more) cuts to pausedShare of the rate: the pause has emptied
+//     what the overshoot filled, and a deeper cut loses more than the pause
+//     did. It then holds the rate until probeHoldPerPause times the pause
+//     after the pause's end (at most maxProbeHold after it): nothing raises
+//     it, and from the first raise it held back the curve's clock stands
+//     still, so that the curve takes up where it was and its next probe
 //     comes that much later. A quota that came back is found that much
 //     later, not given up;
 //   - after a larger overshoot (the limit fell, or the first climb
-//     overshot) ends a hold: the level is not known yet.
+//     overshot) cuts to pausedShare of the accepted rate, and ends a hold:
+//     the level is not known yet.
 //
-// A throttle with a Retry-After that does not cut (in the cooldown, or as
-// the slow start's first) says the rate held now met a pause too: it holds
-// that rate, or lengthens the hold in progress.
+// A throttle with a Retry-After that does not cut so (in the cooldown, or
+// as the slow start's first) says the rate held now met a pause too: it
+// holds that rate, or lengthens the hold in progress.
 //
 // AIMD is left as it was: its steps are its only probes, and holding them
 // slows its climb back once a quota that fell comes back.
@@ -49,9 +49,8 @@ const (
 	maxProbeHold = time.Minute
 )
 
-// probeHoldState is a hold after a Retry-After's pause: until end nothing
-// raises the rate, and from from on the curve's clock stands still. end is
-// 0 when there is none.
+// probeHoldState is a hold after a Retry-After's pause: until end no raise
+// goes above ceiling, the rate when it began. end is 0 when there is none.
 type probeHoldState struct {
 	end     time.Duration
 	ceiling float64
