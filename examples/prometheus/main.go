@@ -126,7 +126,7 @@ func run(addr string, duration time.Duration, out io.Writer) error {
 	go metrics.Serve(ln)
 	defer metrics.Close()
 
-	dep := newServer(duration)
+	dep := newServer(duration - quiet)
 	srv := httptest.NewServer(dep)
 	defer srv.Close()
 	clients, err := newClients(mp)

@@ -11,8 +11,9 @@ import (
 // server is the dependency. It has two quotas: a hidden one of 25 requests
 // a second, refused with 429 and Retry-After and never published, and a
 // published one of 200 requests per 10-second window, announced in
-// X-RateLimit-* headers, which drops to 80 at three fifths of the run. A
-// six-second outage near three tenths of the run answers 500, then 503:
+// X-RateLimit-* headers, which drops to 80 at three fifths of the
+// workload's flat-out phase. A six-second outage near three tenths of it
+// answers 500, then 503:
 // three seconds of 500s open the clients' breakers even when the machine
 // is slow enough that they send only a few requests a second.
 type server struct {
@@ -30,9 +31,10 @@ type server struct {
 
 const publishedWindow = 10 * time.Second
 
-// newServer starts the outage at the published window's reset nearest
-// three tenths of the run, so that the clients' guards, holding until a
-// reset, let requests meet it.
+// newServer is the dependency of a workload whose flat-out phase lasts d.
+// It starts the outage at the published window's reset nearest three
+// tenths of d, so that the clients' guards, holding until a reset, let
+// requests meet it.
 func newServer(d time.Duration) *server {
 	out := (d*3/10 + publishedWindow/2).Truncate(publishedWindow)
 	return &server{start: time.Now(), outage: [2]time.Duration{out, out + 6*time.Second}, drop: d * 6 / 10}
