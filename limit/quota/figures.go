@@ -173,6 +173,7 @@ func (e *entry) learnFrom(r *reading) {
 	if !e.continuous && e.known && (e.showsRefill(q.Remaining, r.qr, n) || e.shallow()) {
 		e.gradual, e.continuous, e.fixed, e.fillAt = true, true, false, n
 	}
+	e.noteClimb(q.Remaining, n)
 	e.last = q.Remaining
 }
 
@@ -193,6 +194,7 @@ func (e *entry) takeGradual(r *reading, fresh int64, rate float64) {
 		fresh += int64(float64(r.n-r.sent) / 2 * rate)
 	}
 	e.remaining, e.reset = min(e.remaining, fresh), r.qr
+	e.holdToReset(r)
 }
 
 // classify reads the probe's answer: how the server gives units back. It
