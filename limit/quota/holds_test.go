@@ -129,3 +129,30 @@ func TestClimbAtRoundedResetIsNoEarlyReturn(t *testing.T) {
 		t.Fatal("climbs within a second of the reset taken for early returns")
 	}
 }
+
+// A sliding log paced over its window does not take a figure that shows a
+// burst back as room to spend at once: the count refills at the limit over
+// the window. A key that has not shown its resets hold takes it.
+func TestHeldWindowNotLiftedByFigures(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		early int
+		most  int64
+	}{
+		{"resets hold", 0, 10},
+		{"resets are bounds", earlyReturns, 200},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, n := figuredEntry(t)
+			e.limit, e.capacity, e.learned, e.early = 500, 500, int64(10*time.Second), tc.early
+			e.known, e.gradual, e.continuous = true, true, true
+			e.remaining, e.fillAt = 5, n
+			q := Quota{Remaining: 200, Limit: 500}
+			r := reading{q: &q, n: n + int64(40*time.Millisecond), sent: n, latest: true}
+			e.takeGradual(&r, 200, e.refillPerNs(r.n))
+			if e.remaining > tc.most || e.remaining < tc.most-10 {
+				t.Fatalf("count %d after a figure of 200 over a count of 5, want about %d", e.remaining, tc.most)
+			}
+		})
+	}
+}
