@@ -35,8 +35,14 @@ import (
 // GOMAXPROCS is (SetParallelism). fleet-batch16 is fleet.PerSecond with
 // Options.Batch 16.
 //
-// Run: cd bench && go test -run '^$' -bench Redis -count 6 -benchtime 2s | tee fleet.txt &&
-// benchstat -col /lib fleet.txt
+// -count runs each sub-benchmark's rounds back to back, so that on a
+// machine others load redis_rate's rounds and fleet's see different
+// minutes; run rounds of every library in turn instead, and compare at one
+// goroutine with BenchmarkRedisAcquirePaired, which alternates acquires:
+//
+//	cd bench && go test -c -o /tmp/bench.test . && for i in $(seq 10); do
+//	/tmp/bench.test -test.run '^$' -test.bench 'RedisAcquire$' -test.benchmem -test.count 1; done |
+//	tee fleet.txt && benchstat -col /lib fleet.txt
 const redisRate = 1_000_000
 
 // redisURL is the server: HEADROOM_REDIS_URL, or the local one.

@@ -49,8 +49,8 @@ func newScriptBucket(call *caller, script *redis.Script, key, op string, maxWait
 
 func (b *scriptBucket) take(ctx context.Context, need, want int) (grant, error) {
 	b.args[len(b.args)-2], b.args[len(b.args)-1] = need, want
-	b.ctx.begin(ctx, b.call.timeout)
 	start := time.Now()
+	b.ctx.begin(ctx, start, b.call.timeout)
 	cmd := b.script.Run(b.ctx, b.call.client, b.keys, b.args...)
 	b.ctx.end()
 	err := b.call.done(ctx, b.op, b.keys[0], start, cmd.Err())

@@ -20,6 +20,15 @@ import (
 // A caller's cancellation before its deadline does not close Done: such a
 // wait ends at the call's deadline instead, at most Options.Timeout later,
 // and the limiter reads the caller's own context once the call returns.
+//
+// The timer that closes Done is not reset per call: every reset of a
+// runtime timer may wake an idle thread to look at the new deadline (the
+// runtime's wakeNetPoller), which at one caller can add a thread's wakeup
+// to every acquire. It stays armed across calls at the deadline of
+// the call that armed it; a later call, whose deadline is later, leaves it,
+// and when it fires before the live call's deadline it re-arms itself for
+// that deadline. So a stream of calls resets it about once per Timeout, and
+// only a call whose deadline comes before the armed one resets it at once.
 type callContext struct {
 	context.Context // the caller's; set for the duration of a call
 
@@ -28,6 +37,7 @@ type callContext struct {
 
 	mu       sync.Mutex
 	deadline time.Time
+	armedAt  time.Time // when the timer fires; zero when it is not armed
 	done     chan struct{}
 	live     bool // a call is out
 }
@@ -39,9 +49,9 @@ func newCallContext() *callContext {
 	return c
 }
 
-// begin starts a call on behalf of ctx that may last timeout.
-func (c *callContext) begin(ctx context.Context, timeout time.Duration) {
-	deadline := time.Now().Add(timeout)
+// begin starts a call on behalf of ctx, at now, that may last timeout.
+func (c *callContext) begin(ctx context.Context, now time.Time, timeout time.Duration) {
+	deadline := now.Add(timeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
@@ -51,29 +61,40 @@ func (c *callContext) begin(ctx context.Context, timeout time.Duration) {
 		c.expired.Store(false)
 	}
 	c.Context, c.deadline, c.live = ctx, deadline, true
+	if c.armedAt.IsZero() || deadline.Before(c.armedAt) {
+		c.armedAt = deadline
+		c.timer.Reset(deadline.Sub(now))
+	}
 	c.mu.Unlock()
-	c.timer.Reset(time.Until(deadline))
 }
 
-// end ends the call.
+// end ends the call. The timer stays armed for the next.
 func (c *callContext) end() {
-	c.timer.Stop()
 	c.mu.Lock()
 	c.live = false
 	c.Context = nil
 	c.mu.Unlock()
 }
 
-// expire closes done if a call is out and its deadline has come: a timer
-// of an earlier call that fires late finds a later deadline and does
-// nothing.
+// expire runs when the timer fires: it closes done if a call is out and its
+// deadline has come, and re-arms the timer for the deadline of a call that
+// is out and has time left. A firing meant for an earlier call finds a
+// later deadline, and re-arms.
 func (c *callContext) expire() {
 	c.mu.Lock()
-	if c.live && !c.expired.Load() && !time.Now().Before(c.deadline) {
-		c.expired.Store(true)
-		close(c.done)
+	defer c.mu.Unlock()
+	c.armedAt = time.Time{}
+	if !c.live || c.expired.Load() {
+		return
 	}
-	c.mu.Unlock()
+	now := time.Now()
+	if left := c.deadline.Sub(now); left > 0 {
+		c.armedAt = c.deadline
+		c.timer.Reset(left)
+		return
+	}
+	c.expired.Store(true)
+	close(c.done)
 }
 
 func (c *callContext) Deadline() (time.Time, bool) { return c.deadline, true }

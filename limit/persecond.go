@@ -60,6 +60,11 @@ func newPerSecond(o Options) (*perSecond, error) {
 	}
 	l := &perSecond{epoch: time.Now(), queue: waitQueue{limit: o.queueLimit()}, bucket: bucket}
 	l.dress(o, metrics.KindPerSecond, l)
+	// The bucket counts the permits of its grants in the word its
+	// compare-and-swap writes anyway, so a grant on the fast path costs no
+	// atomic add of the recorder's; the grants of waiters, which the
+	// bucket books but does not count, are counted with AcquiredN.
+	l.metrics.CountGrants(bucket.Granted)
 	l.metrics.SetLimit(o.PermitsPerSecond * 60) // permits per minute
 	sample(l.metrics, l, (*perSecond).figures)
 	return l, nil
@@ -83,7 +88,6 @@ func (l *perSecond) Acquire(ctx context.Context) (Lease, error) {
 	now := time.Since(l.epoch)
 	ok, retryAfter := l.bucket.TryAcquire(now, 1)
 	if ok {
-		l.metrics.Acquired()
 		return spentLease(&l.spent, now, 1), nil
 	}
 	return l.refused(ctx, now, 1, retryAfter)
@@ -112,7 +116,11 @@ func (l *perSecond) AcquireN(ctx context.Context, cost int) (Lease, error) {
 	now := time.Since(l.epoch)
 	ok, retryAfter := l.bucket.TryAcquire(now, cost)
 	if ok {
-		l.metrics.AcquiredN(cost)
+		if cost == 0 {
+			l.metrics.AcquiredN(cost) // a lease the bucket does not see
+		} else {
+			l.metrics.CountedMore(cost)
+		}
 		return spentLease(&l.spent, now, cost), nil
 	}
 	return l.refused(ctx, now, cost, retryAfter)

@@ -1,9 +1,11 @@
 package limit
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -138,11 +140,16 @@ func startWaiters(ctx context.Context, l Limiter, start time.Time, costs ...int)
 	return out
 }
 
+// collect returns n results ordered by grant time, then by waiter: waiters
+// granted at one instant wake in no fixed order.
 func collect(out <-chan result, n int) []result {
 	rs := make([]result, n)
 	for i := range rs {
 		rs[i] = <-out
 	}
+	slices.SortStableFunc(rs, func(a, b result) int {
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.id, b.id))
+	})
 	return rs
 }
 

@@ -103,6 +103,8 @@ type Rate struct {
 	lastIncrease     time.Duration
 	waited           bool
 	pauseUntil       time.Duration
+	// probeHold is the hold after a Retry-After's pause (rate_retryafter.go).
+	probeHold probeHoldState
 
 	mPeriod   time.Duration // start of the current half-second period
 	mUnits    float64

@@ -32,37 +32,57 @@ func (s *silentWindow) decide(at time.Duration) bool {
 // throttles, and the most attempts sent while the window was spent in any
 // one closed spell.
 func closedWindowRun(r *Rate, s *silentWindow, d, gap, rtt time.Duration) (accepted, throttled, mostInSpell int) {
+	inSpell := 0
+	decide := func(at time.Duration) (bool, time.Duration) { return s.decide(at), 0 }
+	accepted = serverRun(r, d, gap, rtt, decide, func(ok bool) {
+		if ok {
+			inSpell = 0
+			return
+		}
+		throttled++
+		inSpell++
+		mostInSpell = max(mostInSpell, inSpell)
+	}, nil)
+	return accepted, throttled, mostInSpell
+}
+
+// serverRun drives r for d with a request offered every gap and a fixed
+// round trip against decide, which says whether a request arriving at a
+// time is accepted and, if not, its Retry-After (0: none). sent, when set,
+// sees each verdict as the request arrives; throttle, when set, sees each
+// throttle's arrival just before r is told. It returns the units accepted.
+func serverRun(r *Rate, d, gap, rtt time.Duration, decide func(time.Duration) (bool, time.Duration), sent func(ok bool), throttle func(at time.Duration)) (accepted int) {
 	type answer struct {
-		at, sent time.Duration
-		ok       bool
+		at, sent, ra time.Duration
+		ok           bool
 	}
 	var out []answer
-	inSpell := 0
 	for now := time.Duration(0); now < d; now += gap {
 		for len(out) > 0 && out[0].at <= now {
 			a := out[0]
 			out = out[1:]
 			if a.ok {
 				r.Release(a.at, a.sent, 1, Success, 0)
-			} else {
-				r.Release(a.at, a.sent, 1, Throttled, 0)
+				continue
 			}
+			if throttle != nil {
+				throttle(a.at)
+			}
+			r.Release(a.at, a.sent, 1, Throttled, a.ra)
 		}
 		if ok, _ := r.TryAcquire(now, 1); !ok {
 			continue
 		}
-		ok := s.decide(now + rtt/2)
+		ok, ra := decide(now + rtt/2)
 		if ok {
 			accepted++
-			inSpell = 0
-		} else {
-			throttled++
-			inSpell++
-			mostInSpell = max(mostInSpell, inSpell)
 		}
-		out = append(out, answer{at: now + rtt, sent: now, ok: ok})
+		if sent != nil {
+			sent(ok)
+		}
+		out = append(out, answer{at: now + rtt, sent: now, ra: ra, ok: ok})
 	}
-	return accepted, throttled, mostInSpell
+	return accepted
 }
 
 // Against a fixed window of 10 s that publishes nothing, the limiter learns

@@ -63,11 +63,15 @@ func (r *Rate) raise(now time.Duration) Change {
 	if r.builtin && r.slowStart {
 		return r.double(now)
 	}
+	r.endHold(now)
 	rate, ok := r.ctl.OnSuccess(r.state(now))
 	if !ok {
 		return 0
 	}
 	if rate != rate { // NaN: no change
+		return 0
+	}
+	if rate, ok = r.underHold(now, rate); !ok {
 		return 0
 	}
 	r.setRate(now, min(max(rate, r.minRate), r.maxRate))
@@ -145,6 +149,10 @@ func (r *Rate) QuietSuccess() bool {
 // over the limit for several more cuts. CUBIC's curve then aims at the
 // accepted rate (SendRateAtLastDecrease), not at the rate that was
 // throttled.
+//
+// With Cubic, a throttle with a Retry-After cuts less and holds the rate
+// after its pause, so that the next probe, which costs a pause too, comes
+// later (rate_retryafter.go).
 func (r *Rate) onThrottled(now, sentAt time.Duration, cost int, retryAfter time.Duration) Change {
 	r.measure(now, cost, false)
 	r.counts.Throttles++
@@ -164,6 +172,8 @@ func (r *Rate) onThrottled(now, sentAt time.Duration, cost int, retryAfter time.
 		r.tokens = min(r.tokens, 0)
 		return ch | r.pause(now, retryAfter)
 	}
+	holds := r.holdsProbes() && retryAfter > 0
+	paused, small := false, false
 	if r.published == 0 && (!r.cutOnce || (now-r.lastCut >= r.cfg.DecreaseCooldown && sentAt > r.lastCut && (!r.builtin || r.acceptedSinceCut))) {
 		p := r.ctl.OnThrottled(r.state(now))
 		nr := r.rate
@@ -178,6 +188,9 @@ func (r *Rate) onThrottled(now, sentAt time.Duration, cost int, retryAfter time.
 				nr = min(r.rate, max(e, r.rate/2))
 			case retryAfter == 0 && sendAt > 2*a && r.win.period == 0:
 				nr = min(nr, max(e, r.rate/2))
+			case holds:
+				paused, small = true, r.smallOvershoot(a)
+				nr = max(nr, pausedShare*r.pausedLevel(a))
 			default:
 				nr = max(nr, min(e, r.rate))
 			}
@@ -192,7 +205,11 @@ func (r *Rate) onThrottled(now, sentAt time.Duration, cost int, retryAfter time.
 		r.counts.Cuts++
 		ch |= ChangeCut | ChangeRate
 	}
-	return ch | r.pause(now, retryAfter)
+	p := r.pause(now, retryAfter)
+	if holds && p != 0 {
+		r.holdProbes(now, retryAfter, paused, small)
+	}
+	return ch | p
 }
 
 // pause starts or lengthens the pause of a throttle with a Retry-After at

@@ -32,7 +32,8 @@ const cacheLine = 128
 //
 // It is a GCRA ("generic cell rate algorithm") bucket: its whole state is one
 // atomic word, the theoretical arrival time (TAT) — the time at which the
-// bucket would be full again if nothing more were taken. Taking cost permits
+// bucket would be full again if nothing more were taken — with a count of
+// its grants in the word's low bits (see Granted). Taking cost permits
 // at now moves TAT to max(TAT, now) + cost·Interval, and is allowed when the
 // result is at most now + Burst·Interval. So over any interval of length d,
 // the permits granted (counted at the times they became usable) never exceed
@@ -51,14 +52,44 @@ type TokenBucket struct {
 
 	// The configuration above is read on every call; keep TAT's writes from
 	// invalidating it in other cores' caches.
-	_   [cacheLine - 24]byte
-	tat atomic.Int64
-	_   [cacheLine - 8]byte
+	_ [cacheLine - 24]byte
+	// word is TAT shifted left by grantBits, its low bits counting
+	// TryAcquire's permits modulo 1<<grantBits: the compare-and-swap that
+	// moves TAT counts the grant too, so a grant costs no atomic
+	// operation of its own (see Granted). TAT stays below 2^62 (see the
+	// bounds above), so the shift loses nothing.
+	word atomic.Uint64
+	// carried holds the permits the low bits of word counted before they
+	// wrapped, added by the grant that wraps them: one grant of one permit
+	// in 1<<grantBits adds to it, on the line the compare-and-swap already
+	// holds.
+	carried atomic.Int64
+	_       [cacheLine - 16]byte
 
 	// turns is TAT as if every caller refused so far had been booked (see
 	// NextTurn). Only refusals touch it.
 	turns atomic.Int64
+	// reported is the highest count Granted has returned (see there).
+	reported atomic.Int64
 }
+
+// grantBits is how many low bits of a TokenBucket's word count its grants.
+// Two are what TAT leaves free; they save three in four grants of one
+// permit an atomic add, about 7 ns each on the 2-core VM the benchmarks
+// run on.
+const (
+	grantBits = 2
+	grantMask = 1<<grantBits - 1
+)
+
+// pack is the word of TAT tat with the grant count bits c.
+func pack(tat int64, c uint64) uint64 { return uint64(tat)<<grantBits | c&grantMask }
+
+// tatOf is the TAT that word w holds.
+func tatOf(w uint64) int64 { return int64(w >> grantBits) }
+
+// tat is the bucket's TAT now.
+func (b *TokenBucket) tat() int64 { return tatOf(b.word.Load()) }
 
 // NewTokenBucket returns a full bucket that refills rate permits a second
 // and holds burst permits, or every problem with them at once (each a
@@ -128,7 +159,7 @@ func (b *TokenBucket) Burst() int { return b.burst }
 // Available is how many whole permits could be taken at now, from 0 to
 // Burst; pending reservations count as taken.
 func (b *TokenBucket) Available(now time.Duration) int {
-	ahead := b.tat.Load() - int64(now)
+	ahead := b.tat() - int64(now)
 	if ahead <= 0 || b.interval == 0 {
 		return b.burst
 	}
@@ -150,18 +181,46 @@ func (b *TokenBucket) TryAcquire(now time.Duration, cost int) (ok bool, retryAft
 	if uint(cost) > uint(b.burst) { // below 0 too
 		return false, Never
 	}
-	if cost == 0 || b.interval == 0 {
+	if cost == 0 {
+		return true, 0
+	}
+	if b.interval == 0 {
+		b.carried.Add(int64(cost))
 		return true, 0
 	}
 	need, t := int64(cost)*b.interval, int64(now)
 	for {
-		tat := b.tat.Load()
-		next := max(tat, t) + need
+		w := b.word.Load()
+		next := max(tatOf(w), t) + need
 		if wait := next - b.span - t; wait > 0 {
 			return false, time.Duration(wait)
 		}
-		if b.tat.CompareAndSwap(tat, next) {
+		counted := w&grantMask + uint64(cost)
+		if b.word.CompareAndSwap(w, pack(next, counted)) {
+			if wrapped := counted &^ grantMask; wrapped != 0 {
+				b.carried.Add(int64(wrapped))
+			}
 			return true, 0
+		}
+	}
+}
+
+// Granted is how many permits TryAcquire has granted, for telemetry; the
+// bookings of Reserve are not counted (their callers count the ones they
+// use). Its count is exact once the grants it races with have returned:
+// a grant that wraps the word's count adds what wrapped to carried just
+// after its compare-and-swap, so a Granted between the two misses those
+// permits. Carried is read before the word, so that a race only ever
+// misses permits and never counts one twice, and Granted never reports less
+// than it has reported before: a counter that stepped back would read as a
+// reset.
+func (b *TokenBucket) Granted() int64 {
+	n := b.carried.Load()
+	n += int64(b.word.Load() & grantMask)
+	for {
+		seen := b.reported.Load()
+		if n <= seen || b.reported.CompareAndSwap(seen, n) {
+			return max(n, seen)
 		}
 	}
 }
@@ -188,7 +247,7 @@ func (b *TokenBucket) NextTurn(now time.Duration, cost int) time.Duration {
 	need, t := int64(cost)*b.interval, int64(now)
 	for {
 		turns := b.turns.Load()
-		next := max(turns, b.tat.Load(), t) + need
+		next := max(turns, b.tat(), t) + need
 		if b.turns.CompareAndSwap(turns, next) {
 			return time.Duration(max(next-b.span-t, 0))
 		}
@@ -230,13 +289,13 @@ func (b *TokenBucket) Reserve(now time.Duration, cost int, maxAhead time.Duratio
 	ahead := min(max(int64(maxAhead), 0), maxSpan)
 	need, t := int64(cost)*b.interval, int64(now)
 	for {
-		tat := b.tat.Load()
-		next := max(tat, t) + need
+		w := b.word.Load()
+		next := max(tatOf(w), t) + need
 		ready := max(next-b.span, t)
 		if ready-t > ahead {
 			return time.Duration(ready), false
 		}
-		if b.tat.CompareAndSwap(tat, next) {
+		if b.word.CompareAndSwap(w, pack(next, w)) {
 			return time.Duration(ready), true
 		}
 	}
@@ -278,8 +337,9 @@ func (b *TokenBucket) Cancel(now, readyAt time.Duration, cost int) (shift time.D
 	}
 	// readyAt > now implies TAT-cost·Interval > now: the bucket is still in
 	// debt after the refund, so the subtraction needs no clamp.
+	// The subtraction leaves the count bits below TAT as they are.
 	shift = time.Duration(int64(cost) * b.interval)
-	b.tat.Add(-int64(shift))
+	b.word.Add(-(uint64(shift) << grantBits))
 	return shift, true
 }
 

@@ -66,12 +66,12 @@ func TestTokenBucketRefillStopsAtBurst(t *testing.T) {
 func TestTokenBucketRefusalWritesNothing(t *testing.T) {
 	b := newBucket(t, 10, 1)
 	b.TryAcquire(0, 1)
-	before := b.tat.Load()
+	before := b.word.Load()
 	for range 5 {
 		b.TryAcquire(10*msec, 1)
 		b.Reserve(10*msec, 1, 50*msec) // would be ready at 100ms: beyond maxAhead
 	}
-	if after := b.tat.Load(); after != before {
+	if after := b.word.Load(); after != before {
 		t.Fatalf("refusals moved TAT from %d to %d", before, after)
 	}
 }
@@ -79,14 +79,14 @@ func TestTokenBucketRefusalWritesNothing(t *testing.T) {
 func TestTokenBucketCostZeroAlwaysSucceedsAndTakesNothing(t *testing.T) {
 	b := newBucket(t, 1, 1)
 	b.TryAcquire(0, 1)
-	before := b.tat.Load()
+	before := b.word.Load()
 	if ok, retry := b.TryAcquire(0, 0); !ok || retry != 0 {
 		t.Fatalf("TryAcquire(cost 0) on an empty bucket = %v, %v; want true, 0", ok, retry)
 	}
 	if at, ok := b.Reserve(5, 0, 0); !ok || at != 5 {
 		t.Fatalf("Reserve(cost 0) = %v, %v; want 5ns, true", at, ok)
 	}
-	if b.tat.Load() != before {
+	if b.word.Load() != before {
 		t.Fatal("cost 0 moved TAT")
 	}
 }
@@ -308,7 +308,7 @@ func TestTokenBucketCancelOfADueReservationChangesNothing(t *testing.T) {
 	b := newBucket(t, 10, 1)
 	b.TryAcquire(0, 1)
 	at, _ := b.Reserve(0, 1, time.Second)
-	before := b.tat.Load()
+	before := b.word.Load()
 	for _, now := range []time.Duration{at, at + msec} {
 		if shift, ok := b.Cancel(now, at, 1); ok || shift != 0 {
 			t.Fatalf("Cancel at %v of a reservation due at %v = %v, %v; want 0, false", now, at, shift, ok)
@@ -317,7 +317,7 @@ func TestTokenBucketCancelOfADueReservationChangesNothing(t *testing.T) {
 	if _, ok := b.Cancel(0, at, 0); ok {
 		t.Fatal("Cancel of cost 0 reported a refund")
 	}
-	if b.tat.Load() != before {
+	if b.word.Load() != before {
 		t.Fatal("a refused Cancel moved TAT")
 	}
 }
