@@ -37,9 +37,11 @@ func (e *entry) noteClimb(remaining, n int64) {
 func (e *entry) resetsHold() bool { return e.early < earlyReturns }
 
 // holdToReset takes a refusal of a gradual key that names a reset ahead
-// with nothing remaining and no Retry-After: where the key's resets hold,
-// the count is empty and refills only from that reset, and the reset's
-// whole seconds bound it from below when rounded down. e.mu is held.
+// with nothing remaining: where the key's resets hold, the count is empty
+// and refills only from that reset, as it would after a Retry-After, which
+// Envoy's refusals do not carry. A reset rounded down to whole seconds may
+// come up to a second later than named: holding to it is never too long.
+// e.mu is held.
 func (e *entry) holdToReset(r *reading) {
 	if r.success || r.q.Remaining > 0 || r.qr <= r.n || !e.resetsHold() {
 		return
