@@ -173,6 +173,7 @@ func (e *entry) learnFrom(r *reading) {
 	if !e.continuous && e.known && (e.showsRefill(q.Remaining, r.qr, n) || e.shallow()) {
 		e.gradual, e.continuous, e.fixed, e.fillAt = true, true, false, n
 	}
+	e.noteClimb(q.Remaining, n)
 	e.last = q.Remaining
 }
 
@@ -180,11 +181,14 @@ func (e *entry) learnFrom(r *reading) {
 // nanosecond.
 func (e *entry) takeGradual(r *reading, fresh int64, rate float64) {
 	e.refill(r.n, rate)
-	if r.latest && e.window == 0 && !e.othersSpend(r.n) {
+	if r.latest && e.window == 0 && !e.othersSpend(r.n) && e.heldWindow() == 0 {
 		// Units back sooner than the rate says, where no window says what
 		// comes back when (a sliding log gives back what was spent a
 		// window ago): a count no one else spends is the client's to
-		// spend.
+		// spend. Once the resets have held and shown the window, the
+		// count refills at the limit over it, evenly: what the figures
+		// show back at once was spent at once, and spent so again it
+		// comes back so again (holds.go).
 		e.remaining = max(e.remaining, fresh)
 	}
 	if r.sent != 0 && r.n > r.sent {
@@ -193,6 +197,7 @@ func (e *entry) takeGradual(r *reading, fresh int64, rate float64) {
 		fresh += int64(float64(r.n-r.sent) / 2 * rate)
 	}
 	e.remaining, e.reset = min(e.remaining, fresh), r.qr
+	e.holdToReset(r)
 }
 
 // classify reads the probe's answer: how the server gives units back. It

@@ -19,6 +19,9 @@ func (e *entry) refillPerNs(n int64) float64 {
 	if e.window > 0 && !e.documented {
 		return float64(e.limit) / float64(e.window)
 	}
+	if w := e.heldWindow(); w > 0 {
+		return float64(e.limit) / float64(w)
+	}
 	if r := e.rate.perNs(); r > 0 && (e.continuous || e.limitWindow() == 0) {
 		if w := e.limitWindow(); w > 0 && 2*e.capacity >= e.limit && n-e.cutAt > int64(refillFade) {
 			// A rate learned while no throttle said it was too high
@@ -117,6 +120,9 @@ func (e *entry) showsRefill(remaining, qr, n int64) bool {
 // gradual key at the rate it refills, else the published or documented
 // window, else the learned one; 0 when nothing says.
 func (e *entry) windowOfLimit(n int64) time.Duration {
+	if w := e.heldWindow(); w > 0 {
+		return time.Duration(w)
+	}
 	if r := e.rate.perNs(); e.gradual && e.continuous && r > 0 && (e.window == 0 || e.documented) {
 		// A rate learned from the client's own spending, with no window
 		// published or documented: the pacer is given room above it,

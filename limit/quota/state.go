@@ -127,6 +127,9 @@ type entry struct {
 	noRoom       bool
 	// cutAt is when the refill rate was last cut for a throttle.
 	cutAt int64
+	// early counts the figures that climbed before the reset of the one
+	// before them (holds.go).
+	early int
 	// answered is when the latest attempt whose answer was seen went out.
 	answered int64
 	// documented says window is the API's documented window, not one the
