@@ -14,7 +14,7 @@ const defaultLevel = 1
 // waiters: in order of level, first come first served within a level,
 // with a share for every level that waits, so that a lower level is never
 // starved (package internal/fairshare of this module states the order and
-// its bound). It marks that requests waited, and returns the waiter's ID
+// its bound). It marks that requests waited (unless only the reserve holds the request: TryAcquireLevel), and returns the waiter's ID
 // and the wait expected at the current rate behind the units queued ahead
 // of its place. A wait longer than MaxWait is refused: ok is false,
 // nothing is queued, and wait is how much longer it is. Bounding the
@@ -24,7 +24,9 @@ const defaultLevel = 1
 // MaxWait holds for every waiter: one that others passed leaves unserved
 // once it has waited MaxWait, wherever it stands (Dequeue, Next).
 func (r *Rate) EnqueueLevel(now time.Duration, cost, level int) (id uint64, wait time.Duration, ok bool) {
-	r.waited = true
+	if !r.reserveAlone(now, level, cost) {
+		r.waited = true
+	}
 	r.refill(now)
 	r.asking(now, level)
 	w := waiter{cost: cost, enqueued: now, level: level, tag: r.order.Join(level, cost)}
