@@ -173,10 +173,17 @@ func (l *AdaptiveRateLimiter) wait(ctx context.Context, now time.Duration, cost 
 	}
 	if d, ok := ctx.Deadline(); ok && wait > d.Sub(l.epoch)-now {
 		// The wait at its place in the queue, which for a request that
-		// passes others is shorter than TryAcquire's expected one.
-		l.core.Cancel(now, id)
-		l.mu.Unlock()
-		return Lease{}, l.refuse(cost, telemetry.ReasonDeadline, wait)
+		// passes others is shorter than TryAcquire's expected one. Lower
+		// levels queued ahead of it are refused first, when that makes it
+		// fit.
+		var buf [8]uint64
+		ids, wait, fits := l.core.ShedAhead(now, id, d.Sub(l.epoch)-now, buf[:0])
+		if !fits {
+			l.core.Cancel(now, id)
+			l.mu.Unlock()
+			return Lease{}, l.refuse(cost, telemetry.ReasonDeadline, wait)
+		}
+		l.wakeShed(ids)
 	}
 	w := &rateWaiter{ready: make(chan struct{}), cost: cost}
 	if l.waiters == nil {
@@ -219,6 +226,13 @@ func (l *AdaptiveRateLimiter) wait(ctx context.Context, now time.Duration, cost 
 func (l *AdaptiveRateLimiter) shed(cost, level int) bool {
 	var buf [8]uint64
 	ids, ok := l.core.Shed(cost, level, l.queueLimit, buf[:0])
+	l.wakeShed(ids)
+	return ok
+}
+
+// wakeShed wakes, refused as shed, the waiters the core took out. l.mu
+// must be held.
+func (l *AdaptiveRateLimiter) wakeShed(ids []uint64) {
 	for _, id := range ids {
 		if rw := l.waiters[id]; rw != nil {
 			delete(l.waiters, id)
@@ -227,7 +241,6 @@ func (l *AdaptiveRateLimiter) shed(cost, level int) bool {
 			close(rw.ready)
 		}
 	}
-	return ok
 }
 
 func (l *AdaptiveRateLimiter) refuse(cost int, reason string, retryAfter time.Duration) error {

@@ -31,7 +31,12 @@ import (
 // so that those who have waited longest keep their place; each is refused
 // with a *RateLimitedError whose Reason is telemetry.ReasonShed. A
 // newcomer finding nothing below it to refuse is refused itself
-// (telemetry.ReasonQueueFull).
+// (telemetry.ReasonQueueFull). In AdaptiveRate, a newcomer whose wait would
+// pass its context's deadline refuses the waiters of lower levels that the
+// share of each level let in ahead of it, the lowest level first and the
+// nearest ahead within it, as few as make it fit (telemetry.ReasonShed);
+// when refusing all of them would not, it is refused itself
+// (telemetry.ReasonDeadline) and refuses none.
 type Priority int8
 
 // The three levels, lowest first.

@@ -97,6 +97,9 @@ func (o *Order) Leave(level int, t Tag, served bool) {
 	}
 }
 
+// Waiting is the number of waiters of level.
+func (o *Order) Waiting(level int) int { return o.count[level] }
+
 // Mixed reports whether waiters of more than one level wait: only then
 // can a waiter be passed, and wait longer than the one at the front.
 func (o *Order) Mixed() bool {

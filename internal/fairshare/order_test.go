@@ -165,3 +165,17 @@ func TestEveryWaitingLevelGetsItsShare(t *testing.T) {
 		t.Fatalf("served %v of 210 by level (background, default, critical); want %v", served, want)
 	}
 }
+
+func TestWaitingCountsEachLevel(t *testing.T) {
+	var o Order
+	first := o.Join(0, 1)
+	o.Join(2, 3)
+	o.Join(0, 2)
+	if got := [Levels]int{o.Waiting(0), o.Waiting(1), o.Waiting(2)}; got != [Levels]int{2, 0, 1} {
+		t.Errorf("waiting by level %v, want [2 0 1]", got)
+	}
+	o.Leave(0, first, true)
+	if got := o.Waiting(0); got != 1 {
+		t.Errorf("background waiting %d after one left, want 1", got)
+	}
+}

@@ -274,10 +274,17 @@ func (r *Rate) TryAcquire(now time.Duration, cost int) (ok bool, retryAfter time
 		r.waited = true
 		return false, r.waitFor(now, 0, cost)
 	}
+	r.takeAt(now, cost)
+	return true, 0
+}
+
+// takeAt takes cost units from the bucket, refilled to now, for a request
+// that goes at now.
+func (r *Rate) takeAt(now time.Duration, cost int) {
+	r.refill(now)
 	r.tokens -= float64(cost)
 	r.counts.Units += int64(cost)
 	r.admitted(now)
-	return true, 0
 }
 
 // ---- feedback ----
@@ -308,7 +315,7 @@ func (r *Rate) state(now time.Duration) RateState {
 		SinceLastDecrease:       now - r.lastCut,
 		PausedSinceLastDecrease: max(paused, 0),
 		SinceLastIncrease:       max(now-r.lastIncrease, 0),
-		Waited:                  r.waited || r.qHead < len(r.q),
+		Waited:                  r.waited || r.queueWaits(now),
 		InstanceCount:           r.n,
 		MeasuredRate:            r.MeasuredRate(),
 	}

@@ -119,7 +119,12 @@ type RateConfig struct {
 	// above asks: background work goes at most at 1 − BackgroundReserve of
 	// the rate, and of the rate the last published quota allowed while the
 	// server publishes none. In [0, 1); 0, the default, keeps nothing back.
-	// The reserve is lent while it is unused (rate_reserve.go).
+	// The reserve is lent while it is unused (rate_reserve.go). Until a
+	// throttle or a published quota has tried the rate, background work
+	// goes at most (1 − BackgroundReserve) /
+	// BackgroundReserve of the pace of the levels above, or at its share
+	// of the initial rate: a slow start's rate says only what was asked
+	// for.
 	BackgroundReserve float64 `json:"backgroundReserve,omitempty"`
 }
 

@@ -57,7 +57,7 @@ func (r *Rate) onSuccess(now, sentAt time.Duration, cost int) Change {
 
 // raise is onSuccess's question to the controller at now.
 func (r *Rate) raise(now time.Duration) Change {
-	if r.disabled || r.published > 0 || now < r.pauseUntil || (r.builtin && !r.waited && r.qHead == len(r.q)) {
+	if r.disabled || r.published > 0 || now < r.pauseUntil || (r.builtin && !r.waited && !r.queueWaits(now)) {
 		return 0
 	}
 	if r.builtin && r.slowStart {

@@ -14,7 +14,7 @@ const defaultLevel = 1
 // waiters: in order of level, first come first served within a level,
 // with a share for every level that waits, so that a lower level is never
 // starved (package internal/fairshare of this module states the order and
-// its bound). It marks that requests waited, and returns the waiter's ID
+// its bound). It marks that requests waited (unless only the reserve holds the request: TryAcquireLevel), and returns the waiter's ID
 // and the wait expected at the current rate behind the units queued ahead
 // of its place. A wait longer than MaxWait is refused: ok is false,
 // nothing is queued, and wait is how much longer it is. Bounding the
@@ -24,7 +24,9 @@ const defaultLevel = 1
 // MaxWait holds for every waiter: one that others passed leaves unserved
 // once it has waited MaxWait, wherever it stands (Dequeue, Next).
 func (r *Rate) EnqueueLevel(now time.Duration, cost, level int) (id uint64, wait time.Duration, ok bool) {
-	r.waited = true
+	if !r.reserveAlone(now, level, cost) {
+		r.waited = true
+	}
 	r.refill(now)
 	r.asking(now, level)
 	w := waiter{cost: cost, enqueued: now, level: level, tag: r.order.Join(level, cost)}
@@ -105,4 +107,54 @@ func (r *Rate) expireBehind(now time.Duration) (Waiter, bool) {
 	r.counts.TimedOut++
 	r.Cancel(now, w.id)
 	return Waiter{ID: w.id, Cost: w.cost}, true
+}
+
+// ShedAhead makes the wait of waiter id, a request with maxWait left
+// before its deadline, fit within it at now, by taking out waiters of
+// lower levels queued ahead of it (the share every level has lets some in
+// ahead): the lowest level first and, within it, the nearest ahead of id
+// first, so that those who have waited longest keep their place. It
+// appends the IDs it took out to ids and returns them, with id's wait
+// and ok reporting whether it fits; when taking out every lower waiter
+// ahead would not make it fit, or id is not queued, it takes out none.
+// No units were taken for the waiters it takes out.
+func (r *Rate) ShedAhead(now time.Duration, id uint64, maxWait time.Duration, ids []uint64) (_ []uint64, wait time.Duration, ok bool) {
+	at := -1
+	for i := r.qHead; i < len(r.q); i++ {
+		if r.q[i].id == id {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		return ids, 0, false
+	}
+	x := r.q[at]
+	ahead, lower := int64(0), int64(0)
+	for _, w := range r.q[r.qHead:at] {
+		ahead += int64(w.cost)
+		if w.level < x.level {
+			lower += int64(w.cost)
+		}
+	}
+	if wait = r.waitFor(now, ahead, x.cost); wait <= maxWait {
+		return ids, wait, true
+	}
+	if r.waitFor(now, ahead-lower, x.cost) > maxWait {
+		return ids, wait, false
+	}
+	for l := 0; l < x.level && wait > maxWait; l++ {
+		// Taking out the waiter at i moves only those behind it, id
+		// among them, so the ones before i keep their index.
+		for i := at - 1; i >= r.qHead && wait > maxWait; i-- {
+			if w := r.q[i]; w.level == l {
+				ahead -= int64(w.cost)
+				ids = append(ids, w.id)
+				r.Cancel(now, w.id)
+				at--
+				wait = r.waitFor(now, ahead, x.cost)
+			}
+		}
+	}
+	return ids, wait, true
 }

@@ -84,6 +84,7 @@ func (r *Rate) Dequeue(now time.Duration) (w Waiter, ok bool) {
 		r.tokens -= float64(h.cost)
 		r.counts.Units += int64(h.cost)
 		r.admitted(now)
+		r.sentAbove(now, h.level, h.cost)
 		w.Granted = true
 	case now-h.enqueued >= r.cfg.MaxWait:
 		r.counts.TimedOut++

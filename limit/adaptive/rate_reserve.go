@@ -1,6 +1,9 @@
 package adaptive
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // reserveLend is how long after a request of a level above background last
 // asked that background work is still held out of the reserve: a minute,
@@ -24,6 +27,49 @@ type backgroundReserve struct {
 	capPerNs float64       // the rate the last published quota allowed, units a nanosecond; 0: none yet
 	tokens   float64
 	lastFill time.Duration
+	// abovePerNs is the pace at which work above background went, units
+	// a nanosecond, at aboveSent: an exponential average over aboveTau.
+	abovePerNs float64
+	aboveSent  time.Duration
+	aboveFirst time.Duration // when work above background first went
+}
+
+// aboveTau is the time constant of the pace measured for the levels above
+// background: ten seconds, long enough to smooth the gaps between
+// requests, short enough to follow a burst of critical work as it starts.
+const aboveTau = float64(10 * time.Second)
+
+// sentAbove records that cost units of level went at now: for a level
+// above background, they count in the pace background work leaves to the
+// levels above.
+func (r *Rate) sentAbove(now time.Duration, level, cost int) {
+	if level == 0 || r.cfg.BackgroundReserve <= 0 {
+		return
+	}
+	if r.bg.abovePerNs == 0 {
+		r.bg.aboveFirst = now
+	}
+	r.bg.abovePerNs = r.aboveRaw(now) + float64(cost)/aboveTau
+	r.bg.aboveSent = max(now, r.bg.aboveSent)
+}
+
+// abovePace is the pace of the levels above background at now, units a
+// nanosecond. The average starts from nothing, so it is divided by the weight its
+// samples have had since the first (at least a second's).
+func (r *Rate) abovePace(now time.Duration) float64 {
+	if r.bg.abovePerNs == 0 {
+		return 0
+	}
+	since := max(float64(now-r.bg.aboveFirst), float64(time.Second))
+	return r.aboveRaw(now) / -math.Expm1(-since/aboveTau)
+}
+
+// aboveRaw is the exponential average of abovePace, as it started from 0.
+func (r *Rate) aboveRaw(now time.Duration) float64 {
+	if now <= r.bg.aboveSent {
+		return r.bg.abovePerNs
+	}
+	return r.bg.abovePerNs * math.Exp(-float64(now-r.bg.aboveSent)/aboveTau)
 }
 
 // asking records that a request of level asked at now.
@@ -40,13 +86,35 @@ func (r *Rate) reserveHeld(now time.Duration, level int) bool {
 }
 
 // bgPerNs is background work's pace at now while the reserve is held:
-// 1 − BackgroundReserve of the rate.
+// 1 − BackgroundReserve of the rate. While nothing has tried the rate
+// (untried), it is at most (1 − BackgroundReserve) / BackgroundReserve of
+// the pace of the levels above, or its share of the initial rate when
+// that is more.
 func (r *Rate) bgPerNs(now time.Duration) float64 {
 	base := r.perNs
 	if r.published == 0 && r.bg.capPerNs > 0 {
 		base = min(base, r.bg.capPerNs)
 	}
-	return (1 - r.cfg.BackgroundReserve) * base
+	keep := r.cfg.BackgroundReserve
+	pace := (1 - keep) * base
+	if r.untried() {
+		initial := (1 - keep) * r.initRate / float64(time.Minute)
+		pace = min(pace, max((1-keep)/keep*r.abovePace(now), initial))
+	}
+	return pace
+}
+
+// untried reports whether nothing has yet tried the rate against the
+// dependency: no throttle and no published quota has ended the slow
+// start. A slow start's rate above the initial one says only what was
+// asked for, which may be many times what the dependency allows, and
+// background work at a share of it would spend a window's allowance before
+// anything says how much there is (a server that publishes its figures
+// only near its limit says nothing before): so background work keeps to
+// its share of what the levels above send, the share the reserve keeps
+// between them, and to its share of the initial rate.
+func (r *Rate) untried() bool {
+	return r.builtin && r.slowStart && r.published == 0
 }
 
 // bgSize is the reserve's bucket: Burst of background work's pace.
@@ -94,12 +162,26 @@ func (r *Rate) followCap() {
 // retryAfter then counts that pace's wait too. A request above background
 // that goes counts as its level asking; one refused counts when it is
 // queued (EnqueueLevel).
+//
+// Background work that only the reserve holds is not demand the rate
+// failed to meet: it does not make the rate rise, or the reserve would
+// raise the rate until background work's share of it is all it wants, and
+// the reserve would keep nothing. A request above background goes past
+// background waiters that only the reserve holds.
 func (r *Rate) TryAcquireLevel(now time.Duration, cost, level int) (ok bool, retryAfter time.Duration) {
 	if cost > 0 && r.reserveHeld(now, level) {
-		if d := r.bgWait(now, cost); d > 0 {
-			r.waited = true
+		if d := r.bgWait(now, cost); d > 0 || r.heldOnly(now) {
+			if !r.reserveAlone(now, level, cost) || r.queueWaits(now) {
+				r.waited = true
+			}
 			return false, max(r.waitBehind(now, cost), d)
 		}
+	}
+	if cost > 0 && level > 0 && r.heldOnly(now) && r.tokensAt(now)+epsilon >= r.need(cost) {
+		r.takeAt(now, cost)
+		r.asking(now, level)
+		r.sentAbove(now, level, cost)
+		return true, 0
 	}
 	if ok, retryAfter = r.TryAcquire(now, cost); !ok {
 		return false, retryAfter
@@ -108,7 +190,28 @@ func (r *Rate) TryAcquireLevel(now time.Duration, cost, level int) (ok bool, ret
 		r.bgTake(now, cost)
 	}
 	r.asking(now, level)
+	r.sentAbove(now, level, cost)
 	return true, 0
+}
+
+// reserveAlone reports whether only the reserve holds a request of level
+// and cost at now: it is background work held out of the reserve, and the
+// bucket holds its units.
+func (r *Rate) reserveAlone(now time.Duration, level, cost int) bool {
+	return r.reserveHeld(now, level) && now >= r.lastFill && r.tokensAt(now)+epsilon >= r.need(cost)
+}
+
+// heldOnly reports whether the queue holds waiters and every one is
+// background work that only the reserve holds at now.
+func (r *Rate) heldOnly(now time.Duration) bool {
+	n := len(r.q) - r.qHead
+	return n > 0 && r.order.Waiting(0) == n && r.reserveAlone(now, 0, r.q[r.qHead].cost)
+}
+
+// queueWaits reports whether the queue holds demand the rate did not meet
+// at now: a waiter that more than the reserve holds.
+func (r *Rate) queueWaits(now time.Duration) bool {
+	return r.qHead < len(r.q) && !r.heldOnly(now)
 }
 
 // waitBehind is the wait TryAcquire names for a request of cost at now
@@ -148,6 +251,7 @@ func (r *Rate) passHeld(now time.Duration) (w Waiter, ok bool) {
 	r.tokens -= float64(x.cost)
 	r.counts.Units += int64(x.cost)
 	r.admitted(now)
+	r.sentAbove(now, x.level, x.cost)
 	r.order.Leave(x.level, x.tag, true)
 	r.qUnits -= int64(x.cost)
 	copy(r.q[i:], r.q[i+1:])
