@@ -45,6 +45,9 @@ func (e *entry) admit(n, cost int64, level int, c *config) time.Duration {
 	if r := e.refillPerNs(n); e.gradual && r > 0 {
 		return e.admitGradual(n, cost, level, r, c)
 	}
+	if e.reset != 0 && e.reset <= n && e.subSecondFixed() {
+		e.openSubSecond(n)
+	}
 	if e.reset != 0 && e.reset <= n {
 		// The window (or the assumed wait) is over: probe, see above.
 		e.reset, e.assumed, e.openNext = 0, false, true
