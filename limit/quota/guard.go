@@ -276,6 +276,7 @@ func (g *Guard) Observe(key string, r Response, now time.Time) {
 			// flight together.
 			e.rate.misfit()
 			e.cutAt = n
+			e.strictSubSecond()
 		}
 	}
 	if !informative && success {

@@ -54,6 +54,9 @@ type subSecondLearner struct {
 	// longest is the longest time to a reset a success has shown, as
 	// learned, but kept when the limit changes: the window does not.
 	longest int64
+	// log, once a refusal showed the count too generous, holds the units
+	// sent (subsecondlog.go).
+	log *subSecondLog
 }
 
 const (
@@ -190,6 +193,7 @@ func (s *subSecondLearner) roomAgain(sent, learned int64) {
 // publishes near its limit only), and the answer to the attempt that
 // opened a fixed window dates its end. e.mu is held.
 func (e *entry) answeredSubSecond(sent, n int64, silentSuccess bool) {
+	e.answerSubSecondLog(sent, n)
 	if silentSuccess && sent != 0 && e.documented {
 		e.sub.roomAgain(sent, e.learned)
 	}

@@ -102,7 +102,7 @@ func draft3Header(limit int, ok bool, remaining int, reset, fits time.Duration) 
 // attempt reaching the server 20 to 40 ms after it goes and its answer
 // coming back as long again. It returns the units accepted and refused
 // from from on.
-func draft3Run(t *testing.T, g *Guard, key string, s draft3Server, limit, perSecond int, run, from time.Duration) (accepted, refused int) {
+func draft3Run(t *testing.T, g *Guard, key string, s draft3Server, limit, perSecond int, start, run, from time.Duration) (accepted, refused int) {
 	t.Helper()
 	type flight struct {
 		sent, arrive, answer time.Duration
@@ -112,8 +112,8 @@ func draft3Run(t *testing.T, g *Guard, key string, s draft3Server, limit, perSec
 	var out []*flight
 	leg := func(i int) time.Duration { return time.Duration(20+(i*7919)%21) * time.Millisecond }
 	pace := time.Second / time.Duration(perSecond)
-	sent, next := 0, time.Duration(0)
-	for now := time.Duration(0); now < run; now += time.Millisecond {
+	sent, next := 0, start
+	for now := start; now < run; now += time.Millisecond {
 		kept := out[:0]
 		for _, f := range out {
 			if f.status == 0 && f.arrive <= now {
@@ -155,7 +155,7 @@ func draft3Run(t *testing.T, g *Guard, key string, s draft3Server, limit, perSec
 func subSecondSpends(t *testing.T, s draft3Server, perSecond, wantPercent int) *entry {
 	t.Helper()
 	g := newGuard(t, Options{})
-	accepted, refused := draft3Run(t, g, "k", s, draft3Limit, perSecond, 30*time.Second, 10*time.Second)
+	accepted, refused := draft3Run(t, g, "k", s, draft3Limit, perSecond, 0, 30*time.Second, 10*time.Second)
 	if want := 20 * draft3Limit * wantPercent / 100; accepted < want || refused > accepted/100 {
 		t.Errorf("%d accepted, %d refused in 20 s: want at least %d, at most 1%% refused", accepted, refused, want)
 	}
@@ -198,8 +198,43 @@ func TestSubSecondNotForAMinuteLogSpentSteadily(t *testing.T) {
 		log.at = append(log.at, time.Duration(i)*26*time.Millisecond-time.Minute+50*time.Millisecond)
 	}
 	g.own("m", t0.UnixNano()).contacted = true
-	draft3Run(t, g, "m", log, 3000, 60, 30*time.Second, 0)
+	draft3Run(t, g, "m", log, 3000, 60, 0, 30*time.Second, 0)
 	if st, _ := g.State("m", t0.Add(30*time.Second)); st.Window != time.Minute {
 		t.Errorf("window %v: a log that gives back what it took a minute ago keeps the documented minute", st.Window)
+	}
+}
+
+// A sliding log of a second gives back each unit a second after it came:
+// a count refilled at 50 a second is right on average, but the jitter of
+// the legs makes it refuse a unit that comes a little early, with a
+// Retry-After of a whole second. After a refusal its count had room for,
+// a key of at most a second keeps a log of its units, each counting until
+// the server must have let it go: while no answer dates them, a window and
+// a half after it went. Within that time no more than the limit less the
+// reserve goes, where the count alone would let a second's refill more.
+func TestSubSecondLogAfterRefusal(t *testing.T) {
+	g := newGuard(t, Options{})
+	draft3Run(t, g, "l", &tokenBucket20{tokens: 20}, draft3Limit, 60, 0, 30*time.Second, 0)
+	if e := g.lookup("l"); !e.gradual || e.sub.log != nil {
+		t.Fatalf("gradual %v, log %v: want a bucket's count and no log", e.gradual, e.sub.log != nil)
+	}
+	now := t0.Add(30 * time.Second)
+	for admit(g, "l", now) != 0 { // the count refills at 50 a second
+		now = now.Add(5 * time.Millisecond)
+	}
+	g.Observe("l", Response{Status: http.StatusTooManyRequests, Header: draft3Header(draft3Limit, false, 0, time.Second, time.Second),
+		Sent: now, Cost: 1, Paced: true}, now.Add(50*time.Millisecond))
+	if g.lookup("l").sub.log == nil {
+		t.Fatal("no log after a refusal the count had room for")
+	}
+	from := now.Add(2 * time.Second) // after the Retry-After
+	sent := 0
+	for at := from; at.Before(from.Add(1500 * time.Millisecond)); at = at.Add(5 * time.Millisecond) {
+		for admit(g, "l", at) == 0 {
+			sent++
+		}
+	}
+	if sent > draft3Limit-1 || sent < draft3Limit-2 {
+		t.Errorf("%d units in a window and a half with no answer, want the limit less the reserve, %d", sent, draft3Limit-1)
 	}
 }
