@@ -52,6 +52,7 @@ func (e *entry) admit(n, cost int64, level int, c *config) time.Duration {
 		}
 		return d
 	}
+	e.boundedReset(n)
 	if e.reset != 0 && e.reset <= n && e.subSecondFixed() {
 		e.openSubSecond(n)
 	}

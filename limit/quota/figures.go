@@ -252,6 +252,7 @@ func (e *entry) take(r *reading, fresh int64) {
 			}
 		}
 		e.remaining, e.floor = min(e.remaining, q.Remaining), min(e.floor, q.Remaining)
+		e.boundReset(r)
 	}
 	e.known = true
 }

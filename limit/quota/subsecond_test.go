@@ -38,24 +38,26 @@ func (b *tokenBucket20) decide(at time.Duration) (bool, int, time.Duration, time
 	return ok, int(b.tokens), toFull, time.Duration((1 - b.tokens) / draft3Limit * float64(time.Second))
 }
 
-// fixedWindow1s counts 50 units in a window of a second that starts with
-// the first unit after the last window ended (express-rate-limit).
-type fixedWindow1s struct {
-	start time.Duration
-	count int
-	open  bool
+// fixedWindow counts limit units in a window that starts with the first
+// unit after the last window ended (express-rate-limit).
+type fixedWindow struct {
+	window time.Duration
+	limit  int
+	start  time.Duration
+	count  int
+	open   bool
 }
 
-func (f *fixedWindow1s) decide(at time.Duration) (bool, int, time.Duration, time.Duration) {
-	if !f.open || at >= f.start+time.Second {
+func (f *fixedWindow) decide(at time.Duration) (bool, int, time.Duration, time.Duration) {
+	if !f.open || at >= f.start+f.window {
 		f.start, f.count, f.open = at, 0, true
 	}
-	end := f.start + time.Second - at
-	if f.count >= draft3Limit {
+	end := f.start + f.window - at
+	if f.count >= f.limit {
 		return false, 0, end, end
 	}
 	f.count++
-	return true, draft3Limit - f.count, end, 0
+	return true, f.limit - f.count, end, 0
 }
 
 // slidingLog keeps each accepted unit for window; limit units at most.
@@ -182,7 +184,7 @@ func TestSubSecondBucketLearnsRefill(t *testing.T) {
 // attempt that opened it found has ended, not for the whole second a
 // reset rounded up names, and opens the next without a probe.
 func TestSubSecondFixedWindowHoldsToItsEnd(t *testing.T) {
-	if e := subSecondSpends(t, &fixedWindow1s{}, 49, 90); !e.fixed || e.gradual {
+	if e := subSecondSpends(t, &fixedWindow{window: time.Second, limit: draft3Limit}, 49, 90); !e.fixed || e.gradual {
 		t.Errorf("fixed %v, gradual %v: want a fixed window", e.fixed, e.gradual)
 	}
 }
