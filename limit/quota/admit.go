@@ -43,7 +43,18 @@ func (e *entry) admit(n, cost int64, level int, c *config) time.Duration {
 		return 0 // nothing published, or stale: treated as reset
 	}
 	if r := e.refillPerNs(n); e.gradual && r > 0 {
-		return e.admitGradual(n, cost, level, r, c)
+		if d := e.subSecondWait(n, cost, e.reserveOf(c)+e.held(level, n, c)); d > 0 {
+			return clampWait(time.Duration(d), c.maxRetryAfter)
+		}
+		d := e.admitGradual(n, cost, level, r, c)
+		if d == 0 {
+			e.logSubSecond(n, cost)
+		}
+		return d
+	}
+	e.boundedReset(n)
+	if e.reset != 0 && e.reset <= n && e.subSecondFixed() {
+		e.openSubSecond(n)
 	}
 	if e.reset != 0 && e.reset <= n {
 		// The window (or the assumed wait) is over: probe, see above.

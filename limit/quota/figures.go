@@ -74,6 +74,7 @@ func (e *entry) switchBucket(q *Quota) {
 		e.policy, e.bucket, e.learned, e.capacity, e.bound = q.Policy, q.Key, 0, 0, 0
 		e.gradual, e.fixed, e.continuous, e.maxRemaining, e.noRoom = false, false, false, 0, false
 		e.rate.restart()
+		e.sub = subSecondLearner{}
 	case q.Limit > 0 && q.Limit != e.limit:
 		// The same bucket with another limit: it refills as before, but
 		// neither what it holds nor how fast it gives back is known.
@@ -90,6 +91,9 @@ func (e *entry) switchBucket(q *Quota) {
 // reports false for an answer about a window that is over.
 func (e *entry) read(r *reading) bool {
 	q := r.q
+	if e.subSecondStale(r.sent) {
+		return false // an answer about the window before the one opened
+	}
 	r.held = q.Remaining
 	if r.success {
 		r.held += r.adm.cost
@@ -159,6 +163,7 @@ func (e *entry) learnFrom(r *reading) {
 		e.lastUpTo, e.latestRem = e.units, q.Remaining
 	}
 	e.figures++
+	e.learnSubSecond(r)
 	if e.window > 0 && q.Limit > 0 && q.Remaining <= q.Limit {
 		// A bucket's reset is when it is full again: the units it lacks
 		// at the rate its policy names, rounded to the second.
@@ -252,6 +257,7 @@ func (e *entry) take(r *reading, fresh int64) {
 			}
 		}
 		e.remaining, e.floor = min(e.remaining, q.Remaining), min(e.floor, q.Remaining)
+		e.boundReset(r)
 	}
 	e.known = true
 }

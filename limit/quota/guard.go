@@ -256,6 +256,7 @@ func (g *Guard) Observe(key string, r Response, now time.Time) {
 
 	e.mu.Lock()
 	out, adm := e.outSince(sent)
+	e.answeredSubSecond(sent, n, !informative && success)
 	if r.Cost > 0 {
 		adm.cost = int64(r.Cost)
 	}
@@ -275,6 +276,7 @@ func (g *Guard) Observe(key string, r Response, now time.Time) {
 			// flight together.
 			e.rate.misfit()
 			e.cutAt = n
+			e.strictSubSecond()
 		}
 	}
 	if !informative && success {

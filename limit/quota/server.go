@@ -53,6 +53,10 @@ func (e *entry) limitWindow() int64 {
 		// The documented window is a guess; the resets bound the truth.
 		w = min(w, max(e.bound, e.learned))
 	}
+	if e.subSecond() {
+		// The resets bound the window, see subsecond.go.
+		w = min(w, e.sub.longest)
+	}
 	return w
 }
 
@@ -142,6 +146,9 @@ func (e *entry) windowOfLimit(n int64) time.Duration {
 		// is given room above its rate, and the guard paces by its count
 		// once it runs dry.
 		return time.Duration(e.window / pacerRoom)
+	}
+	if e.subSecondUnsure() {
+		return 0
 	}
 	return time.Duration(e.limitWindow())
 }

@@ -103,6 +103,11 @@ type entry struct {
 	fixed bool
 	// rate is how fast the server gives units back, learned (refill.go).
 	rate refillRate
+	// sub learns a window of at most a second (subsecond.go).
+	sub subSecondLearner
+	// bounds narrows the held reset by the figures of its window
+	// (resetbound.go).
+	bounds resetBounds
 	// capacity is the most the server has shown it holds: the largest
 	// remaining seen, with the units of the attempt it answered.
 	capacity int64
