@@ -79,8 +79,12 @@ func TestSharedQuotaQueueLimit(t *testing.T) {
 	block()
 	errc := make(chan error, 1)
 	go func() { errc <- one.Acquire(ctx, "api", 1) }()
-	for one.waiting.Load() == 0 {
-		time.Sleep(time.Millisecond)
+	// The waiter is in a real Redis round trip, out of synctest's reach:
+	// ask until it counts itself, for as long as a loaded machine needs.
+	for deadline := time.Now().Add(10 * time.Second); one.waiting.Load() == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("QueueLimit 1: the first unit never began to wait")
+		}
 	}
 	if err := one.Acquire(ctx, "api", 1); !errors.As(err, &rl) || rl.Reason != telemetry.ReasonQueueFull {
 		t.Errorf("QueueLimit 1, a unit already waiting: %v; want a queue_full refusal", err)
