@@ -42,18 +42,19 @@ func TestPageInChromium(t *testing.T) {
 }
 
 // checkLoad opens the page and measures it: the time to its first chart,
-// the median of three loads each in a fresh browser context (no cache, no
-// service worker yet) as the machine is shared; and what it loaded, on the
+// the median of five loads each in a fresh browser context (no cache, no
+// service worker yet) as the machine is shared (one slow compile of the
+// simulator moved a median of three past the bound once); and what it loaded, on the
 // wire and decompressed.
 func checkLoad(t *testing.T, b *browser) {
 	var firsts []float64
-	for range 3 {
+	for range 5 {
 		firsts = append(firsts, firstChart(t, b))
 	}
 	slices.Sort(firsts)
-	t.Logf("first chart drawn %.0f ms after the navigation started (median of %.0f ms)", firsts[1], firsts)
-	if firsts[1] > float64(firstChartWithin.Milliseconds()) {
-		t.Errorf("first chart after %.0f ms (median of %.0f); want within %v", firsts[1], firsts, firstChartWithin)
+	t.Logf("first chart drawn %.0f ms after the navigation started (median of %.0f ms)", firsts[len(firsts)/2], firsts)
+	if median := firsts[len(firsts)/2]; median > float64(firstChartWithin.Milliseconds()) {
+		t.Errorf("first chart after %.0f ms (median of %.0f); want within %v", median, firsts, firstChartWithin)
 	}
 	b.do(t, time.Minute, chromedp.Navigate(b.url))
 	b.waitFor(t, 30*time.Second, `document.body.dataset.ready === 'true'`)
