@@ -54,13 +54,7 @@ func (p *privateRedis) start() {
 	c := redis.NewClient(&redis.Options{Addr: p.addr, MaxRetries: -1})
 	defer c.Close()
 	// The server needs a moment to listen; nothing but asking tells when.
-	deadline := time.Now().Add(10 * time.Second)
-	for c.Ping(context.Background()).Err() != nil {
-		if time.Now().After(deadline) {
-			p.t.Fatalf("redis-server on %s did not answer within 10s", p.addr)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitUntil(p.t, 10*time.Second, "redis-server on "+p.addr+" to answer", func() bool { return c.Ping(context.Background()).Err() == nil })
 }
 
 // stop kills the server, as a crash or a restart would end it.

@@ -81,11 +81,7 @@ func TestSharedQuotaQueueLimit(t *testing.T) {
 	go func() { errc <- one.Acquire(ctx, "api", 1) }()
 	// The waiter is in a real Redis round trip, out of synctest's reach:
 	// ask until it counts itself, for as long as a loaded machine needs.
-	for deadline := time.Now().Add(10 * time.Second); one.waiting.Load() == 0; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("QueueLimit 1: the first unit never began to wait")
-		}
-	}
+	waitUntil(t, 10*time.Second, "QueueLimit 1: the first unit to begin waiting", func() bool { return one.waiting.Load() > 0 })
 	if err := one.Acquire(ctx, "api", 1); !errors.As(err, &rl) || rl.Reason != telemetry.ReasonQueueFull {
 		t.Errorf("QueueLimit 1, a unit already waiting: %v; want a queue_full refusal", err)
 	}

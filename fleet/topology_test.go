@@ -100,7 +100,7 @@ func (tp *topology) revive(t *testing.T, addr string) {
 
 // waitUntil asks cond every 10 ms until it holds, for at most within. The
 // topology's failovers run on the servers' clocks, which no test can fake.
-func waitUntil(t *testing.T, within time.Duration, what string, cond func() bool) time.Duration {
+func waitUntil(t testing.TB, within time.Duration, what string, cond func() bool) time.Duration {
 	t.Helper()
 	start := time.Now()
 	tick := time.NewTicker(10 * time.Millisecond)
